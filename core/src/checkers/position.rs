@@ -1,0 +1,242 @@
+//! The checkers position, its moves, and its [`Game`] implementation.
+
+use arrayvec::ArrayVec;
+
+use super::board::{DARK_CROWN_ROW, Direction, LIGHT_CROWN_ROW};
+use super::movegen;
+use crate::game::{Game, MoveError, MoveSet};
+
+/// The side to move. Dark (`B` in FEN, squares 1-12 at the start) moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// `B`: starts on 1-12, men move towards 32.
+    Dark,
+    /// `W`: starts on 21-32, men move towards 1.
+    Light,
+}
+
+impl Side {
+    /// The other side.
+    pub const fn other(self) -> Side {
+        match self {
+            Side::Dark => Side::Light,
+            Side::Light => Side::Dark,
+        }
+    }
+
+    /// The row where this side's men are crowned.
+    pub(crate) const fn crown_row(self) -> u32 {
+        match self {
+            Side::Dark => DARK_CROWN_ROW,
+            Side::Light => LIGHT_CROWN_ROW,
+        }
+    }
+}
+
+/// A checkers position: dark pieces, light pieces, which of them are kings,
+/// and the side to move.
+///
+/// Invariant: dark and light are disjoint, kings lie on occupied squares, no
+/// man stands on its crowning row, at most 12 pieces a side (checked when
+/// parsing; kept by [`Game::play`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Checkers {
+    pub(super) dark: u32,
+    pub(super) light: u32,
+    pub(super) kings: u32,
+    pub(super) to_move: Side,
+}
+
+/// A checkers move: a step, or a whole capture sequence with the direction of
+/// each jump, so two sequences over the same pieces stay different moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CheckersMove {
+    /// Bit index (square - 1) the piece leaves.
+    pub(super) from: u8,
+    /// Bit index where it stops.
+    pub(super) to: u8,
+    /// Number of jumps, 0 for a step.
+    pub(super) jumps: u8,
+    /// Direction code of jump `i` in bits `2i..2i+2`.
+    pub(super) path: u32,
+    /// Squares of the pieces taken.
+    pub(super) captured: u32,
+}
+
+impl CheckersMove {
+    /// The square (1-32) the piece leaves.
+    pub const fn from_square(&self) -> u8 {
+        self.from + 1
+    }
+
+    /// The square (1-32) where the piece stops.
+    pub const fn to_square(&self) -> u8 {
+        self.to + 1
+    }
+
+    /// True for a capture sequence.
+    pub const fn is_capture(&self) -> bool {
+        self.jumps > 0
+    }
+
+    /// The squares (1-32) of the pieces taken.
+    pub const fn captured(&self) -> u32 {
+        self.captured
+    }
+
+    /// Every square the piece lands on after `from`, in order.
+    pub fn landings(&self) -> Vec<u8> {
+        if self.jumps == 0 {
+            return vec![self.to_square()];
+        }
+        let mut square = 1u32 << self.from;
+        (0..self.jumps)
+            .map(|i| {
+                let direction = Direction::from_code(self.path >> (2 * i));
+                square = direction.step(direction.step(square));
+                square.trailing_zeros() as u8 + 1
+            })
+            .collect()
+    }
+}
+
+/// Most moves a position can have. Steps are at most 48 (twelve kings);
+/// capture sequences are far fewer because each needs distinct opponent
+/// pieces; the random-position test in `movegen` checks the margin.
+pub const MAX_MOVES: usize = 256;
+
+/// The legal moves of a checkers position.
+pub type CheckersMoves = ArrayVec<CheckersMove, MAX_MOVES>;
+
+impl MoveSet<CheckersMove> for CheckersMoves {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        ArrayVec::len(self)
+    }
+}
+
+impl Checkers {
+    /// Pieces of one side.
+    pub const fn pieces(&self, side: Side) -> u32 {
+        match side {
+            Side::Dark => self.dark,
+            Side::Light => self.light,
+        }
+    }
+
+    /// Kings of both sides.
+    pub const fn kings(&self) -> u32 {
+        self.kings
+    }
+
+    /// The side to move.
+    pub const fn to_move(&self) -> Side {
+        self.to_move
+    }
+}
+
+impl Game for Checkers {
+    type Move = CheckersMove;
+    type Moves = CheckersMoves;
+    type PositionError = super::fen::FenError;
+
+    const NAME: &'static str = "checkers";
+    // perft(28) is 1.6e19 with a branching factor under 5: depth 40 stays
+    // below 1e28, far inside u128.
+    const MAX_DEPTH: u32 = 40;
+    const GAME_OVER_IS_LEAF: bool = false;
+
+    fn start() -> Checkers {
+        Checkers {
+            dark: 0x0000_0FFF,
+            light: 0xFFF0_0000,
+            kings: 0,
+            to_move: Side::Dark,
+        }
+    }
+
+    #[inline(always)]
+    fn legal_moves(&self) -> CheckersMoves {
+        let mut moves = CheckersMoves::new();
+        match self.to_move {
+            Side::Dark => movegen::generate::<true, _>(self, |mv| moves.push(mv)),
+            Side::Light => movegen::generate::<false, _>(self, |mv| moves.push(mv)),
+        }
+        moves
+    }
+
+    #[inline(always)]
+    fn count_moves(&self) -> u64 {
+        match self.to_move {
+            Side::Dark => movegen::count::<true>(self),
+            Side::Light => movegen::count::<false>(self),
+        }
+    }
+
+    #[inline(always)]
+    fn play(&self, mv: CheckersMove) -> Checkers {
+        let from = 1u32 << mv.from;
+        let to = 1u32 << mv.to;
+        // A king's capture may end where it began: then nothing moves.
+        let moved = from ^ to;
+        let (mut us, mut them) = match self.to_move {
+            Side::Dark => (self.dark, self.light),
+            Side::Light => (self.light, self.dark),
+        };
+        us ^= moved;
+        them &= !mv.captured;
+        let mut kings = self.kings & !mv.captured;
+        if kings & from != 0 {
+            kings ^= moved;
+        } else {
+            kings |= to & self.to_move.crown_row();
+        }
+        let (dark, light) = match self.to_move {
+            Side::Dark => (us, them),
+            Side::Light => (them, us),
+        };
+        Checkers {
+            dark,
+            light,
+            kings,
+            to_move: self.to_move.other(),
+        }
+    }
+
+    fn format_move(&self, mv: CheckersMove) -> String {
+        let separator = if mv.is_capture() { "x" } else { "-" };
+        let mut text = mv.from_square().to_string();
+        for square in mv.landings() {
+            text.push_str(separator);
+            text.push_str(&square.to_string());
+        }
+        text
+    }
+
+    /// Accepts the full notation (`11-15`, `1x10x19`) and, for a capture,
+    /// the short `from x to` when only one sequence matches it.
+    fn parse_move(&self, text: &str) -> Result<CheckersMove, MoveError> {
+        let wanted = text.trim();
+        let moves = self.legal_moves();
+        if let Some(&mv) = moves.iter().find(|&&mv| self.format_move(mv) == wanted) {
+            return Ok(mv);
+        }
+        let short: Vec<CheckersMove> = moves
+            .iter()
+            .copied()
+            .filter(|&mv| mv.is_capture())
+            .filter(|&mv| format!("{}x{}", mv.from_square(), mv.to_square()) == wanted)
+            .collect();
+        match short.as_slice() {
+            [mv] => Ok(*mv),
+            [] => Err(MoveError::Illegal {
+                text: wanted.to_owned(),
+                position: self.to_string(),
+            }),
+            several => Err(MoveError::Ambiguous {
+                text: wanted.to_owned(),
+                candidates: several.iter().map(|&mv| self.format_move(mv)).collect(),
+            }),
+        }
+    }
+}

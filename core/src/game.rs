@@ -1,0 +1,96 @@
+//! The contract every game meets so that perft, divide, the splitter and the
+//! transposition table can be written once and monomorphized per game.
+
+use std::error::Error;
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+use std::str::FromStr;
+
+/// A set of legal moves handed out in bulk, so that perft at depth 1 counts
+/// with [`MoveSet::len`] and deeper levels iterate without allocation.
+pub trait MoveSet<M>: IntoIterator<Item = M> {
+    /// Number of moves in the set.
+    fn len(&self) -> usize;
+
+    /// True when the side to move has no move at all (not even a pass).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A position of a two-player game, copy-made: [`Game::play`] returns the
+/// child and leaves `self` untouched.
+///
+/// Positions are validated on the way in ([`FromStr`] returns a typed error),
+/// so every value of an implementing type is a position that can exist.
+pub trait Game:
+    Copy + Eq + Hash + Debug + Display + FromStr<Err = Self::PositionError> + Send + Sync + 'static
+{
+    /// A move, including a pass where the game has passes.
+    type Move: Copy + Eq + Debug + Send + Sync;
+    /// The legal moves of a position, in a fixed-capacity container.
+    type Moves: MoveSet<Self::Move>;
+    /// Why a position text was refused.
+    type PositionError: Error + Send + Sync + 'static;
+
+    /// Lower-case name used on the command line and the wire.
+    const NAME: &'static str;
+    /// Deepest perft accepted, so that no total can overflow `u128`.
+    const MAX_DEPTH: u32;
+    /// Whether a node where the game is over before full depth counts as a
+    /// leaf (Reversi: yes; checkers: no, it has no children and contributes
+    /// nothing). Such a node two or more plies above full depth is reported
+    /// as "higher"; one ply above, its final pass reaches full depth, so it
+    /// is a full-depth leaf.
+    const GAME_OVER_IS_LEAF: bool;
+
+    /// The standard starting position.
+    fn start() -> Self;
+
+    /// All legal moves. A side that must pass gets exactly one pass move; an
+    /// empty set means the game is over.
+    fn legal_moves(&self) -> Self::Moves;
+
+    /// The number of legal moves, as `legal_moves().len()` but as cheap as
+    /// the game can make it: this is the whole work of a depth-1 node.
+    fn count_moves(&self) -> u64;
+
+    /// The position after `mv`, which must be one of `self.legal_moves()`.
+    fn play(&self, mv: Self::Move) -> Self;
+
+    /// The move in the game's notation (`d3`, `pass`, `11-15`, `1x10x19`).
+    fn format_move(&self, mv: Self::Move) -> String;
+
+    /// Parses a move in the game's notation and checks that it is legal here.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError> {
+        let wanted = text.trim();
+        self.legal_moves()
+            .into_iter()
+            .find(|&mv| self.format_move(mv).eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| MoveError::Illegal {
+                text: wanted.to_owned(),
+                position: self.to_string(),
+            })
+    }
+}
+
+/// Why a move text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// The text is no legal move in the position.
+    #[error("'{text}' is not a legal move in position '{position}'")]
+    Illegal {
+        /// The move as given.
+        text: String,
+        /// The position it was tried in.
+        position: String,
+    },
+    /// A short capture text that fits several sequences.
+    #[error("'{text}' fits several capture sequences ({}); give every landing square", candidates.join(", "))]
+    Ambiguous {
+        /// The move as given.
+        text: String,
+        /// The sequences it fits.
+        candidates: Vec<String>,
+    },
+}

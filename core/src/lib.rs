@@ -1,0 +1,17 @@
+//! Deep Perft's engine: games as bitboard move generators, and exact
+//! bulk-counted perft and divide over any of them.
+//!
+//! Every hot loop is generic over [`Game`] and monomorphized per game; nothing
+//! on the counting path goes through `dyn`.
+
+pub mod checkers;
+pub mod count;
+pub mod game;
+pub mod perft;
+pub mod reversi;
+
+pub use checkers::Checkers;
+pub use count::Leaves;
+pub use game::{Game, MoveError, MoveSet};
+pub use perft::{Divide, divide, perft};
+pub use reversi::Reversi;

@@ -1,0 +1,12 @@
+//! Reversi (Othello) 8x8 on two bitboards: the side to move and its opponent.
+//!
+//! Squares are numbered a1 = 0, b1 = 1, ..., h8 = 63, the order of the
+//! position text. A side with no move passes, and the pass is a ply.
+
+mod bitboard;
+mod position;
+mod text;
+
+pub use bitboard::{flips, legal_moves_mask};
+pub use position::{Disc, Reversi, ReversiMove, ReversiMoves};
+pub use text::PositionError;
