@@ -1,1 +1,38 @@
-fn main() {}
+//! `perft`: Deep Perft's single binary.
+
+mod args;
+mod error;
+mod report;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return error::clap_exit(&err),
+    };
+    init_tracing();
+    let outcome = match cli.command {
+        Command::Run(args) => run::run(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => err.report(),
+    }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings only), so
+/// stdout carries nothing but the result.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -17,17 +17,11 @@ pub struct Leaves {
 
 impl Leaves {
     /// No leaf at all.
-    pub const ZERO: Leaves = Leaves {
-        leaves: 0,
-        higher: 0,
-    };
+    pub const ZERO: Leaves = Leaves { leaves: 0, higher: 0 };
 
     /// Leaves that all lie at full depth.
     pub const fn full(n: u128) -> Leaves {
-        Leaves {
-            leaves: n,
-            higher: 0,
-        }
+        Leaves { leaves: n, higher: 0 }
     }
 
     /// The leaves that lie at full depth.
@@ -78,22 +72,13 @@ pub(crate) struct Leaves64 {
 }
 
 impl Leaves64 {
-    pub(crate) const ZERO: Leaves64 = Leaves64 {
-        leaves: 0,
-        higher: 0,
-    };
+    pub(crate) const ZERO: Leaves64 = Leaves64 { leaves: 0, higher: 0 };
 
     pub(crate) const fn full(n: u64) -> Leaves64 {
-        Leaves64 {
-            leaves: n,
-            higher: 0,
-        }
+        Leaves64 { leaves: n, higher: 0 }
     }
 
-    pub(crate) const HIGHER_ONE: Leaves64 = Leaves64 {
-        leaves: 1,
-        higher: 1,
-    };
+    pub(crate) const HIGHER_ONE: Leaves64 = Leaves64 { leaves: 1, higher: 1 };
 
     /// Adds without overflow checks: only for sums bounded by construction
     /// (the children of a depth-2 node).

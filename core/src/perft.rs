@@ -40,9 +40,9 @@ fn perft_2<G: Game>(pos: &G) -> Leaves64 {
     if moves.is_empty() {
         return game_over::<G>();
     }
-    moves.into_iter().fold(Leaves64::ZERO, |acc, mv| {
-        acc.add_small(perft_1(&pos.play(mv)))
-    })
+    moves
+        .into_iter()
+        .fold(Leaves64::ZERO, |acc, mv| acc.add_small(perft_1(&pos.play(mv))))
 }
 
 /// Perft in `u64`; `None` when the count does not fit.

@@ -13,9 +13,7 @@ fn rows(tsv: &str) -> Vec<Vec<&str>> {
 }
 
 fn count(field: &str) -> u128 {
-    field
-        .parse()
-        .expect("reference counts are decimal integers")
+    field.parse().expect("reference counts are decimal integers")
 }
 
 /// Reversi depths up to 11 (212,258,800 leaves, 228 of them game-over).

@@ -53,18 +53,10 @@ impl Direction {
     #[inline(always)]
     pub const fn step(self, squares: u32) -> u32 {
         match self {
-            Direction::DownLeft => {
-                ((squares & EVEN_ROWS) << 4) | ((squares & ODD_ROWS & !FIRST_OF_ROW) << 3)
-            }
-            Direction::DownRight => {
-                ((squares & EVEN_ROWS & !LAST_OF_ROW) << 5) | ((squares & ODD_ROWS) << 4)
-            }
-            Direction::UpLeft => {
-                ((squares & EVEN_ROWS) >> 4) | ((squares & ODD_ROWS & !FIRST_OF_ROW) >> 5)
-            }
-            Direction::UpRight => {
-                ((squares & EVEN_ROWS & !LAST_OF_ROW) >> 3) | ((squares & ODD_ROWS) >> 4)
-            }
+            Direction::DownLeft => ((squares & EVEN_ROWS) << 4) | ((squares & ODD_ROWS & !FIRST_OF_ROW) << 3),
+            Direction::DownRight => ((squares & EVEN_ROWS & !LAST_OF_ROW) << 5) | ((squares & ODD_ROWS) << 4),
+            Direction::UpLeft => ((squares & EVEN_ROWS) >> 4) | ((squares & ODD_ROWS & !FIRST_OF_ROW) >> 5),
+            Direction::UpRight => ((squares & EVEN_ROWS & !LAST_OF_ROW) >> 3) | ((squares & ODD_ROWS) >> 4),
         }
     }
 
@@ -93,10 +85,9 @@ mod tests {
 
     #[test]
     fn steps_match_board_coordinates() {
-        for (direction, (dr, df)) in
-            Direction::ALL
-                .into_iter()
-                .zip([(1, -1), (1, 1), (-1, -1), (-1, 1)])
+        for (direction, (dr, df)) in Direction::ALL
+            .into_iter()
+            .zip([(1, -1), (1, 1), (-1, -1), (-1, 1)])
         {
             for square in 1..=32u32 {
                 let (row, file) = coordinates(square);

@@ -77,11 +77,7 @@ fn parse_square(text: &str) -> Result<u8, FenError> {
 /// Men and kings (as bit boards) of one piece list such as `WK1,5-8`.
 fn parse_pieces(list: &str) -> Result<(u32, u32), FenError> {
     let (mut men, mut kings) = (0u32, 0u32);
-    for item in list
-        .split(',')
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-    {
+    for item in list.split(',').map(str::trim).filter(|item| !item.is_empty()) {
         let (is_king, squares) = match item.strip_prefix(['K', 'k']) {
             Some(rest) => (true, rest),
             None => (false, item),
@@ -121,9 +117,7 @@ impl FromStr for Checkers {
         let text = text.strip_suffix('.').unwrap_or(text);
         let fields: Vec<&str> = text.split(':').map(str::trim).collect();
         if fields.len() > 3 {
-            return Err(FenError::TooManyFields {
-                found: fields.len(),
-            });
+            return Err(FenError::TooManyFields { found: fields.len() });
         }
         let to_move = match fields[0] {
             "B" | "b" => Side::Dark,
@@ -158,10 +152,7 @@ impl FromStr for Checkers {
         if let Some(square) = (1..=32u8).find(|&sq| dark & light & (1 << (sq - 1)) != 0) {
             return Err(FenError::Overlap { square });
         }
-        for (side, men, pieces) in [
-            (Side::Dark, dark_men, dark),
-            (Side::Light, light_men, light),
-        ] {
+        for (side, men, pieces) in [(Side::Dark, dark_men, dark), (Side::Light, light_men, light)] {
             if pieces.count_ones() > 12 {
                 return Err(FenError::TooManyPieces {
                     colour: colour_name(side),

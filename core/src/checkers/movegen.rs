@@ -128,11 +128,7 @@ fn follow_captures<const DARK: bool, F: FnMut(CheckersMove)>(j: Jumping, empty: 
 
 /// The recursive step, kept out of line so the first level can inline.
 #[inline(never)]
-fn follow_captures_rec<const DARK: bool, F: FnMut(CheckersMove)>(
-    j: Jumping,
-    empty: u32,
-    sink: &mut F,
-) {
+fn follow_captures_rec<const DARK: bool, F: FnMut(CheckersMove)>(j: Jumping, empty: u32, sink: &mut F) {
     follow_captures::<DARK, F>(j, empty, sink);
 }
 

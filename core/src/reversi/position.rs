@@ -158,10 +158,7 @@ impl Game for Reversi {
             None => (self.player, self.opponent),
             Some(square) => {
                 let flipped = flips(self.player, self.opponent, square);
-                (
-                    self.player | flipped | (1 << square),
-                    self.opponent & !flipped,
-                )
+                (self.player | flipped | (1 << square), self.opponent & !flipped)
             }
         };
         Reversi {

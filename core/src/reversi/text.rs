@@ -14,9 +14,7 @@ const CENTRE: [u8; 4] = [27, 28, 35, 36];
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
     /// Not 64 board characters.
-    #[error(
-        "a Reversi board has 64 squares a1..h8, found {found} characters before the side to move"
-    )]
+    #[error("a Reversi board has 64 squares a1..h8, found {found} characters before the side to move")]
     BoardLength {
         /// Characters found.
         found: usize,

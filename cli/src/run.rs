@@ -1,0 +1,56 @@
+//! `perft run`: a perft counted on this machine.
+
+use std::time::Instant;
+
+use perft_core::{Checkers, Game, Reversi, divide};
+
+use crate::args::{GameName, RunArgs};
+use crate::error::CliError;
+use crate::report::Report;
+
+/// Parses the position (or takes the start) and checks the depth limit.
+pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliError> {
+    if depth > G::MAX_DEPTH {
+        return Err(CliError::Usage(format!(
+            "depth {depth} is above the {} limit of {}",
+            G::NAME,
+            G::MAX_DEPTH
+        )));
+    }
+    match text {
+        None => Ok(G::start()),
+        Some(text) => text
+            .parse::<G>()
+            .map_err(|e| CliError::Usage(format!("invalid {} position '{}': {e}", G::NAME, text.trim()))),
+    }
+}
+
+fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
+    let root: G = root_position(args.position.as_deref(), args.depth)?;
+    tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting");
+    let started = Instant::now();
+    let result = divide(&root, args.depth);
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(Report {
+        game: G::NAME,
+        reports_higher: G::GAME_OVER_IS_LEAF,
+        position: root.to_string(),
+        depth: args.depth,
+        total: result.total,
+        divide: result
+            .moves
+            .iter()
+            .map(|&(mv, leaves)| (root.format_move(mv), leaves))
+            .collect(),
+        seconds,
+    })
+}
+
+/// Counts and prints.
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let report = match args.game {
+        GameName::Reversi => count::<Reversi>(args)?,
+        GameName::Checkers => count::<Checkers>(args)?,
+    };
+    report.write(args.format, &mut std::io::stdout().lock())
+}

@@ -1,0 +1,223 @@
+//! `perft run` as a user runs it: the real binary, its output formats, and
+//! every bad input answered by one line on stderr and exit code 2.
+
+use std::process::{Command, Output};
+
+fn perft(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perft"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the perft binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "perft failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
+}
+
+#[test]
+fn text_output_is_divide_lines_blank_line_total_then_stats() {
+    let out = stdout(&perft(&["run", "--game", "reversi", "--depth", "3"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..9],
+        [
+            "d3: 14",
+            "c4: 14",
+            "f5: 14",
+            "e6: 14",
+            "",
+            "total: 56",
+            "full depth: 56",
+            "higher: 0",
+            lines[8]
+        ]
+    );
+    assert!(
+        lines[8].starts_with("time: ") && lines[8].ends_with(" s"),
+        "{}",
+        lines[8]
+    );
+    assert!(
+        lines[9].starts_with("speed: ") && lines[9].ends_with(" leaves/s"),
+        "{}",
+        lines[9]
+    );
+    assert_eq!(lines.len(), 10);
+    // Checkers has no game-over leaves: no split is printed.
+    let out = stdout(&perft(&["run", "--game", "checkers", "--depth", "2"]));
+    assert!(out.contains("\n\ntotal: 49\ntime: "), "{out}");
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&stdout(&perft(args))).expect("one JSON object")
+}
+
+fn sum_divide(report: &serde_json::Value) -> u128 {
+    report["divide"]
+        .as_array()
+        .expect("divide is an array")
+        .iter()
+        .map(|entry| {
+            entry["leaves"]
+                .as_str()
+                .expect("counts are strings")
+                .parse::<u128>()
+                .unwrap()
+        })
+        .sum()
+}
+
+#[test]
+fn json_reports_reversi_depth_11_with_the_higher_split() {
+    let report = json(&["run", "--game", "reversi", "--depth", "11", "--format", "json"]);
+    assert_eq!(report["game"], "reversi");
+    assert_eq!(report["depth"], 11);
+    assert_eq!(
+        report["position"],
+        "---------------------------OX------XO--------------------------- X"
+    );
+    assert_eq!(report["leaves"], "212258800");
+    assert_eq!(report["full_depth"], "212258572");
+    assert_eq!(report["higher"], "228");
+    assert_eq!(sum_divide(&report), 212_258_800);
+    assert_eq!(report["divide"][0]["move"], "d3");
+    assert!(report["seconds"].as_f64().unwrap() > 0.0);
+    assert!(report["leaves_per_second"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn json_reports_checkers_from_a_given_position() {
+    // After 11-15 the light side has 7 replies; perft 10 below it is the
+    // 11-15 line of the depth-11 divide.
+    let after = "W:W21-32:B1-10,12,15";
+    let report = json(&[
+        "run",
+        "--game",
+        "checkers",
+        "--depth",
+        "10",
+        "--position",
+        after,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["leaves"], "9670066");
+    assert_eq!(report["higher"], "0");
+    assert_eq!(report["full_depth"], "9670066");
+    assert_eq!(sum_divide(&report), 9_670_066);
+    assert_eq!(
+        report["position"],
+        "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
+    );
+}
+
+#[test]
+fn csv_has_a_row_per_move_and_a_total_row() {
+    let out = stdout(&perft(&[
+        "run", "--game", "checkers", "--depth", "3", "--format", "csv",
+    ]));
+    assert_eq!(
+        out,
+        "move,leaves,full_depth,higher\n9-13,48,48,0\n10-14,40,40,0\n11-15,40,40,0\n12-16,47,47,0\n\
+         9-14,40,40,0\n10-15,40,40,0\n11-16,47,47,0\ntotal,302,302,0\n"
+    );
+}
+
+#[test]
+fn game_over_root_is_one_higher_leaf() {
+    // Dark everywhere but one corner: nobody can move.
+    let board = format!("{}-", "X".repeat(63));
+    let report = json(&[
+        "run",
+        "--game",
+        "reversi",
+        "--depth",
+        "4",
+        "--position",
+        &format!("{board} O"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["leaves"], "1");
+    assert_eq!(report["higher"], "1");
+    assert_eq!(report["divide"], serde_json::json!([]));
+}
+
+/// Runs a command that must fail on its input: exit 2, one line, no panic.
+fn refused(args: &[&str]) -> String {
+    let output = perft(args);
+    assert_eq!(output.status.code(), Some(2), "exit code for {args:?}");
+    assert!(output.stdout.is_empty(), "nothing on stdout for {args:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "one line for {args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn bad_input_exits_2_with_one_clear_line() {
+    let unknown = refused(&["run", "--game", "chess", "--depth", "3"]);
+    assert!(
+        unknown.contains("'chess'") && unknown.contains("reversi, checkers"),
+        "{unknown}"
+    );
+
+    let start = "---------------------------OX------XO--------------------------- X";
+    let bad_char = refused(&[
+        "run",
+        "--game",
+        "reversi",
+        "--depth",
+        "3",
+        "--position",
+        &start.replacen('O', "Z", 1),
+    ]);
+    assert!(
+        bad_char.contains("invalid character 'Z' at square d4"),
+        "{bad_char}"
+    );
+
+    let overlap = refused(&[
+        "run",
+        "--game",
+        "checkers",
+        "--depth",
+        "3",
+        "--position",
+        "B:W14,21:B14",
+    ]);
+    assert!(overlap.contains("square 14 is given more than once"), "{overlap}");
+
+    let crowned = refused(&[
+        "run",
+        "--game",
+        "checkers",
+        "--depth",
+        "3",
+        "--position",
+        "B:W21:B30",
+    ]);
+    assert!(
+        crowned.contains("dark (B) man on square 30 cannot exist"),
+        "{crowned}"
+    );
+
+    let too_deep = refused(&["run", "--game", "reversi", "--depth", "31"]);
+    assert_eq!(too_deep, "error: depth 31 is above the reversi limit of 30\n");
+    let too_deep = refused(&["run", "--game", "checkers", "--depth", "41"]);
+    assert_eq!(too_deep, "error: depth 41 is above the checkers limit of 40\n");
+
+    let negative = refused(&["run", "--game", "checkers", "--depth", "-1"]);
+    assert!(negative.contains("'-1' for '--depth"), "{negative}");
+    let missing = refused(&["run", "--game", "checkers"]);
+    assert!(missing.contains("--depth"), "{missing}");
+    let format = refused(&["run", "--game", "checkers", "--depth", "1", "--format", "xml"]);
+    assert!(format.contains("'xml'"), "{format}");
+}
