@@ -36,6 +36,51 @@ pub enum Format {
     Csv,
 }
 
+/// How the engine counts on this machine: threads and table.
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// Counting threads (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Transposition table size, e.g. 512M or 4G (binary units).
+    #[arg(long, value_name = "SIZE", default_value = DEFAULT_HASH, value_parser = parse_table_size)]
+    pub hash: u64,
+    /// Count without a transposition table.
+    #[arg(long, conflicts_with = "hash")]
+    pub no_hash: bool,
+}
+
+/// The table size when none is given: large enough for perft(14)-sized
+/// runs, small enough for any machine that runs Deep Perft.
+pub const DEFAULT_HASH: &str = "1G";
+
+impl EngineArgs {
+    /// Threads to use: the option, else every core the OS gives us.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        }
+    }
+
+    /// Table bytes, or `None` without a table.
+    pub fn table_bytes(&self) -> Option<u64> {
+        (!self.no_hash).then_some(self.hash)
+    }
+}
+
+/// Parses `512M`, `4G`, `65536` (bytes); K, M, G and T are binary units.
+fn parse_table_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size::Config::new()
+        .with_binary()
+        .parse_size(text)
+        .map_err(|e| format!("'{text}' is not a size such as 512M or 4G ({e})"))?;
+    if bytes < 1 << 16 {
+        return Err(format!("'{text}' is below the smallest table, 64K"));
+    }
+    Ok(bytes)
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The game.
@@ -51,4 +96,6 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use perft_core::Leaves;
+use perft_core::{Leaves, TableStats, TranspositionTable};
 use serde::Serialize;
 
 use crate::args::Format;
@@ -21,6 +21,63 @@ pub struct Report {
     /// Each first move in the game's notation with its leaves.
     pub divide: Vec<(String, Leaves)>,
     pub seconds: f64,
+    /// Counting threads.
+    pub threads: usize,
+    /// The transposition table, when one was used.
+    pub table: Option<TableReport>,
+    /// The process's peak resident memory, where the OS tells it.
+    pub peak_memory_bytes: Option<u64>,
+}
+
+/// What the table was and how it served.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct TableReport {
+    pub bytes: u64,
+    pub entries: u64,
+    pub probes: u64,
+    pub hits: u64,
+    /// Share of entries in use at the end, sampled.
+    pub fill: f64,
+}
+
+impl TableReport {
+    pub fn new(table: &TranspositionTable, stats: TableStats) -> TableReport {
+        TableReport {
+            bytes: table.bytes(),
+            entries: table.entries(),
+            probes: stats.probes,
+            hits: stats.hits,
+            fill: table.fill(100_000),
+        }
+    }
+
+    fn hit_rate(&self) -> f64 {
+        if self.probes == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.probes as f64
+        }
+    }
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// `1.0 GiB`-style sizes for people.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 #[derive(Serialize)]
@@ -34,6 +91,9 @@ struct JsonReport<'a> {
     divide: Vec<JsonMove<'a>>,
     seconds: f64,
     leaves_per_second: u64,
+    threads: usize,
+    table: Option<TableReport>,
+    peak_memory_bytes: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -78,7 +138,25 @@ impl Report {
             writeln!(out, "higher: {}", self.total.higher)?;
         }
         writeln!(out, "time: {:.3} s", self.seconds)?;
-        writeln!(out, "speed: {:.0} leaves/s", self.leaves_per_second())
+        writeln!(out, "speed: {:.0} leaves/s", self.leaves_per_second())?;
+        writeln!(out, "threads: {}", self.threads)?;
+        match &self.table {
+            None => writeln!(out, "table: none")?,
+            Some(t) => writeln!(
+                out,
+                "table: {} ({} entries), {} probes, {} hits ({:.1}%), {:.1}% full",
+                human_bytes(t.bytes),
+                t.entries,
+                t.probes,
+                t.hits,
+                100.0 * t.hit_rate(),
+                100.0 * t.fill
+            )?,
+        }
+        if let Some(bytes) = self.peak_memory_bytes {
+            writeln!(out, "peak memory: {}", human_bytes(bytes))?;
+        }
+        Ok(())
     }
 
     fn json(&self) -> JsonReport<'_> {
@@ -99,6 +177,9 @@ impl Report {
                 .collect(),
             seconds: self.seconds,
             leaves_per_second: self.leaves_per_second().round() as u64,
+            threads: self.threads,
+            table: self.table,
+            peak_memory_bytes: self.peak_memory_bytes,
         }
     }
 

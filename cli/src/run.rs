@@ -2,11 +2,11 @@
 
 use std::time::Instant;
 
-use perft_core::{Checkers, Game, Reversi, divide};
+use perft_core::{Checkers, Game, Reversi, TranspositionTable, divide_parallel};
 
 use crate::args::{GameName, RunArgs};
 use crate::error::CliError;
-use crate::report::Report;
+use crate::report::{Report, TableReport, peak_memory_bytes};
 
 /// Parses the position (or takes the start) and checks the depth limit.
 pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliError> {
@@ -27,9 +27,19 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
 
 fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let root: G = root_position(args.position.as_deref(), args.depth)?;
-    tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting");
+    let threads = args.engine.threads();
+    let table = match args.engine.table_bytes() {
+        None => None,
+        Some(bytes) => Some(TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
+            CliError::Usage(format!(
+                "a table of {bytes} bytes holds no entry; give at least 64K"
+            ))
+        })?),
+    };
+    tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting");
     let started = Instant::now();
-    let result = divide(&root, args.depth);
+    let (result, stats) = divide_parallel(&root, args.depth, threads, table.as_ref())
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(Report {
         game: G::NAME,
@@ -43,6 +53,9 @@ fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
             .map(|&(mv, leaves)| (root.format_move(mv), leaves))
             .collect(),
         seconds,
+        threads,
+        table: table.map(|table| TableReport::new(&table, stats)),
+        peak_memory_bytes: peak_memory_bytes(),
     })
 }
 

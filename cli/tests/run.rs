@@ -48,7 +48,23 @@ fn text_output_is_divide_lines_blank_line_total_then_stats() {
         "{}",
         lines[9]
     );
-    assert_eq!(lines.len(), 10);
+    assert!(lines[10].starts_with("threads: "), "{}", lines[10]);
+    assert!(
+        lines[11].starts_with("table: 1.0 GiB ("),
+        "default table: {}",
+        lines[11]
+    );
+    let out = stdout(&perft(&[
+        "run",
+        "--game",
+        "reversi",
+        "--depth",
+        "3",
+        "--threads",
+        "3",
+        "--no-hash",
+    ]));
+    assert!(out.contains("\nthreads: 3\ntable: none\n"), "{out}");
     // Checkers has no game-over leaves: no split is printed.
     let out = stdout(&perft(&["run", "--game", "checkers", "--depth", "2"]));
     assert!(out.contains("\n\ntotal: 49\ntime: "), "{out}");

@@ -6,6 +6,8 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::str::FromStr;
 
+use crate::table::TableKey;
+
 /// A set of legal moves handed out in bulk, so that perft at depth 1 counts
 /// with [`MoveSet::len`] and deeper levels iterate without allocation.
 pub trait MoveSet<M>: IntoIterator<Item = M> {
@@ -30,6 +32,10 @@ pub trait Game:
     type Move: Copy + Eq + Debug + Send + Sync;
     /// The legal moves of a position, in a fixed-capacity container.
     type Moves: MoveSet<Self::Move>;
+    /// The position as the transposition table keys it: normalised so that
+    /// positions with equal perft counts share it (colour-free, and reduced
+    /// by the board's symmetries where the game has them).
+    type Key: TableKey + Hash;
     /// Why a position text was refused.
     type PositionError: Error + Send + Sync + 'static;
 
@@ -46,6 +52,10 @@ pub trait Game:
 
     /// The standard starting position.
     fn start() -> Self;
+
+    /// The normalised key of this position. Two positions with the same key
+    /// have the same perft count at every depth.
+    fn table_key(&self) -> Self::Key;
 
     /// All legal moves. A side that must pass gets exactly one pass move; an
     /// empty set means the game is over.

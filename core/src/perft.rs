@@ -6,6 +6,7 @@
 
 use crate::count::{Leaves, Leaves64};
 use crate::game::{Game, MoveSet};
+use crate::table::{MIN_STORED_DEPTH, StoredCount, TranspositionTable};
 
 /// Leaves of a node whose side to move has no move: one "higher" leaf where
 /// the game counts game-over nodes, none otherwise.
@@ -70,14 +71,93 @@ pub(crate) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
 /// A leaf is a node at full depth, or (where [`Game::GAME_OVER_IS_LEAF`]) a
 /// game-over node above it, which is also counted in [`Leaves::higher`].
 pub fn perft<G: Game>(pos: &G, depth: u32) -> Leaves {
-    if let Some(count) = perft_u64(pos, depth) {
-        return count.into();
+    Counter::new(None).perft(pos, depth)
+}
+
+/// Transposition-table statistics of one or more counting threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Lookups made (nodes of depth >= [`MIN_STORED_DEPTH`]).
+    pub probes: u64,
+    /// Lookups that found the position and depth.
+    pub hits: u64,
+}
+
+impl std::ops::AddAssign for TableStats {
+    fn add_assign(&mut self, rhs: TableStats) {
+        self.probes += rhs.probes;
+        self.hits += rhs.hits;
     }
-    // Only reachable at depth >= 3 with a non-empty move set.
-    pos.legal_moves()
-        .into_iter()
-        .map(|mv| perft(&pos.play(mv), depth - 1))
-        .sum()
+}
+
+/// Counts perft for one thread, with or without a shared table, and keeps
+/// that thread's table statistics.
+#[derive(Debug)]
+pub struct Counter<'t> {
+    table: Option<&'t TranspositionTable>,
+    /// What this counter's lookups found so far.
+    pub stats: TableStats,
+}
+
+impl<'t> Counter<'t> {
+    /// A counter using `table` when given.
+    pub fn new(table: Option<&'t TranspositionTable>) -> Counter<'t> {
+        Counter {
+            table,
+            stats: TableStats::default(),
+        }
+    }
+
+    /// The leaves below `pos`, exact in `u128` whatever the depth: a
+    /// subtree too big for the `u64` recursion is split into its children.
+    pub fn perft<G: Game>(&mut self, pos: &G, depth: u32) -> Leaves {
+        let counted = match self.table {
+            None => perft_u64(pos, depth),
+            Some(table) => self.perft_table(table, pos, depth),
+        };
+        if let Some(count) = counted {
+            return count.into();
+        }
+        // Only reachable at depth >= 3 with a non-empty move set.
+        pos.legal_moves()
+            .into_iter()
+            .map(|mv| self.perft(&pos.play(mv), depth - 1))
+            .sum()
+    }
+
+    /// The `u64` recursion with lookups. Only complete counts are stored:
+    /// an overflow returns `None` before anything of its subtree's root is.
+    fn perft_table<G: Game>(&mut self, table: &TranspositionTable, pos: &G, depth: u32) -> Option<Leaves64> {
+        if depth < MIN_STORED_DEPTH {
+            return perft_u64(pos, depth);
+        }
+        let key = pos.table_key();
+        self.stats.probes += 1;
+        if let Some(stored) = table.probe(&key, depth) {
+            self.stats.hits += 1;
+            return Some(Leaves64 {
+                leaves: stored.leaves,
+                higher: stored.higher,
+            });
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return Some(game_over::<G>());
+        }
+        let mut total = Leaves64::ZERO;
+        for mv in moves {
+            total = total.checked_add(self.perft_table(table, &pos.play(mv), depth - 1)?)?;
+        }
+        table.store(
+            &key,
+            depth,
+            StoredCount {
+                leaves: total.leaves,
+                higher: total.higher,
+            },
+        );
+        Some(total)
+    }
 }
 
 /// Perft split by first move: what engine authors compare line by line.

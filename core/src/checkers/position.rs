@@ -139,6 +139,7 @@ impl Checkers {
 impl Game for Checkers {
     type Move = CheckersMove;
     type Moves = CheckersMoves;
+    type Key = [u64; 2];
     type PositionError = super::fen::FenError;
 
     const NAME: &'static str = "checkers";
@@ -154,6 +155,21 @@ impl Game for Checkers {
             kings: 0,
             to_move: Side::Dark,
         }
+    }
+
+    /// Side to move first, seen as dark: with light to move the board is
+    /// turned 180 degrees (square n becomes 33 - n) and the colours swapped.
+    #[inline(always)]
+    fn table_key(&self) -> [u64; 2] {
+        let (us, them, kings) = match self.to_move {
+            Side::Dark => (self.dark, self.light, self.kings),
+            Side::Light => (
+                self.light.reverse_bits(),
+                self.dark.reverse_bits(),
+                self.kings.reverse_bits(),
+            ),
+        };
+        [u64::from(us) | (u64::from(them) << 32), u64::from(kings)]
     }
 
     #[inline(always)]

@@ -5,8 +5,10 @@
 
 mod bitboard;
 mod position;
+mod symmetry;
 mod text;
 
 pub use bitboard::{flips, legal_moves_mask};
 pub use position::{Disc, Reversi, ReversiMove, ReversiMoves};
+pub use symmetry::canonical;
 pub use text::PositionError;

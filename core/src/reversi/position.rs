@@ -119,6 +119,7 @@ impl Reversi {
 impl Game for Reversi {
     type Move = ReversiMove;
     type Moves = ReversiMoves;
+    type Key = [u64; 2];
     type PositionError = super::text::PositionError;
 
     const NAME: &'static str = "reversi";
@@ -133,6 +134,12 @@ impl Game for Reversi {
             opponent: (1 << 27) | (1 << 36),
             to_move: Disc::Dark,
         }
+    }
+
+    /// Colour-free and the smallest of the eight board symmetries.
+    #[inline(always)]
+    fn table_key(&self) -> [u64; 2] {
+        super::symmetry::canonical(self.player, self.opponent)
     }
 
     #[inline(always)]

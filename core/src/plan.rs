@@ -1,0 +1,219 @@
+//! Tree splitting: a perft is planned as distinct frontier positions
+//! ("units"), each weighted by how many paths reach it from each first move.
+//!
+//! Expansion goes level by level and merges transposed positions (equal
+//! table keys, so symmetric positions too), so a position reached by many
+//! paths is counted once. Pure logic, no I/O: the local run and the
+//! coordinator share it, so their results cannot diverge.
+
+use std::collections::HashMap;
+
+use crate::count::Leaves;
+use crate::game::{Game, MoveSet};
+use crate::perft::{Divide, perft};
+
+/// How many paths from one first move reach a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Weight {
+    /// Index into [`Plan::first_moves`].
+    pub first_move: u32,
+    /// Number of paths.
+    pub paths: u64,
+}
+
+/// A frontier position to count at [`Plan::remaining_depth`], with its
+/// weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit<G: Game> {
+    /// One representative of the merged positions.
+    pub position: G,
+    /// Paths per first move, each first move at most once.
+    pub weights: Vec<Weight>,
+}
+
+/// Why a plan could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// The split depth is outside 1..=depth.
+    #[error("split depth {split_depth} must be at least 1 and at most the depth {depth}")]
+    SplitDepth {
+        /// Asked split depth.
+        split_depth: u32,
+        /// Depth of the perft.
+        depth: u32,
+    },
+    /// Path counts no longer fit in 64 bits: the split depth is far too deep.
+    #[error("more than 2^64 paths reach one frontier position; use a smaller split depth")]
+    TooManyPaths,
+}
+
+/// A perft split into units.
+#[derive(Clone, Debug)]
+pub struct Plan<G: Game> {
+    root: G,
+    depth: u32,
+    split_depth: u32,
+    first_moves: Vec<G::Move>,
+    units: Vec<Unit<G>>,
+    /// Leaves per first move met while expanding: game-over nodes above the
+    /// split depth, counted directly.
+    settled: Vec<Leaves>,
+}
+
+/// One level of the expansion: distinct positions and their weights.
+struct Level<G: Game> {
+    units: Vec<Unit<G>>,
+    index: HashMap<G::Key, usize>,
+}
+
+impl<G: Game> Level<G> {
+    fn new() -> Level<G> {
+        Level {
+            units: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, position: G, weights: &[Weight]) -> Result<(), PlanError> {
+        let slot = *self.index.entry(position.table_key()).or_insert_with(|| {
+            self.units.push(Unit {
+                position,
+                weights: Vec::new(),
+            });
+            self.units.len() - 1
+        });
+        let unit = &mut self.units[slot];
+        for w in weights {
+            match unit.weights.iter_mut().find(|u| u.first_move == w.first_move) {
+                Some(u) => u.paths = u.paths.checked_add(w.paths).ok_or(PlanError::TooManyPaths)?,
+                None => unit.weights.push(*w),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<G: Game> Plan<G> {
+    /// Expands `root` exactly `split_depth` plies (1..=depth) for a perft of
+    /// `depth`.
+    pub fn new(root: G, depth: u32, split_depth: u32) -> Result<Plan<G>, PlanError> {
+        if split_depth == 0 || split_depth > depth {
+            return Err(PlanError::SplitDepth { split_depth, depth });
+        }
+        Self::expand(root, depth, |ply, _| ply == split_depth)
+    }
+
+    /// Expands until there are at least `min_units` units, stopping early at
+    /// `depth - 2` (so units keep some depth) or at `depth` for very shallow
+    /// perfts. `depth` must be at least 1.
+    pub fn with_min_units(root: G, depth: u32, min_units: usize) -> Result<Plan<G>, PlanError> {
+        if depth == 0 {
+            return Err(PlanError::SplitDepth {
+                split_depth: 1,
+                depth,
+            });
+        }
+        let deepest = depth.saturating_sub(2).max(1);
+        Self::expand(root, depth, |ply, units| ply >= deepest || units >= min_units)
+    }
+
+    fn expand(root: G, depth: u32, done: impl Fn(u32, usize) -> bool) -> Result<Plan<G>, PlanError> {
+        let first_moves: Vec<G::Move> = root.legal_moves().into_iter().collect();
+        let mut settled = vec![Leaves::ZERO; first_moves.len()];
+        let mut level = Level::new();
+        for (i, &mv) in first_moves.iter().enumerate() {
+            level.add(
+                root.play(mv),
+                &[Weight {
+                    first_move: i as u32,
+                    paths: 1,
+                }],
+            )?;
+        }
+        let mut ply = 1;
+        while !done(ply, level.units.len()) {
+            let mut next = Level::new();
+            for unit in &level.units {
+                let moves = unit.position.legal_moves();
+                if moves.is_empty() {
+                    let leaves = perft(&unit.position, depth - ply);
+                    for w in &unit.weights {
+                        settled[w.first_move as usize] += leaves * u128::from(w.paths);
+                    }
+                    continue;
+                }
+                for mv in moves {
+                    next.add(unit.position.play(mv), &unit.weights)?;
+                }
+            }
+            level = next;
+            ply += 1;
+        }
+        Ok(Plan {
+            root,
+            depth,
+            split_depth: ply,
+            first_moves,
+            units: level.units,
+            settled,
+        })
+    }
+
+    /// The root position.
+    pub fn root(&self) -> &G {
+        &self.root
+    }
+
+    /// Depth of the whole perft.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Plies expanded.
+    pub fn split_depth(&self) -> u32 {
+        self.split_depth
+    }
+
+    /// Depth at which every unit is counted.
+    pub fn remaining_depth(&self) -> u32 {
+        self.depth - self.split_depth
+    }
+
+    /// The root's legal moves; weights index into this.
+    pub fn first_moves(&self) -> &[G::Move] {
+        &self.first_moves
+    }
+
+    /// The distinct frontier positions.
+    pub fn units(&self) -> &[Unit<G>] {
+        &self.units
+    }
+
+    /// Leaves per first move found while expanding.
+    pub fn settled(&self) -> &[Leaves] {
+        &self.settled
+    }
+
+    /// The divide table from each unit's count (`counts[i]` for unit `i`):
+    /// per first move, the settled leaves plus paths x count.
+    pub fn divide(&self, counts: &[Leaves]) -> Divide<G::Move> {
+        assert_eq!(counts.len(), self.units.len(), "one count per unit");
+        if self.first_moves.is_empty() {
+            return Divide {
+                moves: Vec::new(),
+                total: perft(&self.root, self.depth),
+            };
+        }
+        let mut per_move = self.settled.clone();
+        for (unit, &count) in self.units.iter().zip(counts) {
+            for w in &unit.weights {
+                per_move[w.first_move as usize] += count * u128::from(w.paths);
+            }
+        }
+        let total = per_move.iter().copied().sum();
+        Divide {
+            moves: self.first_moves.iter().copied().zip(per_move).collect(),
+            total,
+        }
+    }
+}

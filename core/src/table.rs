@@ -1,0 +1,267 @@
+//! The hard-collision-free transposition table shared by all threads.
+//!
+//! An entry keeps the whole normalised position (its key words), the
+//! remaining depth and the counts: a hit needs the key and the depth to be
+//! equal word for word, never a hash alone, so a collision cannot corrupt a
+//! count. The hash only picks the bucket.
+//!
+//! Storage is a flat array of `AtomicU64`, its buckets aligned to 64-byte
+//! cache lines. A bucket holds [`BUCKET_ENTRIES`] entries behind one lock bit:
+//! a thread that finds the bucket locked treats a probe as a miss and skips a
+//! store, so nobody ever waits and nobody ever reads a half-written entry.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Entries per bucket; a store replaces the one with the smallest subtree.
+pub const BUCKET_ENTRIES: usize = 2;
+
+/// Subtrees this shallow are cheaper to recount than to look up.
+pub const MIN_STORED_DEPTH: u32 = 3;
+
+/// Meta word: remaining depth in bits 0..8 (0 = empty), the game-over leaves
+/// in bits 8..56, the bucket lock in bit 63 (of the bucket's first entry).
+const DEPTH_MASK: u64 = 0xFF;
+const HIGHER_SHIFT: u32 = 8;
+const HIGHER_MAX: u64 = (1 << 48) - 1;
+const LOCK: u64 = 1 << 63;
+
+/// A normalised position as the table stores it: a few `u64` words compared
+/// whole on every hit (2 words for Reversi and checkers, 4 would hold chess).
+pub trait TableKey: Copy + Eq + Send + Sync {
+    /// The key's words.
+    fn words(&self) -> &[u64];
+}
+
+impl<const N: usize> TableKey for [u64; N] {
+    #[inline(always)]
+    fn words(&self) -> &[u64] {
+        self
+    }
+}
+
+/// Mixes key words into a 64-bit hash (multiply-xorshift, per word).
+#[inline(always)]
+fn hash(words: &[u64]) -> u64 {
+    let mut h = 0x243F_6A88_85A3_08D3u64;
+    for &w in words {
+        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= h >> 29;
+    }
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^ (h >> 32)
+}
+
+/// Counts below a stored position: all leaves and the game-over part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredCount {
+    /// All leaves.
+    pub leaves: u64,
+    /// Game-over leaves above full depth.
+    pub higher: u64,
+}
+
+/// The table. Its size is fixed at creation and never grows.
+#[derive(Debug)]
+pub struct TranspositionTable {
+    words: Box<[AtomicU64]>,
+    /// First word on a 64-byte boundary: where bucket 0 starts.
+    base: usize,
+    /// Words per entry: key words, the leaves, the meta word.
+    entry_words: usize,
+    key_words: usize,
+    buckets: u64,
+}
+
+impl TranspositionTable {
+    /// A table of at most `bytes` bytes for keys of `key_words` words, or
+    /// `None` when that is not even one bucket.
+    pub fn with_bytes(bytes: u64, key_words: usize) -> Option<TranspositionTable> {
+        let entry_words = key_words + 2;
+        let bucket_bytes = (entry_words * BUCKET_ENTRIES * 8) as u64;
+        // 64 bytes of the budget go to aligning bucket 0 on a cache line.
+        let buckets = bytes.saturating_sub(64) / bucket_bytes;
+        (buckets > 0).then(|| Self::allocate(buckets, entry_words, key_words))
+    }
+
+    /// A table of at most `bytes` bytes for the keys of game `G`.
+    pub fn for_game<G: crate::Game>(bytes: u64) -> Option<TranspositionTable> {
+        Self::with_bytes(bytes, std::mem::size_of::<G::Key>() / 8)
+    }
+
+    fn allocate(buckets: u64, entry_words: usize, key_words: usize) -> TranspositionTable {
+        let words = buckets as usize * entry_words * BUCKET_ENTRIES + 8;
+        // Plain `AtomicU64` alignment keeps this a lazy `calloc`: the
+        // allocator memsets over-aligned zeroed allocations eagerly.
+        let zeroed = Box::<[AtomicU64]>::new_zeroed_slice(words);
+        // SAFETY: all-zero bytes are the valid `AtomicU64` value 0, which is
+        // an empty entry in an unlocked bucket. Untouched zero pages cost no
+        // memory, so a large table costs nothing until it fills.
+        let words = unsafe { zeroed.assume_init() };
+        let misalignment = words.as_ptr() as usize % 64;
+        let base = (64 - misalignment) % 64 / 8;
+        TranspositionTable {
+            words,
+            base,
+            entry_words,
+            key_words,
+            buckets,
+        }
+    }
+
+    /// Bytes of the whole allocation.
+    pub fn bytes(&self) -> u64 {
+        (self.words.len() * 8) as u64
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> u64 {
+        self.buckets * BUCKET_ENTRIES as u64
+    }
+
+    #[inline(always)]
+    fn word(&self, index: usize) -> &AtomicU64 {
+        &self.words[self.base + index]
+    }
+
+    /// First word of the bucket of `key`.
+    #[inline(always)]
+    fn bucket_of(&self, words: &[u64]) -> usize {
+        let index = ((u128::from(hash(words)) * u128::from(self.buckets)) >> 64) as usize;
+        index * self.entry_words * BUCKET_ENTRIES
+    }
+
+    /// Index of the lock word: the meta word of the bucket's first entry.
+    #[inline(always)]
+    fn lock_index(&self, bucket: usize) -> usize {
+        bucket + self.entry_words - 1
+    }
+
+    #[inline(always)]
+    fn try_lock(&self, bucket: usize) -> Option<u64> {
+        let lock = self.word(self.lock_index(bucket));
+        let meta = lock.load(Ordering::Relaxed);
+        if meta & LOCK != 0 {
+            return None;
+        }
+        lock.compare_exchange_weak(meta, meta | LOCK, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+    }
+
+    #[inline(always)]
+    fn unlock(&self, bucket: usize, first_meta: u64) {
+        self.word(self.lock_index(bucket))
+            .store(first_meta & !LOCK, Ordering::Release);
+    }
+
+    /// The counts stored for exactly this key and depth, if any.
+    #[inline]
+    pub fn probe<K: TableKey>(&self, key: &K, depth: u32) -> Option<StoredCount> {
+        let words = key.words();
+        debug_assert_eq!(words.len(), self.key_words);
+        let bucket = self.bucket_of(words);
+        let first_meta = self.try_lock(bucket)?;
+        let mut found = None;
+        for slot in 0..BUCKET_ENTRIES {
+            let entry = bucket + slot * self.entry_words;
+            let meta = if slot == 0 {
+                first_meta
+            } else {
+                self.word(entry + self.entry_words - 1).load(Ordering::Relaxed)
+            };
+            if meta & DEPTH_MASK != u64::from(depth) {
+                continue;
+            }
+            let same = words
+                .iter()
+                .enumerate()
+                .all(|(i, &w)| self.word(entry + i).load(Ordering::Relaxed) == w);
+            if same {
+                found = Some(StoredCount {
+                    leaves: self.word(entry + self.key_words).load(Ordering::Relaxed),
+                    higher: (meta & !LOCK) >> HIGHER_SHIFT,
+                });
+                break;
+            }
+        }
+        self.unlock(bucket, first_meta);
+        found
+    }
+
+    /// Stores a complete count, replacing the entry of the same key and
+    /// depth, else the one with the fewest leaves. Depths below
+    /// [`MIN_STORED_DEPTH`] and counts the entry cannot hold are skipped.
+    #[inline]
+    pub fn store<K: TableKey>(&self, key: &K, depth: u32, count: StoredCount) {
+        if depth < MIN_STORED_DEPTH || depth > DEPTH_MASK as u32 || count.higher > HIGHER_MAX {
+            return;
+        }
+        let words = key.words();
+        debug_assert_eq!(words.len(), self.key_words);
+        let bucket = self.bucket_of(words);
+        let Some(first_meta) = self.try_lock(bucket) else {
+            return;
+        };
+        let mut victim = 0;
+        let mut smallest = u64::MAX;
+        for slot in 0..BUCKET_ENTRIES {
+            let entry = bucket + slot * self.entry_words;
+            let meta = if slot == 0 {
+                first_meta
+            } else {
+                self.word(entry + self.entry_words - 1).load(Ordering::Relaxed)
+            };
+            let leaves = if meta & DEPTH_MASK == 0 {
+                0
+            } else {
+                self.word(entry + self.key_words).load(Ordering::Relaxed)
+            };
+            let same = meta & DEPTH_MASK == u64::from(depth)
+                && words
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &w)| self.word(entry + i).load(Ordering::Relaxed) == w);
+            if same {
+                victim = slot;
+                break;
+            }
+            if leaves < smallest {
+                smallest = leaves;
+                victim = slot;
+            }
+        }
+        let entry = bucket + victim * self.entry_words;
+        for (i, &w) in words.iter().enumerate() {
+            self.word(entry + i).store(w, Ordering::Relaxed);
+        }
+        self.word(entry + self.key_words)
+            .store(count.leaves, Ordering::Relaxed);
+        let meta = u64::from(depth) | (count.higher << HIGHER_SHIFT);
+        if victim == 0 {
+            self.unlock(bucket, meta);
+        } else {
+            self.word(entry + self.entry_words - 1)
+                .store(meta, Ordering::Relaxed);
+            self.unlock(bucket, first_meta);
+        }
+    }
+
+    /// Share of entries in use, from a sample of up to `sample` buckets
+    /// spread over the table.
+    pub fn fill(&self, sample: u64) -> f64 {
+        let step = (self.buckets / sample.max(1)).max(1);
+        let (mut used, mut seen) = (0u64, 0u64);
+        let mut bucket = 0;
+        while bucket < self.buckets {
+            let first = bucket as usize * self.entry_words * BUCKET_ENTRIES;
+            for slot in 0..BUCKET_ENTRIES {
+                let meta = self
+                    .word(first + slot * self.entry_words + self.entry_words - 1)
+                    .load(Ordering::Relaxed);
+                used += u64::from(meta & DEPTH_MASK != 0);
+                seen += 1;
+            }
+            bucket += step;
+        }
+        used as f64 / seen.max(1) as f64
+    }
+}

@@ -1,0 +1,154 @@
+//! The transposition table: hits are exact under concurrent writers, its
+//! size stays within the budget, and counts are the same with and without
+//! it, on one thread or several.
+
+use perft_core::table::{MIN_STORED_DEPTH, StoredCount};
+use perft_core::{Checkers, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft};
+
+/// The count a stress-test writer stores for (key, depth): any function of
+/// both, so a hit can be checked against it.
+fn expected(key: &[u64; 2], depth: u32) -> StoredCount {
+    let mix = key[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ key[1].rotate_left(17)
+        ^ (u64::from(depth) * 0x1234_5677);
+    StoredCount {
+        leaves: mix,
+        higher: mix & 0xFFFF,
+    }
+}
+
+#[test]
+fn racing_writers_and_readers_only_ever_see_what_was_stored() {
+    // 4 buckets (64 bytes go to alignment), 64 keys x 4 depths: constant
+    // eviction and contention.
+    let table = TranspositionTable::with_bytes(5 * 64, 2).unwrap();
+    assert_eq!(table.entries(), 8);
+    let keys: Vec<[u64; 2]> = (0..64u64).map(|i| [i * 0x0101_0101, !i]).collect();
+    let hits: u64 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4u64)
+            .map(|thread| {
+                let (table, keys) = (&table, &keys);
+                scope.spawn(move || {
+                    let mut hits = 0u64;
+                    let mut state = thread + 1;
+                    for _ in 0..300_000 {
+                        state = state
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        let key = &keys[(state >> 33) as usize % keys.len()];
+                        let depth = MIN_STORED_DEPTH + (state >> 20) as u32 % 4;
+                        if state & (1 << 40) != 0 {
+                            table.store(key, depth, expected(key, depth));
+                        } else if let Some(found) = table.probe(key, depth) {
+                            assert_eq!(found, expected(key, depth), "hit for {key:?} at depth {depth}");
+                            hits += 1;
+                        }
+                    }
+                    hits
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
+    assert!(hits > 1000, "the race must produce hits to check, got {hits}");
+}
+
+#[test]
+fn a_hit_needs_the_same_key_and_depth() {
+    let table = TranspositionTable::with_bytes(1 << 16, 2).unwrap();
+    let count = StoredCount {
+        leaves: 42,
+        higher: 3,
+    };
+    table.store(&[1, 2], 5, count);
+    assert_eq!(table.probe(&[1, 2], 5), Some(count));
+    assert_eq!(table.probe(&[1, 2], 6), None);
+    assert_eq!(table.probe(&[1, 3], 5), None);
+    assert_eq!(table.probe(&[2, 2], 5), None);
+    // Shallow subtrees are not stored.
+    table.store(&[7, 7], MIN_STORED_DEPTH - 1, count);
+    assert_eq!(table.probe(&[7, 7], MIN_STORED_DEPTH - 1), None);
+}
+
+#[test]
+fn table_never_exceeds_its_budget() {
+    for bytes in [256u64, 1000, 4096, 1 << 20, (1 << 20) + 100, 3 << 30] {
+        for key_words in [2, 4] {
+            let table = TranspositionTable::with_bytes(bytes, key_words).unwrap();
+            let bucket = (key_words as u64 + 2) * 2 * 8;
+            assert!(table.bytes() <= bytes, "{} > {bytes}", table.bytes());
+            assert!(
+                table.bytes() + bucket + 64 > bytes,
+                "{} wastes budget {bytes}",
+                table.bytes()
+            );
+            assert!(table.entries() * (key_words as u64 + 2) * 8 <= table.bytes());
+        }
+    }
+    assert!(TranspositionTable::with_bytes(127, 2).is_none());
+    assert!(TranspositionTable::with_bytes(128, 2).is_some());
+}
+
+/// Same counts with a table (small, so it evicts), without, and threaded.
+fn check_same_counts<G: Game>(pos: &G, depth: u32) {
+    let plain = divide(pos, depth);
+    let table = TranspositionTable::with_bytes(1 << 16, std::mem::size_of::<G::Key>() / 8).unwrap();
+    let mut counter = Counter::new(Some(&table));
+    assert_eq!(
+        counter.perft(pos, depth),
+        plain.total,
+        "{pos} depth {depth} with table"
+    );
+    assert!(depth < MIN_STORED_DEPTH || counter.stats.probes > 0);
+    for threads in [1, 3] {
+        for table in [None, Some(&table)] {
+            let (threaded, _) = divide_parallel(pos, depth, threads, table).unwrap();
+            assert_eq!(threaded, plain, "{pos} depth {depth}, {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn counts_are_the_same_with_and_without_table_and_threads_from_the_start() {
+    check_same_counts(&Reversi::start(), 9);
+    check_same_counts(&Checkers::start(), 10);
+}
+
+#[test]
+fn counts_are_the_same_with_and_without_table_and_threads_from_random_positions() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..12 {
+        let mut reversi = Reversi::start();
+        let mut checkers = Checkers::start();
+        for _ in 0..(next() % 40) {
+            let moves: Vec<_> = reversi.legal_moves().into_iter().collect();
+            if let Some(&mv) = moves.get(next() as usize % moves.len().max(1)) {
+                reversi = reversi.play(mv);
+            }
+            let moves: Vec<_> = checkers.legal_moves().into_iter().collect();
+            if let Some(&mv) = moves.get(next() as usize % moves.len().max(1)) {
+                checkers = checkers.play(mv);
+            }
+        }
+        check_same_counts(&reversi, 5 + round % 3);
+        check_same_counts(&checkers, 6 + round % 3);
+    }
+}
+
+#[test]
+fn game_over_counts_survive_the_table() {
+    // Late Reversi positions end games inside the tree: their `higher`
+    // leaves must come back from the table unchanged.
+    let pos: Reversi = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXO-O--O---O--- X"
+        .parse()
+        .unwrap();
+    let plain = perft(&pos, 8);
+    assert!(plain.higher > 0, "the test position must end games: {plain:?}");
+    check_same_counts(&pos, 8);
+}
