@@ -14,6 +14,11 @@ pub struct Cli {
 pub enum Command {
     /// Count a perft on this machine and print the divide table.
     Run(RunArgs),
+    /// Measure the engine on fixed cases (medians of several runs).
+    Bench(BenchArgs),
+    /// One benchmark measurement, for `perft bench` (internal).
+    #[command(hide = true)]
+    BenchCase(BenchCaseArgs),
 }
 
 /// The games Deep Perft counts.
@@ -57,10 +62,12 @@ pub const DEFAULT_HASH: &str = "1G";
 impl EngineArgs {
     /// Threads to use: the option, else every core the OS gives us.
     pub fn threads(&self) -> usize {
-        match self.threads {
-            Some(n) => n as usize,
-            None => std::thread::available_parallelism().map_or(1, usize::from),
-        }
+        self.threads.map_or_else(Self::default_threads, |n| n as usize)
+    }
+
+    /// Every core the OS gives us.
+    pub fn default_threads() -> usize {
+        std::thread::available_parallelism().map_or(1, usize::from)
     }
 
     /// Table bytes, or `None` without a table.
@@ -96,6 +103,40 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Only this game's cases.
+    #[arg(long, value_enum)]
+    pub game: Option<GameName>,
+    /// Threads for the table cases, measured beside one thread (default:
+    /// every core). Raw cases always use one thread.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Runs per case; the medians are reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub runs: u64,
+    /// The cases of the speed targets (Reversi 12/14, checkers 12/15/16):
+    /// minutes per run.
+    #[arg(long)]
+    pub full: bool,
+    /// Output format (csv prints the text table).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchCaseArgs {
+    #[arg(long, value_enum)]
+    pub game: GameName,
+    #[arg(long)]
+    pub depth: u32,
+    /// The bare generator: one thread, no table, no merging.
+    #[arg(long)]
+    pub raw: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -1,6 +1,7 @@
 //! `perft`: Deep Perft's single binary.
 
 mod args;
+mod bench;
 mod error;
 mod report;
 mod run;
@@ -19,6 +20,8 @@ fn main() -> ExitCode {
     init_tracing();
     let outcome = match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Bench(args) => bench::bench(&args),
+        Command::BenchCase(args) => bench::bench_case(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

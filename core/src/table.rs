@@ -97,6 +97,7 @@ impl TranspositionTable {
         // an empty entry in an unlocked bucket. Untouched zero pages cost no
         // memory, so a large table costs nothing until it fills.
         let words = unsafe { zeroed.assume_init() };
+        advise_huge_pages(&words);
         let misalignment = words.as_ptr() as usize % 64;
         let base = (64 - misalignment) % 64 / 8;
         TranspositionTable {
@@ -106,6 +107,12 @@ impl TranspositionTable {
             key_words,
             buckets,
         }
+    }
+
+    /// Whether the operating system was asked to back the table with huge
+    /// pages (Linux transparent huge pages).
+    pub fn huge_pages_advised(&self) -> bool {
+        huge_page_range(&self.words).is_some()
     }
 
     /// Bytes of the whole allocation.
@@ -264,4 +271,34 @@ impl TranspositionTable {
         }
         used as f64 / seen.max(1) as f64
     }
+}
+
+/// Size of a transparent huge page on x86-64 and aarch64 Linux.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// The huge-page-aligned part of `words` (address and length), if any.
+fn huge_page_range(words: &[AtomicU64]) -> Option<(usize, usize)> {
+    let start = words.as_ptr() as usize;
+    let end = start + std::mem::size_of_val(words);
+    let first = start.next_multiple_of(HUGE_PAGE);
+    let last = end / HUGE_PAGE * HUGE_PAGE;
+    (cfg!(target_os = "linux") && last > first).then(|| (first, last - first))
+}
+
+/// Asks Linux to back the table with huge pages: a random probe then costs
+/// fewer TLB misses, and filling the table takes 512 times fewer page
+/// faults, which otherwise serialise the threads in the kernel.
+fn advise_huge_pages(words: &[AtomicU64]) {
+    #[cfg(target_os = "linux")]
+    if let Some((first, len)) = huge_page_range(words) {
+        // SAFETY: [first, first + len) lies inside the live allocation
+        // `words`; MADV_HUGEPAGE changes only how pages are backed, never
+        // their contents, so no Rust reference is affected. A failure (no
+        // THP support) leaves ordinary pages, which is harmless.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = words;
 }

@@ -86,6 +86,12 @@ fn table_never_exceeds_its_budget() {
         }
     }
     assert!(TranspositionTable::with_bytes(127, 2).is_none());
+    // A table spanning several huge pages asks for them (on Linux), and the
+    // advice leaves it working.
+    let big = TranspositionTable::with_bytes(16 << 20, 2).unwrap();
+    assert_eq!(big.huge_pages_advised(), cfg!(target_os = "linux"));
+    big.store(&[3, 4], 9, StoredCount { leaves: 5, higher: 0 });
+    assert_eq!(big.probe(&[3, 4], 9), Some(StoredCount { leaves: 5, higher: 0 }));
     assert!(TranspositionTable::with_bytes(128, 2).is_some());
 }
 
