@@ -160,12 +160,29 @@ impl TranspositionTable {
             .store(first_meta & !LOCK, Ordering::Release);
     }
 
+    /// Whether the entry at `entry` seems to hold `words` at `depth` (racy:
+    /// only a hint unless the bucket is locked).
+    #[inline(always)]
+    fn holds(&self, entry: usize, words: &[u64], depth: u32) -> bool {
+        let meta = self.word(entry + self.entry_words - 1).load(Ordering::Relaxed);
+        meta & DEPTH_MASK == u64::from(depth)
+            && words
+                .iter()
+                .enumerate()
+                .all(|(i, &w)| self.word(entry + i).load(Ordering::Relaxed) == w)
+    }
+
     /// The counts stored for exactly this key and depth, if any.
     #[inline]
     pub fn probe<K: TableKey>(&self, key: &K, depth: u32) -> Option<StoredCount> {
         let words = key.words();
         debug_assert_eq!(words.len(), self.key_words);
         let bucket = self.bucket_of(words);
+        // A look without the lock first: a miss, the common case, then never
+        // writes the bucket's cache line. A match is confirmed under the lock.
+        if !(0..BUCKET_ENTRIES).any(|slot| self.holds(bucket + slot * self.entry_words, words, depth)) {
+            return None;
+        }
         let first_meta = self.try_lock(bucket)?;
         let mut found = None;
         for slot in 0..BUCKET_ENTRIES {
