@@ -16,6 +16,24 @@ pub enum Command {
     Run(RunArgs),
     /// Measure the engine on fixed cases (medians of several runs).
     Bench(BenchArgs),
+    /// Run a coordinator: plans jobs, leases units to workers, sums results.
+    Serve(ServeArgs),
+    /// Run a worker: counts units leased from a coordinator.
+    Worker(WorkerArgs),
+    /// Submit a job to a coordinator; prints the job id.
+    Submit(SubmitArgs),
+    /// Follow a job's progress until it ends (exit 0 only when done).
+    Watch(JobArgs),
+    /// Print a job's divide table, as `perft run` prints one.
+    Divide(DivideArgs),
+    /// List the coordinator's jobs.
+    List(ListArgs),
+    /// Show one job.
+    Status(JobArgs),
+    /// Cancel a job.
+    Cancel(JobArgs),
+    /// Count and compare with the published tables (exit 1 on a mismatch).
+    Verify(VerifyArgs),
     /// One benchmark measurement, for `perft bench` (internal).
     #[command(hide = true)]
     BenchCase(BenchCaseArgs),
@@ -137,6 +155,97 @@ pub struct BenchCaseArgs {
     /// The bare generator: one thread, no table, no merging.
     #[arg(long)]
     pub raw: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The coordinator a client or worker talks to.
+#[derive(Debug, Clone, Args)]
+pub struct CoordinatorArg {
+    /// Coordinator URL.
+    #[arg(long, env = "PERFT_COORDINATOR", default_value = "http://127.0.0.1:50051")]
+    pub coordinator: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "0.0.0.0:50051")]
+    pub listen: String,
+    /// Directory for the coordinator's state.
+    #[arg(long, default_value = "perft-data")]
+    pub data_dir: std::path::PathBuf,
+    /// Seconds a lease lives without a heartbeat from its worker.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub lease_seconds: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// Name shown by the coordinator (default: host name and process id).
+    #[arg(long)]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The game: reversi or checkers.
+    #[arg(long)]
+    pub game: String,
+    /// Plies to count.
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// The root position (default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Plies expanded into units (default: chosen by the coordinator).
+    #[arg(long)]
+    pub split_depth: Option<u32>,
+    /// Compute every unit on two different workers.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The job id printed by `perft submit`.
+    pub job: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DivideArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The job id printed by `perft submit`.
+    pub job: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[arg(long, value_enum)]
+    pub game: GameName,
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// Count on this coordinator's cluster instead of locally.
+    #[arg(long)]
+    pub coordinator: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

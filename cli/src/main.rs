@@ -2,9 +2,12 @@
 
 mod args;
 mod bench;
+mod client;
+mod cluster;
 mod error;
 mod report;
 mod run;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -22,6 +25,15 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::BenchCase(args) => bench::bench_case(&args),
+        Command::Serve(args) => cluster::serve(&args),
+        Command::Worker(args) => cluster::worker(&args),
+        Command::Submit(args) => client::submit(&args),
+        Command::Watch(args) => client::watch(&args),
+        Command::Divide(args) => client::divide(&args),
+        Command::List(args) => client::list(&args),
+        Command::Status(args) => client::status(&args),
+        Command::Cancel(args) => client::cancel(&args),
+        Command::Verify(args) => verify::verify(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

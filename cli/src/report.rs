@@ -21,12 +21,26 @@ pub struct Report {
     /// Each first move in the game's notation with its leaves.
     pub divide: Vec<(String, Leaves)>,
     pub seconds: f64,
-    /// Counting threads.
-    pub threads: usize,
-    /// The transposition table, when one was used.
-    pub table: Option<TableReport>,
-    /// The process's peak resident memory, where the OS tells it.
-    pub peak_memory_bytes: Option<u64>,
+    /// Where the count was made.
+    pub source: Source,
+}
+
+/// Where a count was made: on this machine, or by a cluster job.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Local {
+        /// Counting threads.
+        threads: usize,
+        /// The transposition table, when one was used.
+        table: Option<TableReport>,
+        /// The process's peak resident memory, where the OS tells it.
+        peak_memory_bytes: Option<u64>,
+    },
+    Job {
+        id: String,
+        /// `queued`, `running`, `done`, `failed` or `cancelled`.
+        state: String,
+    },
 }
 
 /// What the table was and how it served.
@@ -91,9 +105,16 @@ struct JsonReport<'a> {
     divide: Vec<JsonMove<'a>>,
     seconds: f64,
     leaves_per_second: u64,
-    threads: usize,
-    table: Option<TableReport>,
-    peak_memory_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threads: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table: Option<Option<TableReport>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_memory_bytes: Option<Option<u64>>,
 }
 
 #[derive(Serialize)]
@@ -139,28 +160,40 @@ impl Report {
         }
         writeln!(out, "time: {:.3} s", self.seconds)?;
         writeln!(out, "speed: {:.0} leaves/s", self.leaves_per_second())?;
-        writeln!(out, "threads: {}", self.threads)?;
-        match &self.table {
-            None => writeln!(out, "table: none")?,
-            Some(t) => writeln!(
-                out,
-                "table: {} ({} entries), {} probes, {} hits ({:.1}%), {:.1}% full",
-                human_bytes(t.bytes),
-                t.entries,
-                t.probes,
-                t.hits,
-                100.0 * t.hit_rate(),
-                100.0 * t.fill
-            )?,
-        }
-        if let Some(bytes) = self.peak_memory_bytes {
-            writeln!(out, "peak memory: {}", human_bytes(bytes))?;
+        match &self.source {
+            Source::Local {
+                threads,
+                table,
+                peak_memory_bytes,
+            } => {
+                writeln!(out, "threads: {threads}")?;
+                match table {
+                    None => writeln!(out, "table: none")?,
+                    Some(t) => writeln!(
+                        out,
+                        "table: {} ({} entries), {} probes, {} hits ({:.1}%), {:.1}% full",
+                        human_bytes(t.bytes),
+                        t.entries,
+                        t.probes,
+                        t.hits,
+                        100.0 * t.hit_rate(),
+                        100.0 * t.fill
+                    )?,
+                }
+                if let Some(bytes) = peak_memory_bytes {
+                    writeln!(out, "peak memory: {}", human_bytes(*bytes))?;
+                }
+            }
+            Source::Job { id, state } => {
+                writeln!(out, "job: {id}")?;
+                writeln!(out, "state: {state}")?;
+            }
         }
         Ok(())
     }
 
     fn json(&self) -> JsonReport<'_> {
-        JsonReport {
+        let mut json = JsonReport {
             game: self.game,
             position: &self.position,
             depth: self.depth,
@@ -177,10 +210,28 @@ impl Report {
                 .collect(),
             seconds: self.seconds,
             leaves_per_second: self.leaves_per_second().round() as u64,
-            threads: self.threads,
-            table: self.table,
-            peak_memory_bytes: self.peak_memory_bytes,
+            job: None,
+            state: None,
+            threads: None,
+            table: None,
+            peak_memory_bytes: None,
+        };
+        match &self.source {
+            Source::Local {
+                threads,
+                table,
+                peak_memory_bytes,
+            } => {
+                json.threads = Some(*threads);
+                json.table = Some(*table);
+                json.peak_memory_bytes = Some(*peak_memory_bytes);
+            }
+            Source::Job { id, state } => {
+                json.job = Some(id);
+                json.state = Some(state);
+            }
         }
+        json
     }
 
     fn write_csv(&self, out: &mut impl Write) -> Result<(), CliError> {

@@ -6,7 +6,7 @@ use perft_core::{Checkers, Game, Reversi, TranspositionTable, divide_parallel};
 
 use crate::args::{GameName, RunArgs};
 use crate::error::CliError;
-use crate::report::{Report, TableReport, peak_memory_bytes};
+use crate::report::{Report, Source, TableReport, peak_memory_bytes};
 
 /// Parses the position (or takes the start) and checks the depth limit.
 pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliError> {
@@ -25,7 +25,7 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
     }
 }
 
-fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
+pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let root: G = root_position(args.position.as_deref(), args.depth)?;
     let threads = args.engine.threads();
     let table = match args.engine.table_bytes() {
@@ -53,9 +53,11 @@ fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
             .map(|&(mv, leaves)| (root.format_move(mv), leaves))
             .collect(),
         seconds,
-        threads,
-        table: table.map(|table| TableReport::new(&table, stats)),
-        peak_memory_bytes: peak_memory_bytes(),
+        source: Source::Local {
+            threads,
+            table: table.map(|table| TableReport::new(&table, stats)),
+            peak_memory_bytes: peak_memory_bytes(),
+        },
     })
 }
 

@@ -1,4 +1,135 @@
 //! The coordinator: plans jobs into subtree units, leases them to workers,
-//! journals results and sums them into divide tables.
-//!
-//! Filled by the distributed-perft issue.
+//! sums their counts into divide tables and serves progress.
+
+mod client_api;
+pub mod jobs;
+pub mod planning;
+mod worker_api;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use dashmap::DashMap;
+use perft_proto::perft_service_server::PerftServiceServer;
+use perft_proto::worker_service_server::WorkerServiceServer;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::jobs::Jobs;
+
+/// How the coordinator runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// A lease lives this long without a heartbeat.
+    pub lease_ttl: Duration,
+    /// Workers heartbeat this often (a third of the lease time by default).
+    pub heartbeat_interval: Duration,
+    /// An automatic split gives at least this many units, or this many per
+    /// registered worker thread times 32 if that is more.
+    pub min_units: usize,
+    /// A plan with more units is refused.
+    pub max_units: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            lease_ttl: Duration::from_secs(15),
+            heartbeat_interval: Duration::from_secs(5),
+            min_units: 256,
+            max_units: 5_000_000,
+        }
+    }
+}
+
+/// A registered worker.
+#[derive(Clone, Debug)]
+pub(crate) struct Worker {
+    pub name: String,
+    pub threads: u32,
+    pub last_seen: Instant,
+    /// The job and first move it was last given, to keep its table warm.
+    pub affinity: Option<(String, u32)>,
+}
+
+/// State shared by the services and the reaper.
+#[derive(Debug)]
+pub(crate) struct Coordinator {
+    config: Config,
+    jobs: Mutex<Jobs>,
+    workers: DashMap<String, Worker>,
+    /// Bumped on every change a watcher may want to see.
+    changed: watch::Sender<u64>,
+}
+
+impl Coordinator {
+    fn new(config: Config) -> Coordinator {
+        Coordinator {
+            config,
+            jobs: Mutex::new(Jobs::default()),
+            workers: DashMap::new(),
+            changed: watch::Sender::new(0),
+        }
+    }
+
+    /// The job table. Held only for short, non-async sections; a panic
+    /// while holding it is a bug, so a poisoned lock is taken over as is.
+    pub(crate) fn jobs(&self) -> MutexGuard<'_, Jobs> {
+        self.jobs.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(crate) fn notify(&self) {
+        self.changed.send_modify(|version| *version += 1);
+    }
+
+    /// Leases out of time go back to the queue, and silent workers are
+    /// forgotten: the single path for a worker that was lost.
+    fn reap(&self, now: Instant) {
+        let expired = self.jobs().expire(now);
+        let ttl = self.config.lease_ttl;
+        self.workers.retain(|id, worker| {
+            let alive = now.duration_since(worker.last_seen) < ttl;
+            if !alive {
+                tracing::warn!(worker = %id, name = %worker.name, "worker lost: no heartbeat within the lease time");
+            }
+            alive
+        });
+        if expired > 0 {
+            tracing::warn!(units = expired, "leases expired; units queued again");
+            self.notify();
+        }
+    }
+}
+
+/// Serves both gRPC services on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), tonic::transport::Error> {
+    let coordinator = Arc::new(Coordinator::new(config));
+    let reaper = {
+        let coordinator = Arc::clone(&coordinator);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tick.tick().await;
+                coordinator.reap(Instant::now());
+            }
+        })
+    };
+    let result = tonic::transport::Server::builder()
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .add_service(PerftServiceServer::new(client_api::ClientApi(Arc::clone(
+            &coordinator,
+        ))))
+        .add_service(WorkerServiceServer::new(worker_api::WorkerApi(Arc::clone(
+            &coordinator,
+        ))))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    reaper.abort();
+    result
+}

@@ -7,17 +7,20 @@
 pub mod checkers;
 pub mod count;
 pub mod game;
+pub mod kind;
 pub mod parallel;
 pub mod perft;
 pub mod plan;
+pub mod published;
 pub mod reversi;
 pub mod table;
 
 pub use checkers::Checkers;
 pub use count::Leaves;
 pub use game::{Game, MoveError, MoveSet};
+pub use kind::{GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;
 pub use perft::{Counter, Divide, TableStats, divide, perft};
-pub use plan::{Plan, PlanError, Unit, Weight};
+pub use plan::{Plan, PlanError, Unit, Weight, weighted_sum};
 pub use reversi::Reversi;
 pub use table::TranspositionTable;

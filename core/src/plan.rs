@@ -204,16 +204,32 @@ impl<G: Game> Plan<G> {
                 total: perft(&self.root, self.depth),
             };
         }
-        let mut per_move = self.settled.clone();
-        for (unit, &count) in self.units.iter().zip(counts) {
-            for w in &unit.weights {
-                per_move[w.first_move as usize] += count * u128::from(w.paths);
-            }
-        }
+        let weighted = self
+            .units
+            .iter()
+            .map(|u| u.weights.as_slice())
+            .zip(counts.iter().copied());
+        let per_move = weighted_sum(&self.settled, weighted);
         let total = per_move.iter().copied().sum();
         Divide {
             moves: self.first_moves.iter().copied().zip(per_move).collect(),
             total,
         }
     }
+}
+
+/// Leaves per first move: `settled` plus, for every counted unit, its count
+/// times its paths from each first move. The one aggregation of the local
+/// run and the coordinator.
+pub fn weighted_sum<'w>(
+    settled: &[Leaves],
+    units: impl IntoIterator<Item = (&'w [Weight], Leaves)>,
+) -> Vec<Leaves> {
+    let mut per_move = settled.to_vec();
+    for (weights, count) in units {
+        for w in weights {
+            per_move[w.first_move as usize] += count * u128::from(w.paths);
+        }
+    }
+    per_move
 }

@@ -130,3 +130,40 @@ fn check_divide<G: Game>(pos: &G, depth: u32) -> Result<(), TestCaseError> {
     }
     Ok(())
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// The planner's units, weighted by their paths, add up to direct perft,
+    /// first move by first move, whatever the position and split depth.
+    #[test]
+    fn planned_units_times_paths_equal_direct_perft(
+        choices in proptest::collection::vec(any::<u16>(), 0..50),
+        depth in 1u32..6,
+        split in 1u32..6,
+    ) {
+        check_plan(&playout::<Reversi>(&choices, |_, _, _| {}), depth, split.min(depth))?;
+        check_plan(&playout::<Checkers>(&choices, |_, _, _| {}), depth, split.min(depth))?;
+    }
+}
+
+fn check_plan<G: Game>(pos: &G, depth: u32, split: u32) -> Result<(), TestCaseError> {
+    let plan = perft_core::Plan::new(*pos, depth, split).expect("1 <= split <= depth");
+    prop_assert_eq!(plan.split_depth(), split);
+    let counts: Vec<Leaves> = plan
+        .units()
+        .iter()
+        .map(|u| perft(&u.position, plan.remaining_depth()))
+        .collect();
+    prop_assert_eq!(plan.divide(&counts), divide(pos, depth));
+    // Merging never loses a path: the weights count every path to the frontier
+    // (game-over nodes above it are settled instead).
+    let paths: u64 = plan
+        .units()
+        .iter()
+        .flat_map(|u| &u.weights)
+        .map(|w| w.paths)
+        .sum();
+    prop_assert!(paths as usize >= plan.units().len());
+    Ok(())
+}

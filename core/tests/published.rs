@@ -1,52 +1,37 @@
-//! Every published count from the start position, read from the reference
-//! tables copied into `tests/data` (never from outside the repository).
+//! Every published count from the start position that a test can afford,
+//! from the reference tables shipped in `core/data` (never read from outside
+//! the repository).
 
-use perft_core::{Checkers, Game, Leaves, Reversi, divide, perft};
-
-/// Rows of a reference TSV: comment lines and the header skipped.
-fn rows(tsv: &str) -> Vec<Vec<&str>> {
-    tsv.lines()
-        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
-        .skip(1)
-        .map(|line| line.split('\t').collect())
-        .collect()
-}
-
-fn count(field: &str) -> u128 {
-    field.parse().expect("reference counts are decimal integers")
-}
+use perft_core::published::{published, published_depths};
+use perft_core::{Checkers, Game, GameKind, Leaves, Reversi, divide, perft};
 
 /// Reversi depths up to 11 (212,258,800 leaves, 228 of them game-over).
 #[test]
 fn reversi_start_matches_published_table_through_depth_11() {
-    let table = rows(include_str!("data/reversi-start.tsv"));
-    assert_eq!(table.len(), 14, "the reference lists depths 1-14");
-    for row in table.iter().filter(|row| count(row[0]) <= 11) {
-        let depth = count(row[0]) as u32;
-        let expected = Leaves {
-            leaves: count(row[1]),
-            higher: count(row[3]),
-        };
-        let got = perft(&Reversi::start(), depth);
-        assert_eq!(got, expected, "reversi depth {depth}");
-        assert_eq!(
-            got.full_depth(),
-            count(row[2]),
-            "reversi depth {depth} full depth"
-        );
+    for depth in published_depths(GameKind::Reversi)
+        .into_iter()
+        .filter(|&d| d <= 11)
+    {
+        let expected = published(GameKind::Reversi, depth).unwrap().total;
+        assert_eq!(perft(&Reversi::start(), depth), expected, "reversi depth {depth}");
     }
+    assert_eq!(perft(&Reversi::start(), 11).full_depth(), 212_258_572);
 }
 
 /// Checkers depths up to 12: depth 12 (388,623,673) is the first that tells
 /// kept duplicate captures from removed ones.
 #[test]
 fn checkers_start_matches_published_table_through_depth_12() {
-    let table = rows(include_str!("data/checkers-start.tsv"));
-    assert_eq!(table.len(), 29, "the reference lists depths 0-28");
-    for row in table.iter().filter(|row| count(row[0]) <= 12) {
-        let depth = count(row[0]) as u32;
-        let got = perft(&Checkers::start(), depth);
-        assert_eq!(got, Leaves::full(count(row[1])), "checkers depth {depth}");
+    for depth in published_depths(GameKind::Checkers)
+        .into_iter()
+        .filter(|&d| d <= 12)
+    {
+        let expected = published(GameKind::Checkers, depth).unwrap().total;
+        assert_eq!(
+            perft(&Checkers::start(), depth),
+            expected,
+            "checkers depth {depth}"
+        );
     }
 }
 

@@ -1,4 +1,294 @@
-//! The worker: leases units from a coordinator, counts them with the
-//! multi-threaded engine, reports and heartbeats.
+//! The worker: registers with a coordinator, leases units with a prefetch so
+//! its counting threads never wait on the network, reports counts (kept
+//! until acknowledged) and heartbeats to renew its leases.
 //!
-//! Filled by the distributed-perft issue.
+//! It survives the coordinator going away: every call is retried with
+//! backoff, and a coordinator that no longer knows it (NOT_FOUND) gets a
+//! fresh registration. On shutdown it stops leasing, hands back the units
+//! it has not started, finishes and reports the others, and exits.
+
+mod compute;
+
+use std::future::Future;
+use std::time::Duration;
+
+use perft_proto as pb;
+use perft_proto::worker_service_client::WorkerServiceClient;
+use tokio::sync::mpsc;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Status};
+
+pub use compute::{Outcome, Pool};
+
+/// How a worker runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The coordinator, e.g. `http://10.0.0.1:50051`.
+    pub coordinator: String,
+    pub threads: usize,
+    /// Table size in bytes; `None` for no table.
+    pub table_bytes: Option<u64>,
+    pub name: String,
+}
+
+/// Why a worker stopped on its own.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("invalid coordinator address '{0}': {1}")]
+    BadAddress(String, String),
+    #[error("the coordinator refused this worker: {0}")]
+    Refused(String),
+}
+
+/// Waits that grow from 100 ms to 5 s.
+#[derive(Debug)]
+struct Backoff(Duration);
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff(Duration::from_millis(100))
+    }
+
+    async fn wait(&mut self) {
+        tokio::time::sleep(self.0).await;
+        self.0 = (self.0 * 2).min(Duration::from_secs(5));
+    }
+
+    fn reset(&mut self) {
+        self.0 = Duration::from_millis(100);
+    }
+}
+
+/// A registration with the coordinator.
+#[derive(Debug, Clone)]
+struct Session {
+    id: String,
+    heartbeat: Duration,
+}
+
+async fn register(client: &mut WorkerServiceClient<Channel>, config: &Config) -> Result<Session, Status> {
+    let reply = client
+        .register(pb::RegisterRequest {
+            name: config.name.clone(),
+            threads: config.threads as u32,
+            table_bytes: config.table_bytes.unwrap_or(0),
+            protocol_version: pb::PROTOCOL_VERSION,
+        })
+        .await?
+        .into_inner();
+    Ok(Session {
+        id: reply.worker_id,
+        heartbeat: Duration::from_millis(u64::from(reply.heartbeat_interval_ms.max(100))),
+    })
+}
+
+/// Registers, retrying while the coordinator cannot be reached. A refusal
+/// (an incompatible protocol) is final.
+async fn register_until_done(
+    client: &mut WorkerServiceClient<Channel>,
+    config: &Config,
+) -> Result<Session, WorkerError> {
+    let mut backoff = Backoff::new();
+    loop {
+        match register(client, config).await {
+            Ok(session) => {
+                tracing::info!(worker = %session.id, "registered");
+                return Ok(session);
+            }
+            Err(status) if status.code() == Code::FailedPrecondition => {
+                return Err(WorkerError::Refused(status.message().to_owned()));
+            }
+            Err(status) => {
+                tracing::warn!(error = %status.message(), "coordinator unreachable; retrying");
+                backoff.wait().await;
+            }
+        }
+    }
+}
+
+/// Counts kept until the coordinator acknowledges them.
+#[derive(Debug, Default)]
+struct Unreported {
+    results: Vec<pb::UnitResult>,
+    released: Vec<pb::UnitRef>,
+}
+
+impl Unreported {
+    fn is_empty(&self) -> bool {
+        self.results.is_empty() && self.released.is_empty()
+    }
+
+    fn add(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Counted {
+                lease,
+                leaves,
+                seconds,
+            } => self.results.push(pb::UnitResult {
+                job_id: lease.job_id,
+                unit_id: lease.unit_id,
+                epoch: lease.epoch,
+                leaves: Some(leaves.into()),
+                seconds,
+            }),
+            Outcome::Refused { lease, reason } => {
+                tracing::error!(job = %lease.job_id, unit = lease.unit_id, %reason, "unit refused; handing it back");
+                self.release(&lease);
+            }
+        }
+    }
+
+    fn release(&mut self, lease: &pb::UnitLease) {
+        self.released.push(pb::UnitRef {
+            job_id: lease.job_id.clone(),
+            unit_id: lease.unit_id,
+            epoch: lease.epoch,
+        });
+    }
+
+    /// Sends everything; kept for the next try if the call fails.
+    async fn flush(&mut self, client: &mut WorkerServiceClient<Channel>, worker: &str) -> Result<(), Status> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        let request = pb::ReportResultsRequest {
+            worker_id: worker.to_owned(),
+            results: self.results.clone(),
+            released: self.released.clone(),
+        };
+        let reply = client.report_results(request).await?.into_inner();
+        tracing::debug!(accepted = reply.accepted, ignored = reply.ignored, "reported");
+        self.results.clear();
+        self.released.clear();
+        Ok(())
+    }
+}
+
+fn channel(url: &str) -> Result<Channel, WorkerError> {
+    let endpoint = Endpoint::from_shared(url.to_owned())
+        .map_err(|e| WorkerError::BadAddress(url.to_owned(), e.to_string()))?
+        .connect_timeout(Duration::from_secs(5))
+        .http2_keep_alive_interval(Duration::from_secs(10))
+        .keep_alive_timeout(Duration::from_secs(20))
+        .keep_alive_while_idle(true);
+    Ok(endpoint.connect_lazy())
+}
+
+/// Runs the worker until `shutdown` resolves (then drains) or the
+/// coordinator refuses it.
+pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
+    let mut client = WorkerServiceClient::new(channel(&config.coordinator)?);
+    let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
+    let pool = Pool::start(config.threads, config.table_bytes, outcomes_tx);
+    let prefetch = 2 * config.threads.max(1);
+    let mut unreported = Unreported::default();
+    let mut session = register_until_done(&mut client, &config).await?;
+    let mut heartbeat = tokio::time::interval(session.heartbeat);
+    let mut backoff = Backoff::new();
+    let mut idle_until = tokio::time::Instant::now();
+    tokio::pin!(shutdown);
+
+    loop {
+        // Top up the local queue so the threads never wait on the network.
+        let wanted = prefetch.saturating_sub(pool.in_flight());
+        if wanted > 0 && tokio::time::Instant::now() >= idle_until {
+            let request = pb::LeaseUnitsRequest {
+                worker_id: session.id.clone(),
+                max_units: wanted as u32,
+            };
+            match client.lease_units(request).await {
+                Ok(reply) => {
+                    backoff.reset();
+                    let reply = reply.into_inner();
+                    if reply.units.is_empty() {
+                        idle_until = tokio::time::Instant::now()
+                            + Duration::from_millis(u64::from(reply.retry_after_ms.max(50)));
+                    }
+                    for unit in reply.units {
+                        pool.push(unit);
+                    }
+                }
+                Err(status) => {
+                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                    continue;
+                }
+            }
+        }
+        let wake = if pool.in_flight() < prefetch {
+            idle_until.max(tokio::time::Instant::now())
+        } else {
+            far()
+        };
+        tokio::select! {
+            () = &mut shutdown => break,
+            Some(outcome) = outcomes.recv() => {
+                unreported.add(outcome);
+                // Gather whatever else finished, then report in one call.
+                while let Ok(more) = outcomes.try_recv() {
+                    unreported.add(more);
+                }
+                if let Err(status) = unreported.flush(&mut client, &session.id).await {
+                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                }
+            }
+            _ = heartbeat.tick() => {
+                let beat = client.heartbeat(pb::HeartbeatRequest { worker_id: session.id.clone() }).await;
+                if let Err(status) = beat {
+                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                }
+                if let Err(status) = unreported.flush(&mut client, &session.id).await {
+                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                }
+            }
+            () = tokio::time::sleep_until(wake) => {}
+        }
+    }
+
+    // Shutdown: hand back what has not started, finish the rest, report.
+    tracing::info!("stopping: handing back queued units and finishing the others");
+    for lease in pool.take_queued() {
+        unreported.release(&lease);
+    }
+    while pool.in_flight() > 0 {
+        if let Some(outcome) = outcomes.recv().await {
+            unreported.add(outcome);
+        }
+    }
+    pool.join();
+    while let Ok(outcome) = outcomes.try_recv() {
+        unreported.add(outcome);
+    }
+    let mut tries = 0;
+    while let Err(status) = unreported.flush(&mut client, &session.id).await {
+        tries += 1;
+        if tries >= 5 {
+            tracing::error!(error = %status.message(), "could not report before exiting; the leases will expire");
+            break;
+        }
+        backoff.wait().await;
+    }
+    Ok(())
+}
+
+fn far() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(3600)
+}
+
+/// NOT_FOUND: the coordinator forgot us, so register again. Anything else:
+/// wait and retry.
+async fn handle_error(
+    status: &Status,
+    client: &mut WorkerServiceClient<Channel>,
+    config: &Config,
+    session: &mut Session,
+    backoff: &mut Backoff,
+) -> Result<(), WorkerError> {
+    if status.code() == Code::NotFound {
+        tracing::warn!("the coordinator does not know this worker; registering again");
+        *session = register_until_done(client, config).await?;
+    } else {
+        tracing::warn!(error = %status.message(), "coordinator call failed; retrying");
+        backoff.wait().await;
+    }
+    Ok(())
+}

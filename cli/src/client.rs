@@ -1,0 +1,278 @@
+//! The client verbs: submit, watch, divide, list, status, cancel.
+
+use std::time::Duration;
+
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use indicatif::{ProgressBar, ProgressStyle};
+use perft_core::GameKind;
+use perft_proto as pb;
+use perft_proto::perft_service_client::PerftServiceClient;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Status};
+
+use crate::args::{CoordinatorArg, DivideArgs, JobArgs, ListArgs, SubmitArgs};
+use crate::cluster::runtime;
+use crate::error::CliError;
+use crate::report::{Report, Source};
+
+/// A refused request is the user's to fix (exit 2); anything else is not.
+pub fn status_error(status: Status) -> CliError {
+    let message = status.message().replace('\n', " ");
+    match status.code() {
+        Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::Unimplemented => {
+            CliError::Usage(message)
+        }
+        Code::Unavailable => CliError::Failed(format!("coordinator unavailable: {message}")),
+        code => CliError::Failed(format!("{code:?}: {message}")),
+    }
+}
+
+pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<Channel>, CliError> {
+    let url = &coordinator.coordinator;
+    let endpoint = Endpoint::from_shared(url.clone())
+        .map_err(|e| CliError::Usage(format!("invalid coordinator URL '{url}': {e}")))?
+        .connect_timeout(Duration::from_secs(5))
+        .http2_keep_alive_interval(Duration::from_secs(10))
+        .keep_alive_timeout(Duration::from_secs(20));
+    let channel = endpoint
+        .connect()
+        .await
+        .map_err(|e| CliError::Failed(format!("cannot reach the coordinator at {url}: {e}")))?;
+    Ok(PerftServiceClient::new(channel))
+}
+
+/// A job state as users read it.
+pub fn state_name(job: &pb::Job) -> &'static str {
+    match job.state() {
+        pb::JobState::Queued => "queued",
+        pb::JobState::Running => "running",
+        pb::JobState::Done => "done",
+        pb::JobState::Failed => "failed",
+        pb::JobState::Cancelled => "cancelled",
+        pb::JobState::Unspecified => "unknown",
+    }
+}
+
+fn leaves_per_second(job: &pb::Job) -> f64 {
+    let leaves = pb::count(job.leaves_done) as f64;
+    if job.seconds > 0.0 {
+        leaves / job.seconds
+    } else {
+        0.0
+    }
+}
+
+/// Submits and returns the job id.
+pub async fn submit_job(
+    client: &mut PerftServiceClient<Channel>,
+    args: &SubmitArgs,
+) -> Result<String, CliError> {
+    let request = pb::SubmitJobRequest {
+        game: args.game.clone(),
+        position: args.position.clone().unwrap_or_default(),
+        depth: args.depth,
+        split_depth: args.split_depth.unwrap_or(0),
+        verify: args.verify,
+    };
+    Ok(client
+        .submit_job(request)
+        .await
+        .map_err(status_error)?
+        .into_inner()
+        .job_id)
+}
+
+pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let id = submit_job(&mut client, args).await?;
+        println!("{id}");
+        Ok(())
+    })
+}
+
+/// Follows a job to its end; returns its last state.
+pub async fn follow(
+    client: &mut PerftServiceClient<Channel>,
+    id: &str,
+    show: bool,
+) -> Result<pb::Job, CliError> {
+    let mut stream = client
+        .watch_job(pb::WatchJobRequest {
+            job_id: id.to_owned(),
+        })
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    let bar = if show {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} units {msg} ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut last = None;
+    while let Some(job) = stream.message().await.map_err(status_error)? {
+        bar.set_length(job.units_total);
+        bar.set_position(job.units_done);
+        bar.set_message(format!(
+            "{} leaves, {:.1} M leaves/s",
+            pb::count(job.leaves_done),
+            leaves_per_second(&job) / 1e6
+        ));
+        last = Some(job);
+    }
+    bar.finish_and_clear();
+    last.ok_or_else(|| CliError::Failed(format!("the coordinator sent nothing about job {id}")))
+}
+
+pub fn watch(args: &JobArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let job = follow(&mut client, &args.job, true).await?;
+        let state = state_name(&job);
+        match job.state() {
+            pb::JobState::Done => {
+                println!(
+                    "job {} done: {} leaves in {:.3} s ({:.0} leaves/s)",
+                    job.job_id,
+                    pb::count(job.leaves_done),
+                    job.seconds,
+                    leaves_per_second(&job)
+                );
+                Ok(())
+            }
+            _ if job.error.is_empty() => Err(CliError::Failed(format!("job {} {state}", job.job_id))),
+            _ => Err(CliError::Failed(format!(
+                "job {} {state}: {}",
+                job.job_id, job.error
+            ))),
+        }
+    })
+}
+
+/// The divide table of a job as a report `perft run` would print.
+pub async fn fetch_report(client: &mut PerftServiceClient<Channel>, id: &str) -> Result<Report, CliError> {
+    let table = client
+        .get_divide(pb::GetDivideRequest {
+            job_id: id.to_owned(),
+        })
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    let job = table.job.unwrap_or_default();
+    let game: GameKind = job
+        .game
+        .parse()
+        .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
+    Ok(Report {
+        game: game.name(),
+        reports_higher: game == GameKind::Reversi,
+        position: job.position.clone(),
+        depth: job.depth,
+        total: table.total.unwrap_or_default().to_core(),
+        divide: table
+            .entries
+            .into_iter()
+            .map(|e| (e.r#move, e.leaves.unwrap_or_default().to_core()))
+            .collect(),
+        seconds: job.seconds,
+        source: Source::Job {
+            id: job.job_id.clone(),
+            state: state_name(&job).to_owned(),
+        },
+    })
+}
+
+pub fn divide(args: &DivideArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let report = fetch_report(&mut client, &args.job).await?;
+        report.write(args.format, &mut std::io::stdout().lock())
+    })
+}
+
+fn job_row(job: &pb::Job) -> Vec<String> {
+    vec![
+        job.job_id.clone(),
+        job.game.clone(),
+        job.depth.to_string(),
+        state_name(job).to_owned(),
+        format!("{}/{}", job.units_done, job.units_total),
+        pb::count(job.leaves_done).to_string(),
+        format!("{:.1}", job.seconds),
+    ]
+}
+
+pub fn list(args: &ListArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let jobs = client
+            .list_jobs(pb::ListJobsRequest {})
+            .await
+            .map_err(status_error)?
+            .into_inner()
+            .jobs;
+        let mut table = Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_header(["job", "game", "depth", "state", "units", "leaves", "seconds"]);
+        for job in &jobs {
+            table.add_row(job_row(job));
+        }
+        println!("{table}");
+        Ok(())
+    })
+}
+
+fn print_job(job: &pb::Job) {
+    println!("job: {}", job.job_id);
+    println!("game: {}", job.game);
+    println!("position: {}", job.position);
+    println!("depth: {}", job.depth);
+    println!("split depth: {}", job.split_depth);
+    println!("state: {}", state_name(job));
+    if !job.error.is_empty() {
+        println!("error: {}", job.error);
+    }
+    println!(
+        "units: {}/{} ({} handed out again)",
+        job.units_done, job.units_total, job.units_released
+    );
+    println!("leaves so far: {}", pb::count(job.leaves_done));
+    println!("time: {:.3} s", job.seconds);
+}
+
+pub fn status(args: &JobArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let job = client
+            .get_job(pb::GetJobRequest {
+                job_id: args.job.clone(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        print_job(&job);
+        Ok(())
+    })
+}
+
+pub fn cancel(args: &JobArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let job = client
+            .cancel_job(pb::CancelJobRequest {
+                job_id: args.job.clone(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        println!("job {} {}", job.job_id, state_name(&job));
+        Ok(())
+    })
+}

@@ -1,0 +1,77 @@
+//! `perft serve` and `perft worker`: the two long-running roles.
+
+use std::time::Duration;
+
+use crate::args::{ServeArgs, WorkerArgs};
+use crate::error::CliError;
+
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(format!("cannot start the async runtime: {e}")))
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
+    std::fs::create_dir_all(&args.data_dir)
+        .map_err(|e| CliError::Usage(format!("cannot use data dir '{}': {e}", args.data_dir.display())))?;
+    let config = perft_coordinator::Config {
+        lease_ttl: Duration::from_secs(args.lease_seconds),
+        heartbeat_interval: Duration::from_millis(args.lease_seconds * 1000 / 3),
+        ..perft_coordinator::Config::default()
+    };
+    runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .map_err(|e| CliError::Usage(format!("cannot listen on '{}': {e}", args.listen)))?;
+        let address = listener.local_addr()?;
+        // The one line on stdout: scripts and tests read the port from it.
+        println!("listening on {address}");
+        tracing::info!(%address, data_dir = %args.data_dir.display(), "coordinator started");
+        perft_coordinator::serve(listener, config, terminated())
+            .await
+            .map_err(|e| CliError::Failed(format!("server stopped: {e}")))
+    })
+}
+
+pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
+    let name = args.name.clone().unwrap_or_else(|| {
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".to_owned());
+        format!("{host}-{}", std::process::id())
+    });
+    let config = perft_worker::Config {
+        coordinator: args.coordinator.coordinator.clone(),
+        threads: args.engine.threads(),
+        table_bytes: args.engine.table_bytes(),
+        name,
+    };
+    runtime()?
+        .block_on(perft_worker::run(config, terminated()))
+        .map_err(|e| match e {
+            perft_worker::WorkerError::BadAddress(..) => CliError::Usage(e.to_string()),
+            perft_worker::WorkerError::Refused(_) => CliError::Failed(e.to_string()),
+        })
+}

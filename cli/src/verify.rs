@@ -1,0 +1,112 @@
+//! `perft verify`: counts from the start (locally or on a cluster) and
+//! compares the total and each divide line with the published tables.
+
+use perft_core::published::published;
+use perft_core::{Checkers, GameKind, Reversi};
+
+use crate::args::{CoordinatorArg, Format, GameName, RunArgs, SubmitArgs, VerifyArgs};
+use crate::error::CliError;
+use crate::report::Report;
+
+fn compare_line(label: &str, expected: u128, got: u128, mismatches: &mut usize) {
+    if expected == got {
+        println!("match     {label}: {got}");
+    } else {
+        println!("MISMATCH  {label}: published {expected}, counted {got}");
+        *mismatches += 1;
+    }
+}
+
+fn cluster_report(url: &str, game: GameKind, depth: u32) -> Result<Report, CliError> {
+    crate::cluster::runtime()?.block_on(async {
+        let coordinator = CoordinatorArg {
+            coordinator: url.to_owned(),
+        };
+        let mut client = crate::client::connect(&coordinator).await?;
+        let submit = SubmitArgs {
+            coordinator: coordinator.clone(),
+            game: game.name().to_owned(),
+            depth,
+            position: None,
+            split_depth: None,
+            verify: false,
+        };
+        let id = crate::client::submit_job(&mut client, &submit).await?;
+        eprintln!("job {id} submitted to {url}");
+        let job = crate::client::follow(&mut client, &id, true).await?;
+        if job.state() != perft_proto::JobState::Done {
+            return Err(CliError::Failed(format!(
+                "job {id} ended {}",
+                crate::client::state_name(&job)
+            )));
+        }
+        crate::client::fetch_report(&mut client, &id).await
+    })
+}
+
+pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
+    let game = match args.game {
+        GameName::Reversi => GameKind::Reversi,
+        GameName::Checkers => GameKind::Checkers,
+    };
+    let Some(expected) = published(game, args.depth) else {
+        return Err(CliError::Usage(format!(
+            "no published value for {game} depth {}: nothing to verify against",
+            args.depth
+        )));
+    };
+    let report = match &args.coordinator {
+        Some(url) => cluster_report(url, game, args.depth)?,
+        None => {
+            let run = RunArgs {
+                game: args.game,
+                depth: args.depth,
+                position: None,
+                format: Format::Text,
+                engine: args.engine.clone(),
+            };
+            match game {
+                GameKind::Reversi => crate::run::count::<Reversi>(&run)?,
+                GameKind::Checkers => crate::run::count::<Checkers>(&run)?,
+            }
+        }
+    };
+    let mut mismatches = 0;
+    compare_line(
+        "total",
+        expected.total.leaves,
+        report.total.leaves,
+        &mut mismatches,
+    );
+    if game == GameKind::Reversi {
+        compare_line(
+            "higher",
+            expected.total.higher,
+            report.total.higher,
+            &mut mismatches,
+        );
+    }
+    match &expected.divide {
+        None => println!("(no divide table was published for {game} depth {})", args.depth),
+        Some(lines) => {
+            for (mv, count) in lines {
+                let got = report
+                    .divide
+                    .iter()
+                    .find(|(m, _)| m == mv)
+                    .map_or(0, |(_, n)| n.leaves);
+                compare_line(mv, *count, got, &mut mismatches);
+            }
+        }
+    }
+    if mismatches > 0 {
+        return Err(CliError::Failed(format!(
+            "{mismatches} mismatch(es) with the published table"
+        )));
+    }
+    println!(
+        "{game} depth {} matches the published table ({:.3} s)",
+        args.depth, report.seconds
+    );
+    Ok(())
+}

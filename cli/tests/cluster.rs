@@ -1,0 +1,233 @@
+//! The service end to end: a real coordinator and two real worker processes
+//! on 127.0.0.1 (ephemeral port), driven through the `perft` CLI.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+
+/// A child process killed when dropped, so a failing test leaves none.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn(args: &[&str]) -> Running {
+    Running(
+        Command::new(PERFT)
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perft starts"),
+    )
+}
+
+/// Starts a coordinator on a free port; returns it and its URL.
+fn coordinator(data_dir: &std::path::Path) -> (Running, String) {
+    let mut server = spawn(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--data-dir",
+        data_dir.to_str().unwrap(),
+    ]);
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .expect("serve prints its address");
+    let address = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("'listening on ADDR'")
+        .to_owned();
+    (server, format!("http://{address}"))
+}
+
+fn perft(url: &str, args: &[&str]) -> Output {
+    Command::new(PERFT)
+        .args(args)
+        .env("PERFT_COORDINATOR", url)
+        .output()
+        .expect("perft runs")
+}
+
+fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "perft failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("one JSON object")
+}
+
+/// Divide lines as (move, leaves), sorted by move.
+fn lines(report: &serde_json::Value) -> Vec<(String, String)> {
+    let mut lines: Vec<(String, String)> = report["divide"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["move"].as_str().unwrap().to_owned(),
+                e["leaves"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn run_job(url: &str, game: &str, depth: &str) -> serde_json::Value {
+    let id = ok(perft(url, &["submit", "--game", game, "--depth", depth]))
+        .trim()
+        .to_owned();
+    assert_eq!(id.len(), 12, "the job id alone: {id}");
+    let watched = ok(perft(url, &["watch", &id]));
+    assert!(watched.starts_with(&format!("job {id} done: ")), "{watched}");
+    let report = json(&ok(perft(url, &["divide", &id, "--format", "json"])));
+    assert_eq!(report["job"], id.as_str());
+    assert_eq!(report["state"], "done");
+    report
+}
+
+#[test]
+fn two_workers_reproduce_the_published_tables_and_perft_run() {
+    let data = std::env::temp_dir().join(format!("perft-cluster-{}", std::process::id()));
+    let (_server, url) = coordinator(&data);
+    let _workers: Vec<Running> = ["w1", "w2"]
+        .iter()
+        .map(|name| {
+            spawn(&[
+                "worker",
+                "--coordinator",
+                &url,
+                "--threads",
+                "1",
+                "--hash",
+                "64M",
+                "--name",
+                name,
+            ])
+        })
+        .collect();
+
+    let reversi = run_job(&url, "reversi", "11");
+    assert_eq!(reversi["leaves"], "212258800");
+    assert_eq!(reversi["full_depth"], "212258572");
+    assert_eq!(reversi["higher"], "228");
+    let local = json(&ok(perft(
+        &url,
+        &["run", "--game", "reversi", "--depth", "11", "--format", "json"],
+    )));
+    assert_eq!(lines(&reversi), lines(&local));
+    assert_eq!(reversi["position"], local["position"]);
+
+    let checkers = run_job(&url, "checkers", "12");
+    assert_eq!(checkers["leaves"], "388623673");
+    assert_eq!(checkers["higher"], "0");
+    let local = json(&ok(perft(
+        &url,
+        &["run", "--game", "checkers", "--depth", "12", "--format", "json"],
+    )));
+    assert_eq!(lines(&checkers), lines(&local));
+
+    // A split depth given by hand plans the same count.
+    let id = ok(perft(
+        &url,
+        &[
+            "submit",
+            "--game",
+            "checkers",
+            "--depth",
+            "9",
+            "--split-depth",
+            "3",
+        ],
+    ))
+    .trim()
+    .to_owned();
+    ok(perft(&url, &["watch", &id]));
+    let status = ok(perft(&url, &["status", &id]));
+    assert!(
+        status.contains("split depth: 3\n") && status.contains("state: done\n"),
+        "{status}"
+    );
+    assert!(status.contains("leaves so far: 3963680\n"), "{status}");
+    let list = ok(perft(&url, &["list"]));
+    assert_eq!(list.matches("done").count(), 3, "{list}");
+
+    // Bad requests: one line, exit code 2.
+    for (args, message) in [
+        (
+            vec!["submit", "--game", "chess", "--depth", "3"],
+            "unknown game 'chess'",
+        ),
+        (
+            vec![
+                "submit",
+                "--game",
+                "checkers",
+                "--depth",
+                "3",
+                "--position",
+                "B:W14:B14",
+            ],
+            "square 14 is given more than once",
+        ),
+        (
+            vec!["submit", "--game", "reversi", "--depth", "31"],
+            "depth 31 is above the reversi limit of 30",
+        ),
+        (
+            vec![
+                "submit",
+                "--game",
+                "checkers",
+                "--depth",
+                "5",
+                "--split-depth",
+                "5",
+            ],
+            "split depth 5 must be at least 1 and below the depth 5",
+        ),
+        (vec!["status", "nosuchjob"], "no job 'nosuchjob'"),
+        (vec!["divide", "nosuchjob"], "no job 'nosuchjob'"),
+        (vec!["cancel", "nosuchjob"], "no job 'nosuchjob'"),
+    ] {
+        let output = perft(&url, &args);
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[test]
+fn cancel_stops_a_job_and_watch_exits_non_zero() {
+    let data = std::env::temp_dir().join(format!("perft-cancel-{}", std::process::id()));
+    let (_server, url) = coordinator(&data);
+    // No worker: the job stays queued until cancelled.
+    let id = ok(perft(&url, &["submit", "--game", "checkers", "--depth", "14"]))
+        .trim()
+        .to_owned();
+    assert!(ok(perft(&url, &["status", &id])).contains("state: queued\n"));
+    assert_eq!(
+        ok(perft(&url, &["cancel", &id])).trim(),
+        format!("job {id} cancelled")
+    );
+    let watched = perft(&url, &["watch", &id]);
+    assert_eq!(watched.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&watched.stderr).contains("cancelled"));
+    let _ = std::fs::remove_dir_all(&data);
+}

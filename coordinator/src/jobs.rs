@@ -1,0 +1,444 @@
+//! Jobs and their units as an explicit state machine, without I/O: the gRPC
+//! services and the lease reaper drive it under one lock.
+//!
+//! Job: Queued -> Running -> Done | Failed; Queued | Running -> Cancelled.
+//! Unit: Pending -> Leased -> Done; Leased -> Pending when its lease
+//! expires or the worker hands it back. A result is accepted once per unit,
+//! from whichever lease delivers it first; later ones are ignored.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use perft_core::{GameKind, Leaves, Weight, weighted_sum};
+
+use crate::planning::PlannedJob;
+
+/// Lifecycle of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobState {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl JobState {
+    /// Done, failed or cancelled: nothing will change any more.
+    pub fn is_final(self) -> bool {
+        matches!(self, JobState::Done | JobState::Failed | JobState::Cancelled)
+    }
+}
+
+/// What a client asked for, validated.
+#[derive(Clone, Debug)]
+pub struct JobSpec {
+    pub game: GameKind,
+    /// Canonical text of the root.
+    pub position: String,
+    pub depth: u32,
+    pub verify: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum UnitState {
+    Pending,
+    Leased {
+        worker: String,
+        epoch: u64,
+        deadline: Instant,
+    },
+    Done {
+        leaves: Leaves,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Unit {
+    position: String,
+    weights: Vec<Weight>,
+    state: UnitState,
+    /// Leases that ended without a result.
+    failures: u32,
+}
+
+/// A unit handed to a worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeasedUnit {
+    pub job_id: String,
+    pub unit_id: u64,
+    pub epoch: u64,
+    pub game: GameKind,
+    pub position: String,
+    pub depth: u32,
+}
+
+/// A job's state as clients see it.
+#[derive(Clone, Debug)]
+pub struct JobView {
+    pub id: String,
+    pub spec: JobSpec,
+    pub split_depth: u32,
+    pub state: JobState,
+    pub error: Option<String>,
+    pub units_total: u64,
+    pub units_done: u64,
+    pub units_released: u64,
+    pub leaves_done: u128,
+    pub seconds: f64,
+}
+
+/// A job's divide table so far.
+#[derive(Clone, Debug)]
+pub struct DivideView {
+    pub job: JobView,
+    pub moves: Vec<(String, Leaves)>,
+    pub total: Leaves,
+}
+
+/// A unit fails the job after this many leases ended without a result.
+pub const MAX_UNIT_FAILURES: u32 = 8;
+
+#[derive(Debug)]
+struct Job {
+    id: String,
+    spec: JobSpec,
+    split_depth: u32,
+    remaining_depth: u32,
+    first_moves: Vec<String>,
+    settled: Vec<Leaves>,
+    /// A root with no move: its whole count, found when planning.
+    root_leaves: Option<Leaves>,
+    units: Vec<Unit>,
+    /// Pending units grouped by their first first-move, so a worker keeps
+    /// getting related subtrees and its table hits more.
+    pending: BTreeMap<u32, VecDeque<u64>>,
+    done: u64,
+    released: u64,
+    leaves_done: u128,
+    state: JobState,
+    error: Option<String>,
+    started: Option<Instant>,
+    finished: Option<Instant>,
+}
+
+impl Job {
+    fn group(&self, unit: u64) -> u32 {
+        self.units[unit as usize]
+            .weights
+            .first()
+            .map_or(0, |w| w.first_move)
+    }
+
+    fn requeue(&mut self, unit: u64) {
+        let group = self.group(unit);
+        self.pending.entry(group).or_default().push_front(unit);
+    }
+
+    fn finish(&mut self, state: JobState, error: Option<String>, now: Instant) {
+        self.state = state;
+        self.error = error;
+        self.finished = Some(now);
+        self.pending.clear();
+    }
+
+    fn view(&self, now: Instant) -> JobView {
+        let seconds = match (self.started, self.finished) {
+            (Some(start), Some(end)) => end.duration_since(start).as_secs_f64(),
+            (Some(start), None) => now.duration_since(start).as_secs_f64(),
+            _ => 0.0,
+        };
+        let settled: u128 = self.settled.iter().map(|l| l.leaves).sum();
+        JobView {
+            id: self.id.clone(),
+            spec: self.spec.clone(),
+            split_depth: self.split_depth,
+            state: self.state,
+            error: self.error.clone(),
+            units_total: self.units.len() as u64,
+            units_done: self.done,
+            units_released: self.released,
+            leaves_done: self.leaves_done + settled + self.root_leaves.map_or(0, |l| l.leaves),
+            seconds,
+        }
+    }
+}
+
+/// Outcome of one reported result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reported {
+    Accepted,
+    /// Unknown job or unit, a finished job, or a unit already done.
+    Ignored,
+}
+
+/// Why a job operation was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    #[error("no job '{0}'")]
+    NotFound(String),
+}
+
+/// Every job, in submission order.
+#[derive(Debug, Default)]
+pub struct Jobs {
+    order: Vec<String>,
+    jobs: HashMap<String, Job>,
+    next_epoch: u64,
+}
+
+impl Jobs {
+    /// Queues a planned job under `id`.
+    pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob, now: Instant) {
+        let mut job = Job {
+            id: id.clone(),
+            spec,
+            split_depth: plan.split_depth,
+            remaining_depth: plan.remaining_depth,
+            first_moves: plan.first_moves,
+            settled: plan.settled,
+            root_leaves: plan.root_leaves,
+            units: plan
+                .units
+                .into_iter()
+                .map(|(position, weights)| Unit {
+                    position,
+                    weights,
+                    state: UnitState::Pending,
+                    failures: 0,
+                })
+                .collect(),
+            pending: BTreeMap::new(),
+            done: 0,
+            released: 0,
+            leaves_done: 0,
+            state: JobState::Queued,
+            error: None,
+            started: None,
+            finished: None,
+        };
+        for unit in 0..job.units.len() as u64 {
+            let group = job.group(unit);
+            job.pending.entry(group).or_default().push_back(unit);
+        }
+        if job.units.is_empty() {
+            // Nothing to count: everything was settled while planning.
+            job.started = Some(now);
+            job.finish(JobState::Done, None, now);
+        }
+        self.order.push(id.clone());
+        self.jobs.insert(id, job);
+    }
+
+    /// Leases up to `max` units to `worker`, from the first unfinished job
+    /// with pending units, preferring the first move of `affinity`
+    /// (updated to what was handed out).
+    pub fn lease(
+        &mut self,
+        worker: &str,
+        max: usize,
+        affinity: &mut Option<(String, u32)>,
+        now: Instant,
+        ttl: Duration,
+    ) -> Vec<LeasedUnit> {
+        let mut out = Vec::new();
+        for id in &self.order {
+            if out.len() >= max {
+                break;
+            }
+            let job = self.jobs.get_mut(id).expect("ordered jobs exist");
+            if job.state.is_final() || job.pending.is_empty() {
+                continue;
+            }
+            if job.state == JobState::Queued {
+                job.state = JobState::Running;
+                job.started = Some(now);
+            }
+            while out.len() < max {
+                let group = match affinity {
+                    Some((job_id, group)) if job_id == id && job.pending.contains_key(group) => *group,
+                    // Switch to the largest group left: most related work.
+                    _ => match job.pending.iter().max_by_key(|(_, q)| q.len()) {
+                        Some((&group, _)) => group,
+                        None => break,
+                    },
+                };
+                let queue = job.pending.get_mut(&group).expect("group exists");
+                let unit_id = queue.pop_front().expect("groups are never empty");
+                if queue.is_empty() {
+                    job.pending.remove(&group);
+                }
+                self.next_epoch += 1;
+                let epoch = self.next_epoch;
+                let unit = &mut job.units[unit_id as usize];
+                unit.state = UnitState::Leased {
+                    worker: worker.to_owned(),
+                    epoch,
+                    deadline: now + ttl,
+                };
+                *affinity = Some((id.clone(), group));
+                out.push(LeasedUnit {
+                    job_id: id.clone(),
+                    unit_id,
+                    epoch,
+                    game: job.spec.game,
+                    position: unit.position.clone(),
+                    depth: job.remaining_depth,
+                });
+            }
+        }
+        out
+    }
+
+    /// Records a unit's count, once.
+    pub fn report(&mut self, job_id: &str, unit_id: u64, leaves: Leaves, now: Instant) -> Reported {
+        let Some(job) = self.jobs.get_mut(job_id) else {
+            return Reported::Ignored;
+        };
+        if job.state.is_final() {
+            return Reported::Ignored;
+        }
+        let Some(unit) = job.units.get_mut(unit_id as usize) else {
+            return Reported::Ignored;
+        };
+        match unit.state {
+            UnitState::Done { .. } => return Reported::Ignored,
+            UnitState::Pending => {
+                // A late result for a unit whose lease expired: the count is
+                // exact all the same, so take it and stop re-leasing it.
+                let group = job.units[unit_id as usize]
+                    .weights
+                    .first()
+                    .map_or(0, |w| w.first_move);
+                if let Some(queue) = job.pending.get_mut(&group) {
+                    queue.retain(|&u| u != unit_id);
+                    if queue.is_empty() {
+                        job.pending.remove(&group);
+                    }
+                }
+            }
+            UnitState::Leased { .. } => {}
+        }
+        let unit = &mut job.units[unit_id as usize];
+        unit.state = UnitState::Done { leaves };
+        let weight: u128 = unit.weights.iter().map(|w| u128::from(w.paths)).sum();
+        job.leaves_done += leaves.leaves * weight;
+        job.done += 1;
+        if job.done == job.units.len() as u64 {
+            job.finish(JobState::Done, None, now);
+        }
+        Reported::Accepted
+    }
+
+    /// Puts a leased unit back in the queue (its worker gave it back).
+    pub fn release(&mut self, job_id: &str, unit_id: u64, epoch: u64) -> bool {
+        let Some(job) = self.jobs.get_mut(job_id) else {
+            return false;
+        };
+        let holds = matches!(
+            job.units.get(unit_id as usize).map(|u| &u.state),
+            Some(UnitState::Leased { epoch: e, .. }) if *e == epoch
+        );
+        if holds && !job.state.is_final() {
+            job.units[unit_id as usize].state = UnitState::Pending;
+            job.released += 1;
+            job.requeue(unit_id);
+        }
+        holds
+    }
+
+    /// Extends every lease of `worker` to `now + ttl`; returns how many.
+    pub fn renew(&mut self, worker: &str, now: Instant, ttl: Duration) -> u32 {
+        let mut renewed = 0;
+        for job in self.jobs.values_mut().filter(|j| !j.state.is_final()) {
+            for unit in &mut job.units {
+                if let UnitState::Leased {
+                    worker: w, deadline, ..
+                } = &mut unit.state
+                    && w == worker
+                {
+                    *deadline = now + ttl;
+                    renewed += 1;
+                }
+            }
+        }
+        renewed
+    }
+
+    /// Re-queues every unit whose lease ran out: the one path for a lost,
+    /// killed or cut-off worker. A unit that keeps failing fails its job.
+    /// Returns the number of units re-queued.
+    pub fn expire(&mut self, now: Instant) -> u64 {
+        let mut expired = 0;
+        for job in self.jobs.values_mut().filter(|j| !j.state.is_final()) {
+            let mut failed = None;
+            for unit_id in 0..job.units.len() as u64 {
+                let unit = &mut job.units[unit_id as usize];
+                if !matches!(unit.state, UnitState::Leased { deadline, .. } if deadline <= now) {
+                    continue;
+                }
+                unit.state = UnitState::Pending;
+                unit.failures += 1;
+                if unit.failures >= MAX_UNIT_FAILURES {
+                    failed = Some(format!(
+                        "unit {unit_id} ({}) lost its lease {MAX_UNIT_FAILURES} times",
+                        unit.position
+                    ));
+                }
+                job.released += 1;
+                expired += 1;
+                job.requeue(unit_id);
+            }
+            if let Some(reason) = failed {
+                job.finish(JobState::Failed, Some(reason), now);
+            }
+        }
+        expired
+    }
+
+    /// Cancels a job that has not finished; its units are no longer leased
+    /// and late results for it are ignored.
+    pub fn cancel(&mut self, job_id: &str, now: Instant) -> Result<JobView, JobError> {
+        let job = self
+            .jobs
+            .get_mut(job_id)
+            .ok_or_else(|| JobError::NotFound(job_id.to_owned()))?;
+        if !job.state.is_final() {
+            job.finish(JobState::Cancelled, None, now);
+        }
+        Ok(job.view(now))
+    }
+
+    pub fn view(&self, job_id: &str, now: Instant) -> Result<JobView, JobError> {
+        self.jobs
+            .get(job_id)
+            .map(|job| job.view(now))
+            .ok_or_else(|| JobError::NotFound(job_id.to_owned()))
+    }
+
+    pub fn list(&self, now: Instant) -> Vec<JobView> {
+        self.order.iter().map(|id| self.jobs[id].view(now)).collect()
+    }
+
+    /// The divide table from the units done so far.
+    pub fn divide(&self, job_id: &str, now: Instant) -> Result<DivideView, JobError> {
+        let job = self
+            .jobs
+            .get(job_id)
+            .ok_or_else(|| JobError::NotFound(job_id.to_owned()))?;
+        let counted = job.units.iter().filter_map(|u| match u.state {
+            UnitState::Done { leaves } => Some((u.weights.as_slice(), leaves)),
+            _ => None,
+        });
+        let per_move = weighted_sum(&job.settled, counted);
+        let total = match job.root_leaves {
+            Some(root) => root,
+            None => per_move.iter().copied().sum(),
+        };
+        Ok(DivideView {
+            job: job.view(now),
+            moves: job.first_moves.iter().cloned().zip(per_move).collect(),
+            total,
+        })
+    }
+}

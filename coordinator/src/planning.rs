@@ -1,0 +1,134 @@
+//! Turning a submitted job into units: validation, then the core planner
+//! (the same one `perft run` uses), with positions as text for the wire.
+
+use perft_core::{Game, GameKind, GameVisitor, Leaves, Plan, PlanError, Weight, perft};
+
+/// A job request as submitted.
+#[derive(Clone, Debug)]
+pub struct PlanRequest {
+    /// Root position text; `None` for the start.
+    pub position: Option<String>,
+    pub depth: u32,
+    /// Plies to expand; `None` chooses so there are at least `min_units`.
+    pub split_depth: Option<u32>,
+    pub min_units: usize,
+    /// Refuse plans with more units than this.
+    pub max_units: usize,
+}
+
+/// A plan with the game erased: positions and moves as text.
+#[derive(Clone, Debug)]
+pub struct PlannedJob {
+    /// Canonical text of the root.
+    pub position: String,
+    pub split_depth: u32,
+    pub remaining_depth: u32,
+    pub first_moves: Vec<String>,
+    pub settled: Vec<Leaves>,
+    /// The whole count when the root has no move (no units then).
+    pub root_leaves: Option<Leaves>,
+    /// Each unit's position and weights.
+    pub units: Vec<(String, Vec<Weight>)>,
+}
+
+/// Why a job cannot be planned: all of these are the client's to fix.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanningError {
+    #[error("invalid {game} position '{text}': {reason}")]
+    BadPosition {
+        game: GameKind,
+        text: String,
+        reason: String,
+    },
+    #[error("depth must be at least 1")]
+    ZeroDepth,
+    #[error("depth {depth} is above the {game} limit of {limit}")]
+    TooDeep { game: GameKind, depth: u32, limit: u32 },
+    #[error("split depth {split_depth} must be at least 1 and below the depth {depth}")]
+    SplitDepth { split_depth: u32, depth: u32 },
+    #[error("the plan has {units} units, more than the limit of {limit}: use a smaller split depth")]
+    TooManyUnits { units: usize, limit: usize },
+    #[error("{0}")]
+    Plan(#[from] PlanError),
+}
+
+struct Planner<'r>(&'r PlanRequest, GameKind);
+
+impl GameVisitor for Planner<'_> {
+    type Output = Result<PlannedJob, PlanningError>;
+
+    fn visit<G: Game>(self) -> Self::Output {
+        let Planner(req, game) = self;
+        let root: G = match &req.position {
+            None => G::start(),
+            Some(text) if text.trim().is_empty() => G::start(),
+            Some(text) => text
+                .parse()
+                .map_err(|e: G::PositionError| PlanningError::BadPosition {
+                    game,
+                    text: text.trim().to_owned(),
+                    reason: e.to_string(),
+                })?,
+        };
+        if req.depth == 0 {
+            return Err(PlanningError::ZeroDepth);
+        }
+        if req.depth > G::MAX_DEPTH {
+            return Err(PlanningError::TooDeep {
+                game,
+                depth: req.depth,
+                limit: G::MAX_DEPTH,
+            });
+        }
+        if root.legal_moves().into_iter().next().is_none() {
+            return Ok(PlannedJob {
+                position: root.to_string(),
+                split_depth: 0,
+                remaining_depth: req.depth,
+                first_moves: Vec::new(),
+                settled: Vec::new(),
+                root_leaves: Some(perft(&root, req.depth)),
+                units: Vec::new(),
+            });
+        }
+        let plan = match req.split_depth {
+            Some(split_depth) if split_depth == 0 || split_depth >= req.depth => {
+                return Err(PlanningError::SplitDepth {
+                    split_depth,
+                    depth: req.depth,
+                });
+            }
+            Some(split_depth) => Plan::new(root, req.depth, split_depth)?,
+            None => Plan::with_min_units(root, req.depth, req.min_units)?,
+        };
+        if plan.units().len() > req.max_units {
+            return Err(PlanningError::TooManyUnits {
+                units: plan.units().len(),
+                limit: req.max_units,
+            });
+        }
+        Ok(PlannedJob {
+            position: root.to_string(),
+            split_depth: plan.split_depth(),
+            remaining_depth: plan.remaining_depth(),
+            first_moves: plan
+                .first_moves()
+                .iter()
+                .map(|&mv| root.format_move(mv))
+                .collect(),
+            settled: plan.settled().to_vec(),
+            root_leaves: None,
+            units: plan
+                .units()
+                .iter()
+                .map(|u| (u.position.to_string(), u.weights.clone()))
+                .collect(),
+        })
+    }
+}
+
+/// Validates and plans a job. Runs the expansion: call it off the async
+/// threads.
+pub fn plan(game: GameKind, req: &PlanRequest) -> Result<PlannedJob, PlanningError> {
+    game.dispatch(Planner(req, game))
+}

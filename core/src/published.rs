@@ -1,0 +1,109 @@
+//! Published perft counts from the standard starts, shipped in the crate
+//! (`core/data/*.tsv`), for `perft verify` and the tests.
+//!
+//! Reversi: Aart Bik's table, depths 1-14 with the game-over split.
+//! Checkers: Bik's table, depths 0-28, and divide tables for depths 18-28.
+
+use crate::count::Leaves;
+use crate::kind::GameKind;
+
+const REVERSI_START: &str = include_str!("../data/reversi-start.tsv");
+const CHECKERS_START: &str = include_str!("../data/checkers-start.tsv");
+const CHECKERS_DIVIDE: &str = include_str!("../data/checkers-divide.tsv");
+
+/// Data rows of a reference table: comments and the header skipped.
+fn rows(tsv: &str) -> impl Iterator<Item = Vec<&str>> {
+    tsv.lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .skip(1)
+        .map(|line| line.split('\t').collect())
+}
+
+fn number(field: &str) -> u128 {
+    // The tables are part of the crate and checked by its tests.
+    field
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("published table holds '{field}'"))
+}
+
+/// The published counts of one depth from the start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    /// The total, with the game-over split where it was published.
+    pub total: Leaves,
+    /// Leaves per first move where a divide table was published.
+    pub divide: Option<Vec<(String, u128)>>,
+}
+
+/// What was published for `game` at `depth` from the start, if anything.
+pub fn published(game: GameKind, depth: u32) -> Option<Published> {
+    match game {
+        GameKind::Reversi => rows(REVERSI_START)
+            .find(|row| number(row[0]) == u128::from(depth))
+            .map(|row| Published {
+                total: Leaves {
+                    leaves: number(row[1]),
+                    higher: number(row[3]),
+                },
+                divide: None,
+            }),
+        GameKind::Checkers => {
+            let total = rows(CHECKERS_START).find(|row| number(row[0]) == u128::from(depth))?;
+            let header = CHECKERS_DIVIDE
+                .lines()
+                .find(|line| !line.starts_with('#'))
+                .unwrap_or_default();
+            let column = header.split('\t').position(|name| name == format!("d{depth}"));
+            let divide = column.map(|col| {
+                rows(CHECKERS_DIVIDE)
+                    .map(|row| (row[0].to_owned(), number(row[col])))
+                    .collect()
+            });
+            Some(Published {
+                total: Leaves::full(number(total[1])),
+                divide,
+            })
+        }
+    }
+}
+
+/// The depths with a published total, deepest last.
+pub fn published_depths(game: GameKind) -> Vec<u32> {
+    let tsv = match game {
+        GameKind::Reversi => REVERSI_START,
+        GameKind::Checkers => CHECKERS_START,
+    };
+    rows(tsv).map(|row| number(row[0]) as u32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_parse_and_divides_sum_to_totals() {
+        assert_eq!(published_depths(GameKind::Reversi), (1..=14).collect::<Vec<_>>());
+        assert_eq!(published_depths(GameKind::Checkers), (0..=28).collect::<Vec<_>>());
+        let d11 = published(GameKind::Reversi, 11).unwrap();
+        assert_eq!(
+            d11.total,
+            Leaves {
+                leaves: 212_258_800,
+                higher: 228
+            }
+        );
+        assert!(published(GameKind::Reversi, 15).is_none());
+        assert_eq!(published(GameKind::Checkers, 12).unwrap().divide, None);
+        for depth in 18..=28 {
+            let p = published(GameKind::Checkers, depth).unwrap();
+            let divide = p.divide.unwrap();
+            assert_eq!(divide.len(), 7);
+            assert_eq!(
+                divide.iter().map(|(_, n)| n).sum::<u128>(),
+                p.total.leaves,
+                "depth {depth}"
+            );
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The counting threads: plain OS threads (perft blocks for as long as it
+//! runs, so never on the async runtime), one transposition table shared by
+//! all of them and kept across units of the same game.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use perft_core::{Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable};
+use perft_proto::UnitLease;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// What a counting thread hands back.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The unit's count.
+    Counted {
+        lease: UnitLease,
+        leaves: Leaves,
+        seconds: f64,
+    },
+    /// The unit could not be counted here (bad game or position: a bug or a
+    /// version mismatch); it is handed back.
+    Refused { lease: UnitLease, reason: String },
+}
+
+/// The table of the game being counted, replaced when the game changes.
+#[derive(Debug, Default)]
+struct Tables {
+    bytes: Option<u64>,
+    current: Mutex<Option<(GameKind, Arc<TranspositionTable>)>>,
+}
+
+impl Tables {
+    fn for_game<G: Game>(&self, game: GameKind) -> Option<Arc<TranspositionTable>> {
+        let bytes = self.bytes?;
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        match &*current {
+            Some((g, table)) if *g == game => Some(Arc::clone(table)),
+            _ => {
+                // Drop the old table first so two never coexist here.
+                *current = None;
+                let table = Arc::new(TranspositionTable::for_game::<G>(bytes)?);
+                *current = Some((game, Arc::clone(&table)));
+                Some(table)
+            }
+        }
+    }
+}
+
+struct CountUnit<'a> {
+    lease: &'a UnitLease,
+    tables: &'a Tables,
+    game: GameKind,
+}
+
+impl GameVisitor for CountUnit<'_> {
+    type Output = Result<Leaves, String>;
+
+    fn visit<G: Game>(self) -> Self::Output {
+        let pos: G = self.lease.position.parse().map_err(|e: G::PositionError| {
+            format!("bad {} position '{}': {e}", G::NAME, self.lease.position)
+        })?;
+        if self.lease.depth > G::MAX_DEPTH {
+            return Err(format!(
+                "depth {} is above the {} limit",
+                self.lease.depth,
+                G::NAME
+            ));
+        }
+        let table = self.tables.for_game::<G>(self.game);
+        Ok(Counter::new(table.as_deref()).perft(&pos, self.lease.depth))
+    }
+}
+
+/// Counting threads fed by a channel of leases.
+#[derive(Debug)]
+pub struct Pool {
+    sender: crossbeam_channel::Sender<UnitLease>,
+    /// A receiver of the same channel: units not started yet can be taken
+    /// back out of the queue (to hand them back on shutdown).
+    queue: crossbeam_channel::Receiver<UnitLease>,
+    /// Units queued or being counted.
+    in_flight: Arc<AtomicUsize>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    /// Starts `threads` counting threads with a shared table of
+    /// `table_bytes` (none when `None`); outcomes go to `outcomes`.
+    pub fn start(threads: usize, table_bytes: Option<u64>, outcomes: UnboundedSender<Outcome>) -> Pool {
+        let (sender, queue) = crossbeam_channel::unbounded::<UnitLease>();
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let tables = Arc::new(Tables {
+            bytes: table_bytes,
+            current: Mutex::default(),
+        });
+        let handles = (0..threads.max(1))
+            .map(|i| {
+                let (queue, outcomes, in_flight, tables) = (
+                    queue.clone(),
+                    outcomes.clone(),
+                    Arc::clone(&in_flight),
+                    Arc::clone(&tables),
+                );
+                std::thread::Builder::new()
+                    .name(format!("perft-count-{i}"))
+                    .spawn(move || {
+                        for lease in queue {
+                            let started = Instant::now();
+                            let outcome = match lease.game.parse::<GameKind>() {
+                                Ok(game) => match game.dispatch(CountUnit {
+                                    lease: &lease,
+                                    tables: &tables,
+                                    game,
+                                }) {
+                                    Ok(leaves) => Outcome::Counted {
+                                        lease,
+                                        leaves,
+                                        seconds: started.elapsed().as_secs_f64(),
+                                    },
+                                    Err(reason) => Outcome::Refused { lease, reason },
+                                },
+                                Err(e) => Outcome::Refused {
+                                    lease,
+                                    reason: e.to_string(),
+                                },
+                            };
+                            in_flight.fetch_sub(1, Ordering::AcqRel);
+                            if outcomes.send(outcome).is_err() {
+                                return;
+                            }
+                        }
+                    })
+                    .expect("the OS starts a counting thread")
+            })
+            .collect();
+        Pool {
+            sender,
+            queue,
+            in_flight,
+            threads: handles,
+        }
+    }
+
+    /// Queues a unit.
+    pub fn push(&self, lease: UnitLease) {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        // The pool holds a receiver, so the channel is never disconnected.
+        let _ = self.sender.send(lease);
+    }
+
+    /// Units queued or being counted.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Acquire)
+    }
+
+    /// Takes back every unit not started yet.
+    pub fn take_queued(&self) -> Vec<UnitLease> {
+        let taken: Vec<UnitLease> = self.queue.try_iter().collect();
+        self.in_flight.fetch_sub(taken.len(), Ordering::AcqRel);
+        taken
+    }
+
+    /// Stops the threads after the units they are counting.
+    pub fn join(self) {
+        drop(self.sender);
+        drop(self.queue);
+        for thread in self.threads {
+            let _ = thread.join();
+        }
+    }
+}
