@@ -442,3 +442,184 @@ impl Jobs {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::planning::{PlanRequest, plan};
+    use perft_core::{Checkers, Game};
+
+    const TTL: Duration = Duration::from_secs(10);
+
+    fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
+        let request = PlanRequest {
+            position: None,
+            depth,
+            split_depth: Some(split),
+            min_units: 1,
+            max_units: 1 << 20,
+        };
+        let planned = plan(GameKind::Checkers, &request).unwrap();
+        let spec = JobSpec {
+            game: GameKind::Checkers,
+            position: planned.position.clone(),
+            depth,
+            verify: false,
+        };
+        (spec, planned)
+    }
+
+    /// Counts a leased unit the slow, obvious way.
+    fn count(unit: &LeasedUnit) -> Leaves {
+        perft_core::perft(&unit.position.parse::<Checkers>().unwrap(), unit.depth)
+    }
+
+    #[test]
+    fn a_job_runs_to_done_with_the_exact_divide() {
+        let now = Instant::now();
+        let mut jobs = Jobs::default();
+        let (spec, planned) = planned(7, 3);
+        let units = planned.units.len();
+        jobs.submit("j".into(), spec, planned, now);
+        assert_eq!(jobs.view("j", now).unwrap().state, JobState::Queued);
+        let mut affinity = None;
+        let leased = jobs.lease("w", usize::MAX, &mut affinity, now, TTL);
+        assert_eq!(leased.len(), units);
+        assert_eq!(jobs.view("j", now).unwrap().state, JobState::Running);
+        assert!(
+            jobs.lease("w", 10, &mut affinity, now, TTL).is_empty(),
+            "nothing left to lease"
+        );
+        for unit in &leased {
+            assert_eq!(
+                jobs.report("j", unit.unit_id, count(unit), now),
+                Reported::Accepted
+            );
+        }
+        let divide = jobs.divide("j", now).unwrap();
+        assert_eq!(divide.job.state, JobState::Done);
+        assert_eq!(divide.total, Leaves::full(179_740));
+        assert_eq!(divide.job.leaves_done, 179_740);
+        let direct = perft_core::divide(&Checkers::start(), 7);
+        for ((mv, n), (dmv, dn)) in divide.moves.iter().zip(&direct.moves) {
+            assert_eq!(
+                (mv.as_str(), *n),
+                (Checkers::start().format_move(*dmv).as_str(), *dn)
+            );
+        }
+    }
+
+    #[test]
+    fn duplicate_and_late_results_are_counted_once() {
+        let now = Instant::now();
+        let mut jobs = Jobs::default();
+        let (spec, planned) = planned(6, 2);
+        jobs.submit("j".into(), spec, planned, now);
+        let mut affinity = None;
+        let first = jobs.lease("slow", 1, &mut affinity, now, TTL).remove(0);
+        // The slow worker's lease runs out; the unit goes to another worker.
+        assert_eq!(jobs.expire(now + TTL), 1);
+        let mut other = None;
+        let second = jobs.lease("fast", 1, &mut other, now + TTL, TTL).remove(0);
+        assert_eq!((second.unit_id, second.job_id.as_str()), (first.unit_id, "j"));
+        assert!(second.epoch > first.epoch);
+        // Whichever result arrives first counts; the other is ignored.
+        assert_eq!(
+            jobs.report("j", first.unit_id, count(&first), now),
+            Reported::Accepted
+        );
+        assert_eq!(
+            jobs.report("j", second.unit_id, count(&second), now),
+            Reported::Ignored
+        );
+        assert_eq!(
+            jobs.report("j", first.unit_id, count(&first), now),
+            Reported::Ignored
+        );
+        let view = jobs.view("j", now).unwrap();
+        assert_eq!((view.units_done, view.units_released), (1, 1));
+        // A late result for a unit back in the queue is taken, and the unit
+        // is no longer handed out.
+        let third = jobs.lease("slow", 1, &mut affinity, now, TTL).remove(0);
+        jobs.expire(now + TTL);
+        assert_eq!(
+            jobs.report("j", third.unit_id, count(&third), now),
+            Reported::Accepted
+        );
+        let rest = jobs.lease("fast", usize::MAX, &mut other, now, TTL);
+        assert!(
+            rest.iter()
+                .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
+        );
+        assert_eq!(jobs.report("nope", 0, Leaves::ZERO, now), Reported::Ignored);
+        assert_eq!(jobs.report("j", 1 << 40, Leaves::ZERO, now), Reported::Ignored);
+    }
+
+    #[test]
+    fn renewed_leases_survive_and_released_units_return() {
+        let now = Instant::now();
+        let mut jobs = Jobs::default();
+        let (spec, planned) = planned(6, 2);
+        jobs.submit("j".into(), spec, planned, now);
+        let mut affinity = None;
+        let held = jobs.lease("w", 2, &mut affinity, now, TTL);
+        assert_eq!(jobs.renew("w", now + TTL / 2, TTL), 2);
+        assert_eq!(jobs.expire(now + TTL), 0, "the heartbeat moved the deadline");
+        assert_eq!(jobs.expire(now + TTL / 2 + TTL), 2);
+        let again = jobs.lease("w", 2, &mut affinity, now, TTL);
+        assert!(
+            !jobs.release("j", again[0].unit_id, again[0].epoch + 100),
+            "another epoch releases nothing"
+        );
+        assert!(jobs.release("j", again[0].unit_id, again[0].epoch));
+        let back = jobs.lease("w", 1, &mut affinity, now, TTL);
+        assert_eq!(
+            back[0].unit_id, again[0].unit_id,
+            "a released unit is first in its group"
+        );
+        assert_eq!(held.len(), 2);
+    }
+
+    #[test]
+    fn a_unit_that_keeps_failing_fails_its_job() {
+        let now = Instant::now();
+        let mut jobs = Jobs::default();
+        let (spec, planned) = planned(5, 1);
+        jobs.submit("j".into(), spec, planned, now);
+        let mut t = now;
+        for _ in 0..MAX_UNIT_FAILURES {
+            assert!(!jobs.lease("w", 1, &mut None, t, TTL).is_empty());
+            t += TTL;
+            jobs.expire(t);
+        }
+        let view = jobs.view("j", t).unwrap();
+        assert_eq!(view.state, JobState::Failed);
+        assert!(view.error.unwrap().contains("lost its lease 8 times"));
+        assert!(jobs.lease("w", 1, &mut None, t, TTL).is_empty());
+    }
+
+    #[test]
+    fn jobs_run_in_order_and_cancel_frees_units() {
+        let now = Instant::now();
+        let mut jobs = Jobs::default();
+        let (spec, planned_a) = planned(5, 1);
+        jobs.submit("a".into(), spec.clone(), planned_a, now);
+        let (_, planned_b) = planned(5, 1);
+        jobs.submit("b".into(), spec, planned_b, now);
+        let mut affinity = None;
+        let first = jobs.lease("w", 3, &mut affinity, now, TTL);
+        assert!(first.iter().all(|u| u.job_id == "a"));
+        assert_eq!(jobs.cancel("a", now).unwrap().state, JobState::Cancelled);
+        assert_eq!(
+            jobs.report("a", first[0].unit_id, count(&first[0]), now),
+            Reported::Ignored
+        );
+        let next = jobs.lease("w", 3, &mut affinity, now, TTL);
+        assert!(next.iter().all(|u| u.job_id == "b"));
+        assert_eq!(
+            jobs.cancel("zzz", now).unwrap_err(),
+            JobError::NotFound("zzz".into())
+        );
+        assert_eq!(jobs.list(now).len(), 2);
+    }
+}
