@@ -36,13 +36,13 @@ async fn terminated() {
 }
 
 pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
-    std::fs::create_dir_all(&args.data_dir)
-        .map_err(|e| CliError::Usage(format!("cannot use data dir '{}': {e}", args.data_dir.display())))?;
     let config = perft_coordinator::Config {
         lease_ttl: Duration::from_secs(args.lease_seconds),
         heartbeat_interval: Duration::from_millis(args.lease_seconds * 1000 / 3),
         ..perft_coordinator::Config::default()
     };
+    let opened =
+        perft_coordinator::open(config, &args.data_dir).map_err(|e| CliError::Usage(e.to_string()))?;
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
@@ -51,9 +51,9 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         // The one line on stdout: scripts and tests read the port from it.
         println!("listening on {address}");
         tracing::info!(%address, data_dir = %args.data_dir.display(), "coordinator started");
-        perft_coordinator::serve(listener, config, terminated())
+        perft_coordinator::serve(opened, listener, terminated())
             .await
-            .map_err(|e| CliError::Failed(format!("server stopped: {e}")))
+            .map_err(|e| CliError::Failed(e.to_string()))
     })
 }
 

@@ -43,6 +43,13 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
     }
 }
 
+/// The journal could not make a change durable: the caller must not take
+/// it as done (a worker keeps its counts and reports them again).
+pub(crate) fn journal_failed(err: crate::journal::JournalError) -> Status {
+    tracing::error!(error = %err, "journal write failed");
+    Status::unavailable(err.to_string())
+}
+
 fn not_found(err: JobError) -> Status {
     Status::not_found(err.to_string())
 }
@@ -86,7 +93,10 @@ impl pb::perft_service_server::PerftService for ClientApi {
             verify: req.verify,
         };
         tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job queued");
-        self.0.jobs().submit(id.clone(), spec, planned, Instant::now());
+        let ((), commit) = self
+            .0
+            .change(|jobs| jobs.submit(id.clone(), spec, planned, Instant::now()));
+        commit.wait().await.map_err(journal_failed)?;
         self.0.notify();
         Ok(Response::new(pb::SubmitJobResponse { job_id: id }))
     }

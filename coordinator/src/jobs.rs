@@ -7,11 +7,19 @@
 //! from whichever lease delivers it first; later ones are ignored.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use perft_core::{GameKind, Leaves, Weight, weighted_sum};
 
+use crate::journal::{Op, RestoredJob};
 use crate::planning::PlannedJob;
+
+/// Milliseconds since the Unix epoch: job times survive restarts.
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
 
 /// Lifecycle of a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,8 +126,8 @@ struct Job {
     leaves_done: u128,
     state: JobState,
     error: Option<String>,
-    started: Option<Instant>,
-    finished: Option<Instant>,
+    started_ms: Option<u64>,
+    finished_ms: Option<u64>,
 }
 
 impl Job {
@@ -135,17 +143,29 @@ impl Job {
         self.pending.entry(group).or_default().push_front(unit);
     }
 
-    fn finish(&mut self, state: JobState, error: Option<String>, now: Instant) {
+    fn finish(&mut self, state: JobState, error: Option<String>) {
         self.state = state;
         self.error = error;
-        self.finished = Some(now);
+        self.finished_ms = Some(unix_ms());
         self.pending.clear();
     }
 
-    fn view(&self, now: Instant) -> JobView {
-        let seconds = match (self.started, self.finished) {
-            (Some(start), Some(end)) => end.duration_since(start).as_secs_f64(),
-            (Some(start), None) => now.duration_since(start).as_secs_f64(),
+    /// The journal record of the job's state.
+    fn state_op(&self) -> Op {
+        Op::JobState {
+            job_id: self.id.clone(),
+            state: self.state,
+            error: self.error.clone(),
+            started_ms: self.started_ms,
+            finished_ms: self.finished_ms,
+            released: self.released,
+        }
+    }
+
+    fn view(&self, _now: Instant) -> JobView {
+        let seconds = match (self.started_ms, self.finished_ms) {
+            (Some(start), Some(end)) => end.saturating_sub(start) as f64 / 1000.0,
+            (Some(start), None) => unix_ms().saturating_sub(start) as f64 / 1000.0,
             _ => 0.0,
         };
         let settled: u128 = self.settled.iter().map(|l| l.leaves).sum();
@@ -180,16 +200,108 @@ pub enum JobError {
 }
 
 /// Every job, in submission order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Jobs {
     order: Vec<String>,
     jobs: HashMap<String, Job>,
     next_epoch: u64,
+    /// Changes not yet handed to the journal, in the order they happened.
+    outbox: Vec<Op>,
+}
+
+impl Default for Jobs {
+    fn default() -> Jobs {
+        Jobs {
+            order: Vec::new(),
+            jobs: HashMap::new(),
+            // Epochs go on growing across restarts, so a lease from before a
+            // restart is never mistaken for a new one.
+            next_epoch: unix_ms() * 1000,
+            outbox: Vec::new(),
+        }
+    }
 }
 
 impl Jobs {
+    /// The changes made since the last call, for the journal, in order.
+    pub fn take_ops(&mut self) -> Vec<Op> {
+        std::mem::take(&mut self.outbox)
+    }
+
     /// Queues a planned job under `id`.
     pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob, now: Instant) {
+        self.outbox.push(Op::Submit {
+            seq: self.order.len() as u64,
+            id: id.clone(),
+            spec: spec.clone(),
+            plan: plan.clone(),
+        });
+        self.insert(id, spec, plan, now);
+        let job = &self.jobs[self.order.last().expect("just inserted")];
+        if job.state != JobState::Queued {
+            self.outbox.push(job.state_op());
+        }
+    }
+
+    /// Rebuilds a job read back from the journal: results are applied, and
+    /// every unit without one is pending again.
+    pub fn restore(&mut self, restored: RestoredJob, now: Instant) {
+        let RestoredJob {
+            id,
+            spec,
+            plan,
+            state,
+            error,
+            started_ms,
+            finished_ms,
+            released,
+            results,
+        } = restored;
+        self.insert(id.clone(), spec, plan, now);
+        let job = self.jobs.get_mut(&id).expect("just inserted");
+        job.released = released;
+        job.started_ms = started_ms;
+        for (unit_id, leaves) in results {
+            let unit = &mut job.units[unit_id as usize];
+            if !matches!(unit.state, UnitState::Done { .. }) {
+                unit.state = UnitState::Done { leaves };
+                let weight: u128 = unit.weights.iter().map(|w| u128::from(w.paths)).sum();
+                job.leaves_done += leaves.leaves * weight;
+                job.done += 1;
+            }
+        }
+        job.pending.clear();
+        for unit_id in 0..job.units.len() as u64 {
+            if !matches!(job.units[unit_id as usize].state, UnitState::Done { .. }) {
+                let group = job.group(unit_id);
+                job.pending.entry(group).or_default().push_back(unit_id);
+            }
+        }
+        let complete = job.done == job.units.len() as u64;
+        match state {
+            JobState::Cancelled | JobState::Failed => {
+                job.state = state;
+                job.error = error;
+                job.finished_ms = finished_ms;
+                job.pending.clear();
+            }
+            _ if complete => {
+                job.state = JobState::Done;
+                job.finished_ms = finished_ms.or(Some(unix_ms()));
+                job.pending.clear();
+            }
+            // Queued or running (a journal never says done with units left).
+            _ => {
+                job.state = if started_ms.is_some() {
+                    JobState::Running
+                } else {
+                    JobState::Queued
+                }
+            }
+        }
+    }
+
+    fn insert(&mut self, id: String, spec: JobSpec, plan: PlannedJob, _now: Instant) {
         let mut job = Job {
             id: id.clone(),
             spec,
@@ -214,8 +326,8 @@ impl Jobs {
             leaves_done: 0,
             state: JobState::Queued,
             error: None,
-            started: None,
-            finished: None,
+            started_ms: None,
+            finished_ms: None,
         };
         for unit in 0..job.units.len() as u64 {
             let group = job.group(unit);
@@ -223,8 +335,8 @@ impl Jobs {
         }
         if job.units.is_empty() {
             // Nothing to count: everything was settled while planning.
-            job.started = Some(now);
-            job.finish(JobState::Done, None, now);
+            job.started_ms = Some(unix_ms());
+            job.finish(JobState::Done, None);
         }
         self.order.push(id.clone());
         self.jobs.insert(id, job);
@@ -252,7 +364,8 @@ impl Jobs {
             }
             if job.state == JobState::Queued {
                 job.state = JobState::Running;
-                job.started = Some(now);
+                job.started_ms = Some(unix_ms());
+                self.outbox.push(job.state_op());
             }
             while out.len() < max {
                 let group = match affinity {
@@ -290,8 +403,15 @@ impl Jobs {
         out
     }
 
-    /// Records a unit's count, once.
-    pub fn report(&mut self, job_id: &str, unit_id: u64, leaves: Leaves, now: Instant) -> Reported {
+    /// Records a unit's count from `worker`, once.
+    pub fn report(
+        &mut self,
+        job_id: &str,
+        unit_id: u64,
+        leaves: Leaves,
+        worker: &str,
+        _now: Instant,
+    ) -> Reported {
         let Some(job) = self.jobs.get_mut(job_id) else {
             return Reported::Ignored;
         };
@@ -324,8 +444,15 @@ impl Jobs {
         let weight: u128 = unit.weights.iter().map(|w| u128::from(w.paths)).sum();
         job.leaves_done += leaves.leaves * weight;
         job.done += 1;
+        self.outbox.push(Op::Result {
+            job_id: job_id.to_owned(),
+            unit_id,
+            leaves,
+            worker: worker.to_owned(),
+        });
         if job.done == job.units.len() as u64 {
-            job.finish(JobState::Done, None, now);
+            job.finish(JobState::Done, None);
+            self.outbox.push(job.state_op());
         }
         Reported::Accepted
     }
@@ -343,6 +470,7 @@ impl Jobs {
             job.units[unit_id as usize].state = UnitState::Pending;
             job.released += 1;
             job.requeue(unit_id);
+            self.outbox.push(job.state_op());
         }
         holds
     }
@@ -371,6 +499,7 @@ impl Jobs {
     pub fn expire(&mut self, now: Instant) -> u64 {
         let mut expired = 0;
         for job in self.jobs.values_mut().filter(|j| !j.state.is_final()) {
+            let released_before = job.released;
             let mut failed = None;
             for unit_id in 0..job.units.len() as u64 {
                 let unit = &mut job.units[unit_id as usize];
@@ -390,7 +519,10 @@ impl Jobs {
                 job.requeue(unit_id);
             }
             if let Some(reason) = failed {
-                job.finish(JobState::Failed, Some(reason), now);
+                job.finish(JobState::Failed, Some(reason));
+            }
+            if job.released != released_before {
+                self.outbox.push(job.state_op());
             }
         }
         expired
@@ -404,7 +536,8 @@ impl Jobs {
             .get_mut(job_id)
             .ok_or_else(|| JobError::NotFound(job_id.to_owned()))?;
         if !job.state.is_final() {
-            job.finish(JobState::Cancelled, None, now);
+            job.finish(JobState::Cancelled, None);
+            self.outbox.push(job.state_op());
         }
         Ok(job.view(now))
     }
@@ -492,7 +625,7 @@ mod tests {
         );
         for unit in &leased {
             assert_eq!(
-                jobs.report("j", unit.unit_id, count(unit), now),
+                jobs.report("j", unit.unit_id, count(unit), "w", now),
                 Reported::Accepted
             );
         }
@@ -525,15 +658,15 @@ mod tests {
         assert!(second.epoch > first.epoch);
         // Whichever result arrives first counts; the other is ignored.
         assert_eq!(
-            jobs.report("j", first.unit_id, count(&first), now),
+            jobs.report("j", first.unit_id, count(&first), "w", now),
             Reported::Accepted
         );
         assert_eq!(
-            jobs.report("j", second.unit_id, count(&second), now),
+            jobs.report("j", second.unit_id, count(&second), "w", now),
             Reported::Ignored
         );
         assert_eq!(
-            jobs.report("j", first.unit_id, count(&first), now),
+            jobs.report("j", first.unit_id, count(&first), "w", now),
             Reported::Ignored
         );
         let view = jobs.view("j", now).unwrap();
@@ -543,7 +676,7 @@ mod tests {
         let third = jobs.lease("slow", 1, &mut affinity, now, TTL).remove(0);
         jobs.expire(now + TTL);
         assert_eq!(
-            jobs.report("j", third.unit_id, count(&third), now),
+            jobs.report("j", third.unit_id, count(&third), "w", now),
             Reported::Accepted
         );
         let rest = jobs.lease("fast", usize::MAX, &mut other, now, TTL);
@@ -551,8 +684,11 @@ mod tests {
             rest.iter()
                 .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
         );
-        assert_eq!(jobs.report("nope", 0, Leaves::ZERO, now), Reported::Ignored);
-        assert_eq!(jobs.report("j", 1 << 40, Leaves::ZERO, now), Reported::Ignored);
+        assert_eq!(jobs.report("nope", 0, Leaves::ZERO, "w", now), Reported::Ignored);
+        assert_eq!(
+            jobs.report("j", 1 << 40, Leaves::ZERO, "w", now),
+            Reported::Ignored
+        );
     }
 
     #[test]
@@ -611,7 +747,7 @@ mod tests {
         assert!(first.iter().all(|u| u.job_id == "a"));
         assert_eq!(jobs.cancel("a", now).unwrap().state, JobState::Cancelled);
         assert_eq!(
-            jobs.report("a", first[0].unit_id, count(&first[0]), now),
+            jobs.report("a", first[0].unit_id, count(&first[0]), "w", now),
             Reported::Ignored
         );
         let next = jobs.lease("w", 3, &mut affinity, now, TTL);

@@ -3,6 +3,7 @@
 
 mod client_api;
 pub mod jobs;
+pub mod journal;
 pub mod planning;
 mod worker_api;
 
@@ -17,6 +18,7 @@ use tokio::sync::watch;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use crate::jobs::Jobs;
+use crate::journal::{Commit, Journal, JournalError};
 
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
@@ -58,19 +60,38 @@ pub(crate) struct Worker {
 pub(crate) struct Coordinator {
     config: Config,
     jobs: Mutex<Jobs>,
+    journal: Journal,
     workers: DashMap<String, Worker>,
     /// Bumped on every change a watcher may want to see.
     changed: watch::Sender<u64>,
 }
 
 impl Coordinator {
-    fn new(config: Config) -> Coordinator {
-        Coordinator {
+    /// Opens the journal in `data_dir` and resumes every job in it.
+    fn open(config: Config, data_dir: &std::path::Path) -> Result<Coordinator, JournalError> {
+        let (journal, restored) = Journal::open(data_dir)?;
+        let mut jobs = Jobs::default();
+        let now = Instant::now();
+        for job in restored {
+            tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");
+            jobs.restore(job, now);
+        }
+        Ok(Coordinator {
             config,
-            jobs: Mutex::new(Jobs::default()),
+            jobs: Mutex::new(jobs),
+            journal,
             workers: DashMap::new(),
             changed: watch::Sender::new(0),
-        }
+        })
+    }
+
+    /// Applies `change` to the jobs and hands what it changed to the
+    /// journal under the same lock, so the journal sees changes in order.
+    pub(crate) fn change<R>(&self, change: impl FnOnce(&mut Jobs) -> R) -> (R, Commit) {
+        let mut jobs = self.jobs();
+        let result = change(&mut jobs);
+        let commit = self.journal.send(jobs.take_ops());
+        (result, commit)
     }
 
     /// The job table. Held only for short, non-async sections; a panic
@@ -85,8 +106,8 @@ impl Coordinator {
 
     /// Leases out of time go back to the queue, and silent workers are
     /// forgotten: the single path for a worker that was lost.
-    fn reap(&self, now: Instant) {
-        let expired = self.jobs().expire(now);
+    fn reap(&self, now: Instant) -> Commit {
+        let (expired, commit) = self.change(|jobs| jobs.expire(now));
         let ttl = self.config.lease_ttl;
         self.workers.retain(|id, worker| {
             let alive = now.duration_since(worker.last_seen) < ttl;
@@ -99,23 +120,47 @@ impl Coordinator {
             tracing::warn!(units = expired, "leases expired; units queued again");
             self.notify();
         }
+        commit
     }
+}
+
+/// Why the coordinator stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error("server stopped: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// A coordinator whose journal is open and whose jobs are resumed, ready
+/// to serve.
+#[derive(Debug)]
+pub struct Opened(Arc<Coordinator>);
+
+/// Opens the journal in `data_dir` and resumes its jobs. Refuses a journal
+/// written by a newer build, or a damaged one.
+pub fn open(config: Config, data_dir: &std::path::Path) -> Result<Opened, JournalError> {
+    Ok(Opened(Arc::new(Coordinator::open(config, data_dir)?)))
 }
 
 /// Serves both gRPC services on `listener` until `shutdown` resolves.
 pub async fn serve(
+    opened: Opened,
     listener: TcpListener,
-    config: Config,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), tonic::transport::Error> {
-    let coordinator = Arc::new(Coordinator::new(config));
+) -> Result<(), ServeError> {
+    let coordinator = opened.0;
+    tracing::info!(journal = %coordinator.journal.path().display(), "journal open");
     let reaper = {
         let coordinator = Arc::clone(&coordinator);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
                 tick.tick().await;
-                coordinator.reap(Instant::now());
+                if let Err(e) = coordinator.reap(Instant::now()).wait().await {
+                    tracing::error!(error = %e, "journal write failed");
+                }
             }
         })
     };
@@ -131,5 +176,5 @@ pub async fn serve(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await;
     reaper.abort();
-    result
+    Ok(result?)
 }

@@ -104,12 +104,11 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         }
         // Results count whoever sends them: they are keyed by job and unit,
         // so a worker that re-registered loses nothing it computed.
-        let (mut accepted, mut ignored) = (0, 0);
-        {
-            let mut jobs = self.0.jobs();
+        let ((accepted, ignored), commit) = self.0.change(|jobs| {
+            let (mut accepted, mut ignored) = (0, 0);
             for result in &req.results {
                 let leaves = result.leaves.unwrap_or_default().to_core();
-                match jobs.report(&result.job_id, result.unit_id, leaves, now) {
+                match jobs.report(&result.job_id, result.unit_id, leaves, &req.worker_id, now) {
                     crate::jobs::Reported::Accepted => accepted += 1,
                     crate::jobs::Reported::Ignored => ignored += 1,
                 }
@@ -117,7 +116,11 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             for unit in &req.released {
                 jobs.release(&unit.job_id, unit.unit_id, unit.epoch);
             }
-        }
+            (accepted, ignored)
+        });
+        // Acknowledged only once durable: on failure the worker keeps the
+        // counts and reports them again.
+        commit.wait().await.map_err(crate::client_api::journal_failed)?;
         if accepted > 0 || !req.released.is_empty() {
             self.0.notify();
         }
