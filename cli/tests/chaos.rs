@@ -1,0 +1,231 @@
+//! Chaos, bounded in time: a coordinator and three workers on 127.0.0.1
+//! count a job while a driver SIGKILLs a random worker every few seconds
+//! (and restarts it), and SIGKILLs the coordinator once mid-job (and
+//! restarts it on the same data dir). The final divide table must be exact
+//! and the job must show the units that were handed out again.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+const DEADLINE: Duration = Duration::from_secs(420);
+
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Running {
+    /// SIGKILL: no chance to clean up, as when a machine dies.
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(listen: &str, data: &std::path::Path) -> Option<(Running, String)> {
+    let mut server = Running(
+        Command::new(PERFT)
+            .args([
+                "serve",
+                "--listen",
+                listen,
+                "--data-dir",
+                data.to_str().unwrap(),
+                "--lease-seconds",
+                "2",
+            ])
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perft serve starts"),
+    );
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .ok()?;
+    let address = line.trim().strip_prefix("listening on ")?.to_owned();
+    Some((server, address))
+}
+
+fn worker(url: &str, name: &str) -> Running {
+    Running(
+        Command::new(PERFT)
+            .args([
+                "worker",
+                "--coordinator",
+                url,
+                "--threads",
+                "1",
+                "--hash",
+                "16M",
+                "--name",
+                name,
+            ])
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perft worker starts"),
+    )
+}
+
+fn perft(url: &str, args: &[&str]) -> Output {
+    Command::new(PERFT)
+        .args(args)
+        .env("PERFT_COORDINATOR", url)
+        .output()
+        .expect("perft runs")
+}
+
+/// `units: done/total (released handed out again)` from `perft status`.
+fn progress(url: &str, job: &str) -> Option<(u64, u64, u64, String)> {
+    let out = perft(url, &["status", job]);
+    let text = String::from_utf8(out.stdout).ok()?;
+    let state = text.lines().find_map(|l| l.strip_prefix("state: "))?.to_owned();
+    let units = text.lines().find_map(|l| l.strip_prefix("units: "))?;
+    let (done, rest) = units.split_once('/')?;
+    let (total, rest) = rest.split_once(" (")?;
+    let released = rest.split_whitespace().next()?;
+    Some((
+        done.parse().ok()?,
+        total.parse().ok()?,
+        released.parse().ok()?,
+        state,
+    ))
+}
+
+fn divide_lines(json: &str) -> Vec<(String, String)> {
+    let report: serde_json::Value = serde_json::from_str(json).expect("divide JSON");
+    let mut lines: Vec<(String, String)> = report["divide"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["move"].as_str().unwrap().to_owned(),
+                e["leaves"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn killed_workers_and_a_killed_coordinator_lose_nothing() {
+    let data = std::env::temp_dir().join(format!("perft-chaos-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let started = Instant::now();
+    let mut seed = started.elapsed().as_nanos() as u64 ^ u64::from(std::process::id()) | 1;
+    eprintln!("chaos seed {seed}");
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+
+    let (mut server, address) = serve("127.0.0.1:0", &data).expect("coordinator starts");
+    let url = format!("http://{address}");
+    let names = ["w1", "w2", "w3"];
+    let mut workers: Vec<Running> = names.iter().map(|n| worker(&url, n)).collect();
+    let submitted = perft(
+        &url,
+        &[
+            "submit",
+            "--game",
+            "checkers",
+            "--depth",
+            "16",
+            "--split-depth",
+            "5",
+        ],
+    );
+    assert!(
+        submitted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&submitted.stderr)
+    );
+    let job = String::from_utf8(submitted.stdout).unwrap().trim().to_owned();
+
+    let (mut worker_kills, mut coordinator_killed, mut downtime) = (0, false, Duration::ZERO);
+    let mut last_kill = Instant::now();
+    loop {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "the job did not finish within {DEADLINE:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        let Some((done, total, _, state)) = progress(&url, &job) else {
+            continue;
+        };
+        if state == "done" {
+            break;
+        }
+        assert_eq!(state, "running", "the job must keep running");
+        if !coordinator_killed && done * 10 >= total * 4 {
+            // Mid-job: the coordinator dies and comes back on the same port
+            // and data dir; the workers find it again by themselves.
+            server.kill();
+            let down = Instant::now();
+            server = loop {
+                if let Some((s, _)) = serve(&address, &data) {
+                    break s;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            };
+            downtime = down.elapsed();
+            coordinator_killed = true;
+            eprintln!("coordinator killed at {done}/{total} units and restarted");
+        } else if last_kill.elapsed() >= Duration::from_secs(3) {
+            let victim = (random() % names.len() as u64) as usize;
+            workers[victim].kill();
+            workers[victim] = worker(&url, names[victim]);
+            worker_kills += 1;
+            last_kill = Instant::now();
+        }
+    }
+    let elapsed = started.elapsed();
+    let (_, total, released, _) = progress(&url, &job).unwrap();
+    assert!(coordinator_killed, "the coordinator must have been killed once");
+    assert!(worker_kills >= 3, "workers were killed {worker_kills} times");
+    assert!(
+        released > 0,
+        "killed workers' units must have been handed out again"
+    );
+
+    let divide = perft(&url, &["divide", &job, "--format", "json"]);
+    assert!(divide.status.success());
+    let divide = String::from_utf8(divide.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&divide).unwrap();
+    assert_eq!(report["leaves"], "165629569428", "published checkers perft(16)");
+    let local = perft(
+        &url,
+        &[
+            "run", "--game", "checkers", "--depth", "16", "--format", "json", "--hash", "1G",
+        ],
+    );
+    assert_eq!(
+        divide_lines(&divide),
+        divide_lines(&String::from_utf8(local.stdout).unwrap())
+    );
+
+    let journal_bytes: u64 = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    eprintln!(
+        "chaos run: {total} units, {released} handed out again, {worker_kills} worker kills, \
+         coordinator down {downtime:?}, job done in {elapsed:?}, journal {journal_bytes} bytes"
+    );
+    drop(workers);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&data);
+}
