@@ -245,6 +245,34 @@ fn print_job(job: &pb::Job) {
     );
     println!("leaves so far: {}", pb::count(job.leaves_done));
     println!("time: {:.3} s", job.seconds);
+    if job.verify {
+        println!(
+            "verified: every unit counted by two workers; {} disagreement(s)",
+            job.disagreements.len()
+        );
+    }
+    for d in &job.disagreements {
+        let votes: Vec<String> = d
+            .votes
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} counted {}",
+                    v.worker,
+                    v.leaves.unwrap_or_default().to_core().leaves
+                )
+            })
+            .collect();
+        let decided = d.decided.map_or("no majority".to_owned(), |l| {
+            format!("took {}", l.to_core().leaves)
+        });
+        println!(
+            "disagreement: unit {} ({}): {}; {decided}",
+            d.unit_id,
+            d.position,
+            votes.join(", ")
+        );
+    }
 }
 
 pub fn status(args: &JobArgs) -> Result<(), CliError> {

@@ -40,6 +40,23 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         units_released: view.units_released,
         leaves_done: Some(view.leaves_done.into()),
         seconds: view.seconds,
+        disagreements: view
+            .disagreements
+            .iter()
+            .map(|d| pb::Disagreement {
+                unit_id: d.unit_id,
+                position: d.position.clone(),
+                votes: d
+                    .votes
+                    .iter()
+                    .map(|v| pb::Vote {
+                        worker: v.worker.clone(),
+                        leaves: Some(v.leaves.into()),
+                    })
+                    .collect(),
+                decided: d.decided.map(Into::into),
+            })
+            .collect(),
     }
 }
 
@@ -67,11 +84,6 @@ impl pb::perft_service_server::PerftService for ClientApi {
             .game
             .parse()
             .map_err(|e: perft_core::UnknownGame| Status::invalid_argument(e.to_string()))?;
-        if req.verify {
-            return Err(Status::unimplemented(
-                "verification on two workers is not available on this coordinator yet",
-            ));
-        }
         let threads: usize = self.0.workers.iter().map(|w| w.threads as usize).sum();
         let plan_request = PlanRequest {
             position: (!req.position.trim().is_empty()).then(|| req.position.clone()),
@@ -105,7 +117,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let view = self
             .0
             .jobs()
-            .view(&request.into_inner().job_id, Instant::now())
+            .view(&request.into_inner().job_id)
             .map_err(not_found)?;
         Ok(Response::new(job_message(&view)))
     }
@@ -114,13 +126,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         _request: Request<pb::ListJobsRequest>,
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
-        let jobs = self
-            .0
-            .jobs()
-            .list(Instant::now())
-            .iter()
-            .map(job_message)
-            .collect();
+        let jobs = self.0.jobs().list().iter().map(job_message).collect();
         Ok(Response::new(pb::ListJobsResponse { jobs }))
     }
 
@@ -128,7 +134,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let view = self
             .0
             .jobs()
-            .cancel(&request.into_inner().job_id, Instant::now())
+            .cancel(&request.into_inner().job_id)
             .map_err(not_found)?;
         self.0.notify();
         Ok(Response::new(job_message(&view)))
@@ -138,12 +144,12 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
         let id = request.into_inner().job_id;
-        self.0.jobs().view(&id, Instant::now()).map_err(not_found)?;
+        self.0.jobs().view(&id).map_err(not_found)?;
         let coordinator = Arc::clone(&self.0);
         let mut changed = coordinator.changed.subscribe();
         let stream = async_stream(move |tx| async move {
             loop {
-                let found = coordinator.jobs().view(&id, Instant::now());
+                let found = coordinator.jobs().view(&id);
                 let view = match found {
                     Ok(view) => view,
                     Err(e) => {
@@ -169,7 +175,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let divide = self
             .0
             .jobs()
-            .divide(&request.into_inner().job_id, Instant::now())
+            .divide(&request.into_inner().job_id)
             .map_err(not_found)?;
         Ok(Response::new(pb::DivideTable {
             job: Some(job_message(&divide.job)),

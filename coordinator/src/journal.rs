@@ -13,7 +13,7 @@ use perft_core::{GameKind, Leaves, Weight};
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::oneshot;
 
-use crate::jobs::{JobSpec, JobState};
+use crate::jobs::{Disagreement, JobSpec, JobState, Vote};
 use crate::planning::PlannedJob;
 
 /// The schema this build writes. A data dir with a newer one is refused.
@@ -51,6 +51,11 @@ pub enum Op {
         leaves: Leaves,
         worker: String,
     },
+    /// Workers sent different counts for a unit.
+    Disagreement {
+        job_id: String,
+        disagreement: Disagreement,
+    },
     /// The job's state, timing and counters.
     JobState {
         job_id: String,
@@ -74,6 +79,7 @@ pub struct RestoredJob {
     pub finished_ms: Option<u64>,
     pub released: u64,
     pub results: Vec<(u64, Leaves)>,
+    pub disagreements: Vec<Disagreement>,
 }
 
 /// Writes handed to the journal, durable once [`Commit::wait`] returns Ok.
@@ -139,6 +145,37 @@ fn blob_leaves(blob: &[u8]) -> Option<Leaves> {
     Some(Leaves { leaves, higher })
 }
 
+/// Votes as lines of `worker<TAB>leaves<TAB>higher`.
+fn votes_text(votes: &[Vote]) -> String {
+    votes
+        .iter()
+        .map(|v| {
+            format!(
+                "{}\t{}\t{}",
+                v.worker.replace(['\t', '\n'], " "),
+                v.leaves.leaves,
+                v.leaves.higher
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn parse_votes(text: &str) -> Option<Vec<Vote>> {
+    text.lines()
+        .map(|line| {
+            let mut fields = line.split('\t');
+            let worker = fields.next()?.to_owned();
+            let leaves = fields.next()?.parse().ok()?;
+            let higher = fields.next()?.parse().ok()?;
+            Some(Vote {
+                worker,
+                leaves: Leaves { leaves, higher },
+            })
+        })
+        .collect()
+}
+
 fn weights_blob(weights: &[Weight]) -> Vec<u8> {
     weights
         .iter()
@@ -173,6 +210,9 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE TABLE IF NOT EXISTS units (
     job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL, weights BLOB NOT NULL,
     PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS disagreements (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL,
+    votes TEXT NOT NULL, decided BLOB);
 CREATE TABLE IF NOT EXISTS results (
     job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, leaves BLOB NOT NULL, worker TEXT NOT NULL,
     PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
@@ -316,6 +356,7 @@ fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalEr
             finished_ms: row.get::<_, Option<i64>>(13).map_err(sql)?.map(|v| v as u64),
             released: row.get::<_, i64>(14).map_err(sql)? as u64,
             results: Vec::new(),
+            disagreements: Vec::new(),
             id,
         });
     }
@@ -346,6 +387,20 @@ fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalEr
                 return Err(bad(format!("job {}: result for unknown unit {unit_id}", job.id)));
             }
             job.results.push((unit_id as u64, leaves));
+        }
+        let mut found = conn
+            .prepare("SELECT unit_id, position, votes, decided FROM disagreements WHERE job_id = ?1 ORDER BY rowid")
+            .map_err(sql)?;
+        let mut rows = found.query([&job.id]).map_err(sql)?;
+        while let Some(row) = rows.next().map_err(sql)? {
+            let votes: String = row.get(2).map_err(sql)?;
+            let decided: Option<Vec<u8>> = row.get(3).map_err(sql)?;
+            job.disagreements.push(Disagreement {
+                unit_id: row.get::<_, i64>(0).map_err(sql)? as u64,
+                position: row.get(1).map_err(sql)?,
+                votes: parse_votes(&votes).ok_or_else(|| bad(format!("job {}: bad disagreement", job.id)))?,
+                decided: decided.as_deref().and_then(blob_leaves),
+            });
         }
     }
     Ok(jobs)
@@ -390,6 +445,15 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                 "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, worker) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![job_id, *unit_id as i64, leaves_blob(*leaves), worker])?;
+        }
+        Op::Disagreement {
+            job_id,
+            disagreement: d,
+        } => {
+            tx.prepare_cached(
+                "INSERT INTO disagreements (job_id, unit_id, position, votes, decided) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![job_id, d.unit_id as i64, d.position, votes_text(&d.votes), d.decided.map(leaves_blob)])?;
         }
         Op::JobState {
             job_id,

@@ -99,16 +99,25 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
     ) -> Result<Response<pb::ReportResultsResponse>, Status> {
         let req = request.into_inner();
         let now = Instant::now();
-        if let Some(mut worker) = self.0.workers.get_mut(&req.worker_id) {
-            worker.last_seen = now;
-        }
+        // Workers are shown by name and id in disagreements.
+        let label = match self.0.workers.get_mut(&req.worker_id) {
+            Some(mut worker) => {
+                worker.last_seen = now;
+                format!(
+                    "{} ({})",
+                    worker.name,
+                    &req.worker_id[..req.worker_id.len().min(8)]
+                )
+            }
+            None => format!("unregistered ({})", &req.worker_id[..req.worker_id.len().min(8)]),
+        };
         // Results count whoever sends them: they are keyed by job and unit,
         // so a worker that re-registered loses nothing it computed.
         let ((accepted, ignored), commit) = self.0.change(|jobs| {
             let (mut accepted, mut ignored) = (0, 0);
             for result in &req.results {
                 let leaves = result.leaves.unwrap_or_default().to_core();
-                match jobs.report(&result.job_id, result.unit_id, leaves, &req.worker_id, now) {
+                match jobs.report(&result.job_id, result.unit_id, leaves, &req.worker_id, &label) {
                     crate::jobs::Reported::Accepted => accepted += 1,
                     crate::jobs::Reported::Ignored => ignored += 1,
                 }

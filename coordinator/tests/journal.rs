@@ -48,10 +48,10 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
                 unit.unit_id,
                 count(&unit.position, unit.depth),
                 "w",
-                now,
+                "w",
             );
         }
-        jobs.cancel("b", now).unwrap();
+        jobs.cancel("b").unwrap();
         journal.send(jobs.take_ops()).wait().await.unwrap();
         leased.len()
         // The journal and the jobs are dropped here, as in a crash.
@@ -67,7 +67,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     for job in restored {
         jobs.restore(job, now);
     }
-    let view = jobs.view("a", now).unwrap();
+    let view = jobs.view("a").unwrap();
     assert_eq!(
         (view.state, view.units_done, view.units_total),
         (JobState::Running, half as u64, units as u64)
@@ -82,11 +82,11 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
             unit.unit_id,
             count(&unit.position, unit.depth),
             "v",
-            now,
+            "v",
         );
     }
     journal.send(jobs.take_ops()).wait().await.unwrap();
-    let divide = jobs.divide("a", now).unwrap();
+    let divide = jobs.divide("a").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(divide.total, Leaves::full(845_931));
     drop(journal);

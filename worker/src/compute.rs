@@ -24,6 +24,41 @@ pub enum Outcome {
     Refused { lease: UnitLease, reason: String },
 }
 
+/// Test builds only: makes every n-th count of this worker wrong (one leaf
+/// too many), as a faulty machine would.
+#[cfg(feature = "fault-injection")]
+#[derive(Debug)]
+struct FaultInjector {
+    every: u64,
+    counted: std::sync::atomic::AtomicU64,
+}
+
+#[cfg(feature = "fault-injection")]
+impl FaultInjector {
+    fn from_env() -> Option<FaultInjector> {
+        let every = std::env::var("PERFT_FAULT_EVERY")
+            .ok()?
+            .parse()
+            .ok()
+            .filter(|&n: &u64| n > 0)?;
+        Some(FaultInjector {
+            every,
+            counted: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    fn apply(&self, lease: &UnitLease, leaves: Leaves) -> Leaves {
+        if !(self.counted.fetch_add(1, Ordering::AcqRel) + 1).is_multiple_of(self.every) {
+            return leaves;
+        }
+        tracing::warn!(job = %lease.job_id, unit = lease.unit_id, "fault injected");
+        Leaves {
+            leaves: leaves.leaves + 1,
+            ..leaves
+        }
+    }
+}
+
 /// The table of the game being counted, replaced when the game changes.
 #[derive(Debug, Default)]
 struct Tables {
@@ -95,6 +130,8 @@ impl Pool {
             bytes: table_bytes,
             current: Mutex::default(),
         });
+        #[cfg(feature = "fault-injection")]
+        let faults = Arc::new(FaultInjector::from_env());
         let handles = (0..threads.max(1))
             .map(|i| {
                 let (queue, outcomes, in_flight, tables) = (
@@ -103,6 +140,8 @@ impl Pool {
                     Arc::clone(&in_flight),
                     Arc::clone(&tables),
                 );
+                #[cfg(feature = "fault-injection")]
+                let faults = Arc::clone(&faults);
                 std::thread::Builder::new()
                     .name(format!("perft-count-{i}"))
                     .spawn(move || {
@@ -114,11 +153,18 @@ impl Pool {
                                     tables: &tables,
                                     game,
                                 }) {
-                                    Ok(leaves) => Outcome::Counted {
-                                        lease,
-                                        leaves,
-                                        seconds: started.elapsed().as_secs_f64(),
-                                    },
+                                    Ok(leaves) => {
+                                        #[cfg(feature = "fault-injection")]
+                                        let leaves = match faults.as_ref() {
+                                            Some(faults) => faults.apply(&lease, leaves),
+                                            None => leaves,
+                                        };
+                                        Outcome::Counted {
+                                            lease,
+                                            leaves,
+                                            seconds: started.elapsed().as_secs_f64(),
+                                        }
+                                    }
                                     Err(reason) => Outcome::Refused { lease, reason },
                                 },
                                 Err(e) => Outcome::Refused {
