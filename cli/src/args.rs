@@ -34,6 +34,8 @@ pub enum Command {
     Cancel(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
+    /// Load-test a coordinator with many simulated workers and tiny units.
+    Loadgen(LoadgenArgs),
     /// One benchmark measurement, for `perft bench` (internal).
     #[command(hide = true)]
     BenchCase(BenchCaseArgs),
@@ -248,4 +250,22 @@ pub struct VerifyArgs {
     pub coordinator: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadgenArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// Simulated workers, each with its own connection.
+    #[arg(long, default_value_t = 300)]
+    pub workers: u32,
+    /// Units leased (and reported) per call.
+    #[arg(long, default_value_t = 8)]
+    pub batch: u32,
+    /// The game of the job.
+    #[arg(long, default_value = "reversi")]
+    pub game: String,
+    /// The job's depth; it is split one ply above, so units are one ply deep.
+    #[arg(long, default_value_t = 10)]
+    pub depth: u32,
 }

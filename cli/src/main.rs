@@ -5,6 +5,7 @@ mod bench;
 mod client;
 mod cluster;
 mod error;
+mod loadgen;
 mod report;
 mod run;
 mod verify;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Command::Status(args) => client::status(&args),
         Command::Cancel(args) => client::cancel(&args),
         Command::Verify(args) => verify::verify(&args),
+        Command::Loadgen(args) => loadgen::loadgen(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,149 @@
+//! `perft loadgen`: many simulated workers against one coordinator, to
+//! measure how many results a second it accepts (with its journal on).
+//! Each simulated worker leases small batches of tiny units, counts them
+//! for real (they are one or two plies deep) and reports at once.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use perft_core::{Game, GameKind, GameVisitor, Leaves, perft};
+use perft_proto as pb;
+use perft_proto::worker_service_client::WorkerServiceClient;
+use tonic::transport::Endpoint;
+
+use crate::args::{LoadgenArgs, SubmitArgs};
+use crate::cluster::runtime;
+use crate::error::CliError;
+
+struct Count<'a>(&'a str, u32);
+
+impl GameVisitor for Count<'_> {
+    type Output = Option<Leaves>;
+    fn visit<G: Game>(self) -> Option<Leaves> {
+        Some(perft(&self.0.parse::<G>().ok()?, self.1))
+    }
+}
+
+async fn simulated_worker(
+    url: String,
+    name: String,
+    batch: u32,
+    accepted: Arc<AtomicU64>,
+) -> Result<(), CliError> {
+    let channel = Endpoint::from_shared(url)
+        .map_err(|e| CliError::Usage(e.to_string()))?
+        .connect()
+        .await
+        .map_err(|e| CliError::Failed(format!("cannot connect: {e}")))?;
+    let mut client = WorkerServiceClient::new(channel);
+    let registered = client
+        .register(pb::RegisterRequest {
+            name,
+            threads: 1,
+            table_bytes: 0,
+            protocol_version: pb::PROTOCOL_VERSION,
+        })
+        .await
+        .map_err(crate::client::status_error)?
+        .into_inner();
+    let mut idle = 0;
+    loop {
+        let units = client
+            .lease_units(pb::LeaseUnitsRequest {
+                worker_id: registered.worker_id.clone(),
+                max_units: batch,
+            })
+            .await
+            .map_err(crate::client::status_error)?
+            .into_inner()
+            .units;
+        if units.is_empty() {
+            idle += 1;
+            if idle > 4 {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        }
+        idle = 0;
+        let results = units
+            .iter()
+            .map(|u| {
+                let game: GameKind = u.game.parse().map_err(|e| CliError::Failed(format!("{e}")))?;
+                let leaves = game
+                    .dispatch(Count(&u.position, u.depth))
+                    .ok_or_else(|| CliError::Failed(format!("bad unit position {}", u.position)))?;
+                Ok(pb::UnitResult {
+                    job_id: u.job_id.clone(),
+                    unit_id: u.unit_id,
+                    epoch: u.epoch,
+                    leaves: Some(leaves.into()),
+                    seconds: 0.0,
+                })
+            })
+            .collect::<Result<Vec<_>, CliError>>()?;
+        let reply = client
+            .report_results(pb::ReportResultsRequest {
+                worker_id: registered.worker_id.clone(),
+                results,
+                released: Vec::new(),
+            })
+            .await
+            .map_err(crate::client::status_error)?
+            .into_inner();
+        accepted.fetch_add(u64::from(reply.accepted), Ordering::Relaxed);
+    }
+}
+
+pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = crate::client::connect(&args.coordinator).await?;
+        let submit = SubmitArgs {
+            coordinator: args.coordinator.clone(),
+            game: args.game.clone(),
+            depth: args.depth,
+            position: None,
+            split_depth: Some(args.depth.saturating_sub(1)),
+            verify: false,
+        };
+        let planning = Instant::now();
+        let id = crate::client::submit_job(&mut client, &submit).await?;
+        let planned = planning.elapsed();
+        let job = client
+            .get_job(pb::GetJobRequest { job_id: id.clone() })
+            .await
+            .map_err(crate::client::status_error)?
+            .into_inner();
+        eprintln!("job {id}: {} units planned and journaled in {:.2} s", job.units_total, planned.as_secs_f64());
+        let accepted = Arc::new(AtomicU64::new(0));
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..args.workers)
+            .map(|i| {
+                tokio::spawn(simulated_worker(
+                    args.coordinator.coordinator.clone(),
+                    format!("sim-{i}"),
+                    args.batch,
+                    Arc::clone(&accepted),
+                ))
+            })
+            .collect();
+        for task in tasks {
+            task.await.map_err(|e| CliError::Failed(e.to_string()))??;
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let report = crate::client::fetch_report(&mut client, &id).await?;
+        let results = accepted.load(Ordering::Relaxed);
+        println!(
+            "{} simulated workers: {results} results accepted in {seconds:.2} s = {:.0} results/s; job {} with {} leaves",
+            args.workers,
+            results as f64 / seconds,
+            match &report.source {
+                crate::report::Source::Job { state, .. } => state.as_str(),
+                crate::report::Source::Local { .. } => "local",
+            },
+            report.total.leaves
+        );
+        Ok(())
+    })
+}
