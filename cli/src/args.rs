@@ -6,8 +6,20 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "perft", version, about)]
 pub struct Cli {
+    /// Log format on stderr (filter with RUST_LOG, e.g. RUST_LOG=info).
+    #[arg(long, value_enum, global = true, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,6 +48,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
     Loadgen(LoadgenArgs),
+    /// Ask a coordinator's gRPC health service; exit 0 when it serves.
+    Health(HealthArgs),
     /// One benchmark measurement, for `perft bench` (internal).
     #[command(hide = true)]
     BenchCase(BenchCaseArgs),
@@ -164,13 +178,52 @@ pub struct BenchCaseArgs {
 /// The coordinator a client or worker talks to.
 #[derive(Debug, Clone, Args)]
 pub struct CoordinatorArg {
-    /// Coordinator URL.
+    /// Coordinator URL (https:// with --tls-ca).
     #[arg(long, env = "PERFT_COORDINATOR", default_value = "http://127.0.0.1:50051")]
     pub coordinator: String,
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// PEM file of the CA that signed the coordinator's TLS certificate.
+    #[arg(long, value_name = "PEM")]
+    pub tls_ca: Option<std::path::PathBuf>,
+}
+
+/// The shared bearer token: from a file, or else from `PERFT_TOKEN`.
+#[derive(Clone, Args)]
+pub struct TokenArg {
+    /// File holding the shared token.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// The shared token itself (prefer --token-file: the environment is
+    /// visible to other processes of the same user).
+    #[arg(long = "token", env = "PERFT_TOKEN", hide_env_values = true, hide = true)]
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for TokenArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenArg")
+            .field("token_file", &self.token_file)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// PEM certificate chain: serve over TLS (with --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// Most units one job may be planned into.
+    #[arg(long, default_value_t = 5_000_000)]
+    pub max_units: usize,
+    /// Serve Prometheus metrics over HTTP on this address (e.g. 0.0.0.0:9090).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
     /// Address to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "0.0.0.0:50051")]
     pub listen: String,
@@ -186,6 +239,9 @@ pub struct ServeArgs {
 pub struct WorkerArgs {
     #[command(flatten)]
     pub coordinator: CoordinatorArg,
+    /// Serve Prometheus metrics over HTTP on this address.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
     /// Name shown by the coordinator (default: host name and process id).
     #[arg(long)]
     pub name: Option<String>,
@@ -249,6 +305,11 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub coordinator: Option<String>,
     #[command(flatten)]
+    pub token: TokenArg,
+    /// PEM file of the CA that signed the coordinator's TLS certificate.
+    #[arg(long, value_name = "PEM")]
+    pub tls_ca: Option<std::path::PathBuf>,
+    #[command(flatten)]
     pub engine: EngineArgs,
 }
 
@@ -268,4 +329,44 @@ pub struct LoadgenArgs {
     /// The job's depth; it is split one ply above, so units are one ply deep.
     #[arg(long, default_value_t = 10)]
     pub depth: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}
+
+impl TokenArg {
+    /// The token, if one is configured; an unreadable file or a malformed
+    /// token is an error.
+    pub fn token(&self) -> Result<Option<perft_proto::connect::Token>, crate::error::CliError> {
+        use crate::error::CliError;
+        let text = match (&self.token_file, &self.token) {
+            (Some(path), _) => Some(std::fs::read_to_string(path).map_err(|e| {
+                CliError::Usage(format!("cannot read the token file '{}': {e}", path.display()))
+            })?),
+            (None, Some(token)) => Some(token.clone()),
+            (None, None) => None,
+        };
+        text.map(|t| perft_proto::connect::Token::new(&t).map_err(|e| CliError::Usage(e.to_string())))
+            .transpose()
+    }
+}
+
+/// Reads a PEM file named on the command line.
+pub fn read_pem(path: &std::path::Path) -> Result<Vec<u8>, crate::error::CliError> {
+    std::fs::read(path)
+        .map_err(|e| crate::error::CliError::Usage(format!("cannot read '{}': {e}", path.display())))
+}
+
+impl CoordinatorArg {
+    /// How to reach and authenticate to the coordinator.
+    pub fn client_config(&self) -> Result<perft_proto::connect::ClientConfig, crate::error::CliError> {
+        Ok(perft_proto::connect::ClientConfig {
+            url: self.coordinator.clone(),
+            token: self.token.token()?,
+            tls_ca: self.tls_ca.as_deref().map(read_pem).transpose()?,
+        })
+    }
 }

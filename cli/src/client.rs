@@ -1,16 +1,14 @@
 //! The client verbs: submit, watch, divide, list, status, cancel.
 
-use std::time::Duration;
-
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressStyle};
 use perft_core::GameKind;
 use perft_proto as pb;
+use perft_proto::connect::AuthChannel;
 use perft_proto::perft_service_client::PerftServiceClient;
-use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
-use crate::args::{CoordinatorArg, DivideArgs, JobArgs, ListArgs, SubmitArgs};
+use crate::args::{CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, SubmitArgs};
 use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::report::{Report, Source};
@@ -19,26 +17,29 @@ use crate::report::{Report, Source};
 pub fn status_error(status: Status) -> CliError {
     let message = status.message().replace('\n', " ");
     match status.code() {
-        Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::Unimplemented => {
-            CliError::Usage(message)
-        }
+        Code::InvalidArgument
+        | Code::NotFound
+        | Code::FailedPrecondition
+        | Code::Unimplemented
+        | Code::Unauthenticated
+        | Code::OutOfRange
+        | Code::ResourceExhausted => CliError::Usage(message),
         Code::Unavailable => CliError::Failed(format!("coordinator unavailable: {message}")),
         code => CliError::Failed(format!("{code:?}: {message}")),
     }
 }
 
-pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<Channel>, CliError> {
-    let url = &coordinator.coordinator;
-    let endpoint = Endpoint::from_shared(url.clone())
-        .map_err(|e| CliError::Usage(format!("invalid coordinator URL '{url}': {e}")))?
-        .connect_timeout(Duration::from_secs(5))
-        .http2_keep_alive_interval(Duration::from_secs(10))
-        .keep_alive_timeout(Duration::from_secs(20));
+pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<AuthChannel>, CliError> {
+    let config = coordinator.client_config()?;
+    let endpoint = config.endpoint().map_err(|e| CliError::Usage(e.to_string()))?;
     let channel = endpoint
         .connect()
         .await
-        .map_err(|e| CliError::Failed(format!("cannot reach the coordinator at {url}: {e}")))?;
-    Ok(PerftServiceClient::new(channel))
+        .map_err(|e| CliError::Failed(format!("cannot reach the coordinator at {}: {e}", config.url)))?;
+    Ok(PerftServiceClient::with_interceptor(
+        channel,
+        config.interceptor(),
+    ))
 }
 
 /// A job state as users read it.
@@ -64,7 +65,7 @@ fn leaves_per_second(job: &pb::Job) -> f64 {
 
 /// Submits and returns the job id.
 pub async fn submit_job(
-    client: &mut PerftServiceClient<Channel>,
+    client: &mut PerftServiceClient<AuthChannel>,
     args: &SubmitArgs,
 ) -> Result<String, CliError> {
     let request = pb::SubmitJobRequest {
@@ -93,7 +94,7 @@ pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
 
 /// Follows a job to its end; returns its last state.
 pub async fn follow(
-    client: &mut PerftServiceClient<Channel>,
+    client: &mut PerftServiceClient<AuthChannel>,
     id: &str,
     show: bool,
 ) -> Result<pb::Job, CliError> {
@@ -156,7 +157,10 @@ pub fn watch(args: &JobArgs) -> Result<(), CliError> {
 }
 
 /// The divide table of a job as a report `perft run` would print.
-pub async fn fetch_report(client: &mut PerftServiceClient<Channel>, id: &str) -> Result<Report, CliError> {
+pub async fn fetch_report(
+    client: &mut PerftServiceClient<AuthChannel>,
+    id: &str,
+) -> Result<Report, CliError> {
     let table = client
         .get_divide(pb::GetDivideRequest {
             job_id: id.to_owned(),
@@ -302,5 +306,36 @@ pub fn cancel(args: &JobArgs) -> Result<(), CliError> {
             .into_inner();
         println!("job {} {}", job.job_id, state_name(&job));
         Ok(())
+    })
+}
+
+/// `perft health`: the standard gRPC health check, as probes use it.
+pub fn health(args: &HealthArgs) -> Result<(), CliError> {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    runtime()?.block_on(async {
+        let config = args.coordinator.client_config()?;
+        let endpoint = config.endpoint().map_err(|e| CliError::Usage(e.to_string()))?;
+        let channel = endpoint
+            .connect()
+            .await
+            .map_err(|e| CliError::Failed(format!("cannot reach the coordinator at {}: {e}", config.url)))?;
+        let reply = HealthClient::new(channel)
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        match reply.status() {
+            ServingStatus::Serving => {
+                println!("serving");
+                Ok(())
+            }
+            status => Err(CliError::Failed(format!(
+                "coordinator not serving: {}",
+                status.as_str_name()
+            ))),
+        }
     })
 }

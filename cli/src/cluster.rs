@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::args::{ServeArgs, WorkerArgs};
+use crate::args::{ServeArgs, WorkerArgs, read_pem};
 use crate::error::CliError;
 
 pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
@@ -36,9 +36,16 @@ async fn terminated() {
 }
 
 pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some((read_pem(cert)?, read_pem(key)?)),
+        _ => None,
+    };
     let config = perft_coordinator::Config {
         lease_ttl: Duration::from_secs(args.lease_seconds),
         heartbeat_interval: Duration::from_millis(args.lease_seconds * 1000 / 3),
+        max_units: args.max_units,
+        token: args.token.token()?,
+        tls,
         ..perft_coordinator::Config::default()
     };
     let opened =
@@ -63,7 +70,7 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
         format!("{host}-{}", std::process::id())
     });
     let config = perft_worker::Config {
-        coordinator: args.coordinator.coordinator.clone(),
+        coordinator: args.coordinator.client_config()?,
         threads: args.engine.threads(),
         table_bytes: args.engine.table_bytes(),
         name,

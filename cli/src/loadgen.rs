@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use perft_core::{Game, GameKind, GameVisitor, Leaves, perft};
 use perft_proto as pb;
+use perft_proto::connect::ClientConfig;
 use perft_proto::worker_service_client::WorkerServiceClient;
-use tonic::transport::Endpoint;
 
 use crate::args::{LoadgenArgs, SubmitArgs};
 use crate::cluster::runtime;
@@ -26,17 +26,18 @@ impl GameVisitor for Count<'_> {
 }
 
 async fn simulated_worker(
-    url: String,
+    config: ClientConfig,
     name: String,
     batch: u32,
     accepted: Arc<AtomicU64>,
 ) -> Result<(), CliError> {
-    let channel = Endpoint::from_shared(url)
+    let channel = config
+        .endpoint()
         .map_err(|e| CliError::Usage(e.to_string()))?
         .connect()
         .await
         .map_err(|e| CliError::Failed(format!("cannot connect: {e}")))?;
-    let mut client = WorkerServiceClient::new(channel);
+    let mut client = WorkerServiceClient::with_interceptor(channel, config.interceptor());
     let registered = client
         .register(pb::RegisterRequest {
             name,
@@ -116,12 +117,13 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             .map_err(crate::client::status_error)?
             .into_inner();
         eprintln!("job {id}: {} units planned and journaled in {:.2} s", job.units_total, planned.as_secs_f64());
+        let config = args.coordinator.client_config()?;
         let accepted = Arc::new(AtomicU64::new(0));
         let started = Instant::now();
         let tasks: Vec<_> = (0..args.workers)
             .map(|i| {
                 tokio::spawn(simulated_worker(
-                    args.coordinator.coordinator.clone(),
+                    config.clone(),
                     format!("sim-{i}"),
                     args.batch,
                     Arc::clone(&accepted),

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return error::clap_exit(&err),
     };
-    init_tracing();
+    init_tracing(cli.log_format);
     let outcome = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::bench(&args),
@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         Command::Cancel(args) => client::cancel(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
+        Command::Health(args) => client::health(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -45,11 +46,14 @@ fn main() -> ExitCode {
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: warnings only), so
 /// stdout carries nothing but the result.
-fn init_tracing() {
+fn init_tracing(format: args::LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        args::LogFormat::Text => logs.init(),
+        args::LogFormat::Json => logs.json().init(),
+    }
 }

@@ -17,10 +17,12 @@ fn compare_line(label: &str, expected: u128, got: u128, mismatches: &mut usize) 
     }
 }
 
-fn cluster_report(url: &str, game: GameKind, depth: u32) -> Result<Report, CliError> {
+fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> Result<Report, CliError> {
     crate::cluster::runtime()?.block_on(async {
         let coordinator = CoordinatorArg {
             coordinator: url.to_owned(),
+            token: args.token.clone(),
+            tls_ca: args.tls_ca.clone(),
         };
         let mut client = crate::client::connect(&coordinator).await?;
         let submit = SubmitArgs {
@@ -56,7 +58,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         )));
     };
     let report = match &args.coordinator {
-        Some(url) => cluster_report(url, game, args.depth)?,
+        Some(url) => cluster_report(args, url, game, args.depth)?,
         None => {
             let run = RunArgs {
                 game: args.game,

@@ -16,6 +16,7 @@ use perft_proto::worker_service_server::WorkerServiceServer;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::interceptor::InterceptedService;
 
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
@@ -32,7 +33,15 @@ pub struct Config {
     pub min_units: usize,
     /// A plan with more units is refused.
     pub max_units: usize,
+    /// Every call must carry this token (health checks excepted).
+    pub token: Option<perft_proto::connect::Token>,
+    /// PEM certificate chain and private key: serve over TLS.
+    pub tls: Option<(Vec<u8>, Vec<u8>)>,
 }
+
+/// Largest gRPC message accepted, either way: a report of 1024 units or a
+/// lease of 1024 units is well under it.
+pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
 
 impl Default for Config {
     fn default() -> Config {
@@ -41,6 +50,8 @@ impl Default for Config {
             heartbeat_interval: Duration::from_secs(5),
             min_units: 256,
             max_units: 5_000_000,
+            token: None,
+            tls: None,
         }
     }
 }
@@ -131,6 +142,8 @@ pub enum ServeError {
     Journal(#[from] JournalError),
     #[error("server stopped: {0}")]
     Transport(#[from] tonic::transport::Error),
+    #[error("reflection service: {0}")]
+    Reflection(String),
 }
 
 /// A coordinator whose journal is open and whose jobs are resumed, ready
@@ -164,15 +177,36 @@ pub async fn serve(
             }
         })
     };
-    let result = tonic::transport::Server::builder()
+    // Health answers without a token: Kubernetes and compose probes send
+    // none, and it reveals nothing.
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    health_reporter
+        .set_service_status("", tonic_health::ServingStatus::Serving)
+        .await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(perft_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+    let check = perft_proto::connect::CheckToken::new(coordinator.config.token.clone());
+    let clients = PerftServiceServer::new(client_api::ClientApi(Arc::clone(&coordinator)))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let workers = WorkerServiceServer::new(worker_api::WorkerApi(Arc::clone(&coordinator)))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let mut server = tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(Duration::from_secs(10)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
-        .add_service(PerftServiceServer::new(client_api::ClientApi(Arc::clone(
-            &coordinator,
-        ))))
-        .add_service(WorkerServiceServer::new(worker_api::WorkerApi(Arc::clone(
-            &coordinator,
-        ))))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)));
+    if let Some((cert, key)) = &coordinator.config.tls {
+        let identity = tonic::transport::Identity::from_pem(cert, key);
+        server = server.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
+    }
+    let result = server
+        .add_service(health)
+        .add_service(InterceptedService::new(reflection, check.clone()))
+        .add_service(InterceptedService::new(clients, check.clone()))
+        .add_service(InterceptedService::new(workers, check))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await;
     reaper.abort();

@@ -8,6 +8,8 @@ pub mod v1 {
 
 pub use v1::*;
 
+pub mod connect;
+
 /// The version a worker must announce when it registers; bumped on any
 /// change of meaning in the contract.
 pub const PROTOCOL_VERSION: u32 = 1;

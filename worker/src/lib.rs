@@ -13,9 +13,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use perft_proto as pb;
+use perft_proto::connect::{AuthChannel, ClientConfig};
 use perft_proto::worker_service_client::WorkerServiceClient;
 use tokio::sync::mpsc;
-use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 pub use compute::{Outcome, Pool};
@@ -23,8 +23,8 @@ pub use compute::{Outcome, Pool};
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The coordinator, e.g. `http://10.0.0.1:50051`.
-    pub coordinator: String,
+    /// How to reach the coordinator, e.g. `http://10.0.0.1:50051`.
+    pub coordinator: ClientConfig,
     pub threads: usize,
     /// Table size in bytes; `None` for no table.
     pub table_bytes: Option<u64>,
@@ -66,7 +66,7 @@ struct Session {
     heartbeat: Duration,
 }
 
-async fn register(client: &mut WorkerServiceClient<Channel>, config: &Config) -> Result<Session, Status> {
+async fn register(client: &mut WorkerServiceClient<AuthChannel>, config: &Config) -> Result<Session, Status> {
     let reply = client
         .register(pb::RegisterRequest {
             name: config.name.clone(),
@@ -85,7 +85,7 @@ async fn register(client: &mut WorkerServiceClient<Channel>, config: &Config) ->
 /// Registers, retrying while the coordinator cannot be reached. A refusal
 /// (an incompatible protocol) is final.
 async fn register_until_done(
-    client: &mut WorkerServiceClient<Channel>,
+    client: &mut WorkerServiceClient<AuthChannel>,
     config: &Config,
 ) -> Result<Session, WorkerError> {
     let mut backoff = Backoff::new();
@@ -95,7 +95,7 @@ async fn register_until_done(
                 tracing::info!(worker = %session.id, "registered");
                 return Ok(session);
             }
-            Err(status) if status.code() == Code::FailedPrecondition => {
+            Err(status) if matches!(status.code(), Code::FailedPrecondition | Code::Unauthenticated) => {
                 return Err(WorkerError::Refused(status.message().to_owned()));
             }
             Err(status) => {
@@ -147,7 +147,11 @@ impl Unreported {
     }
 
     /// Sends everything; kept for the next try if the call fails.
-    async fn flush(&mut self, client: &mut WorkerServiceClient<Channel>, worker: &str) -> Result<(), Status> {
+    async fn flush(
+        &mut self,
+        client: &mut WorkerServiceClient<AuthChannel>,
+        worker: &str,
+    ) -> Result<(), Status> {
         if self.is_empty() {
             return Ok(());
         }
@@ -164,20 +168,16 @@ impl Unreported {
     }
 }
 
-fn channel(url: &str) -> Result<Channel, WorkerError> {
-    let endpoint = Endpoint::from_shared(url.to_owned())
-        .map_err(|e| WorkerError::BadAddress(url.to_owned(), e.to_string()))?
-        .connect_timeout(Duration::from_secs(5))
-        .http2_keep_alive_interval(Duration::from_secs(10))
-        .keep_alive_timeout(Duration::from_secs(20))
-        .keep_alive_while_idle(true);
-    Ok(endpoint.connect_lazy())
-}
-
 /// Runs the worker until `shutdown` resolves (then drains) or the
 /// coordinator refuses it.
 pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
-    let mut client = WorkerServiceClient::new(channel(&config.coordinator)?);
+    let endpoint = config
+        .coordinator
+        .endpoint()
+        .map_err(|e| WorkerError::BadAddress(config.coordinator.url.clone(), e.to_string()))?;
+    // Lazy: the worker starts even while the coordinator is away.
+    let mut client =
+        WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), config.coordinator.interceptor());
     let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
     let pool = Pool::start(config.threads, config.table_bytes, outcomes_tx);
     let prefetch = 2 * config.threads.max(1);
@@ -278,7 +278,7 @@ fn far() -> tokio::time::Instant {
 /// wait and retry.
 async fn handle_error(
     status: &Status,
-    client: &mut WorkerServiceClient<Channel>,
+    client: &mut WorkerServiceClient<AuthChannel>,
     config: &Config,
     session: &mut Session,
     backoff: &mut Backoff,

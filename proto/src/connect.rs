@@ -1,0 +1,135 @@
+//! How clients and workers reach a coordinator, and how the coordinator
+//! checks them: one bearer token shared by everyone, TLS when asked.
+
+use std::time::Duration;
+
+use subtle::ConstantTimeEq;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::Interceptor;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::{Request, Status};
+
+/// Why a connection could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("invalid coordinator URL '{url}': {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("the token must be printable ASCII without spaces")]
+    BadToken,
+    #[error("TLS: {0}")]
+    Tls(String),
+}
+
+/// A shared secret in `authorization: Bearer <token>`.
+#[derive(Clone)]
+pub struct Token(MetadataValue<Ascii>);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never printed, not even in debug output.
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+impl Token {
+    /// A token from its text (surrounding white space ignored).
+    pub fn new(secret: &str) -> Result<Token, ConnectError> {
+        let secret = secret.trim();
+        if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ConnectError::BadToken);
+        }
+        MetadataValue::try_from(format!("Bearer {secret}"))
+            .map(Token)
+            .map_err(|_| ConnectError::BadToken)
+    }
+}
+
+/// Adds the token to every call (nothing without one).
+#[derive(Clone, Debug, Default)]
+pub struct AddToken(Option<Token>);
+
+impl Interceptor for AddToken {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        if let Some(Token(value)) = &self.0 {
+            request.metadata_mut().insert("authorization", value.clone());
+        }
+        Ok(request)
+    }
+}
+
+/// Refuses every call without the right token, comparing in constant time.
+#[derive(Clone, Debug)]
+pub struct CheckToken(Option<Token>);
+
+impl CheckToken {
+    /// Checks against `token`; lets everything through without one.
+    pub fn new(token: Option<Token>) -> CheckToken {
+        CheckToken(token)
+    }
+}
+
+impl Interceptor for CheckToken {
+    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
+        let Some(Token(expected)) = &self.0 else {
+            return Ok(request);
+        };
+        let given = request
+            .metadata()
+            .get("authorization")
+            .map(MetadataValue::as_bytes)
+            .unwrap_or_default();
+        if bool::from(given.ct_eq(expected.as_bytes())) {
+            Ok(request)
+        } else {
+            Err(Status::unauthenticated(
+                "missing or wrong token: give the coordinator's token (--token-file or PERFT_TOKEN)",
+            ))
+        }
+    }
+}
+
+/// Everything a client or worker needs to reach the coordinator.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// `http://host:port`, or `https://host:port` with TLS.
+    pub url: String,
+    pub token: Option<Token>,
+    /// PEM of the CA that signed the coordinator's certificate.
+    pub tls_ca: Option<Vec<u8>>,
+}
+
+impl ClientConfig {
+    /// The endpoint with keepalive (so a silently dropped connection is
+    /// noticed) and TLS when a CA is given.
+    pub fn endpoint(&self) -> Result<Endpoint, ConnectError> {
+        let bad = |reason: String| ConnectError::BadUrl {
+            url: self.url.clone(),
+            reason,
+        };
+        let mut endpoint = Endpoint::from_shared(self.url.clone())
+            .map_err(|e| bad(e.to_string()))?
+            .connect_timeout(Duration::from_secs(5))
+            .http2_keep_alive_interval(Duration::from_secs(10))
+            .keep_alive_timeout(Duration::from_secs(20))
+            .keep_alive_while_idle(true);
+        if let Some(ca) = &self.tls_ca {
+            let tls = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca));
+            endpoint = endpoint
+                .tls_config(tls)
+                .map_err(|e| ConnectError::Tls(e.to_string()))?;
+        } else if self.url.starts_with("https://") {
+            return Err(bad(
+                "https needs the coordinator's CA certificate (--tls-ca)".to_owned()
+            ));
+        }
+        Ok(endpoint)
+    }
+
+    /// The interceptor that adds this config's token.
+    pub fn interceptor(&self) -> AddToken {
+        AddToken(self.token.clone())
+    }
+}
+
+/// A channel whose calls carry the token.
+pub type AuthChannel = tonic::service::interceptor::InterceptedService<Channel, AddToken>;
