@@ -5,6 +5,15 @@ use std::time::Duration;
 use crate::args::{ServeArgs, WorkerArgs, read_pem};
 use crate::error::CliError;
 
+/// Serves Prometheus metrics on `address` (inside the runtime).
+fn install_metrics(address: Option<std::net::SocketAddr>) -> Result<(), CliError> {
+    let Some(address) = address else { return Ok(()) };
+    metrics_exporter_prometheus::PrometheusBuilder::new()
+        .with_http_listener(address)
+        .install()
+        .map_err(|e| CliError::Usage(format!("cannot serve metrics on {address}: {e}")))
+}
+
 pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -51,6 +60,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
     let opened =
         perft_coordinator::open(config, &args.data_dir).map_err(|e| CliError::Usage(e.to_string()))?;
     runtime()?.block_on(async {
+        install_metrics(args.metrics_listen)?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .map_err(|e| CliError::Usage(format!("cannot listen on '{}': {e}", args.listen)))?;
@@ -76,7 +86,10 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
         name,
     };
     runtime()?
-        .block_on(perft_worker::run(config, terminated()))
+        .block_on(async {
+            install_metrics(args.metrics_listen)?;
+            Ok::<_, CliError>(perft_worker::run(config, terminated()).await)
+        })?
         .map_err(|e| match e {
             perft_worker::WorkerError::BadAddress(..) => CliError::Usage(e.to_string()),
             perft_worker::WorkerError::Refused(_) => CliError::Failed(e.to_string()),

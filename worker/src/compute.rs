@@ -64,9 +64,20 @@ impl FaultInjector {
 struct Tables {
     bytes: Option<u64>,
     current: Mutex<Option<(GameKind, Arc<TranspositionTable>)>>,
+    /// When the fill was last sampled (it reads scattered memory).
+    last_fill: Mutex<Option<Instant>>,
 }
 
 impl Tables {
+    /// Publishes the table's fill, at most once a second.
+    fn sample_fill(&self, table: &TranspositionTable) {
+        let mut last = self.last_fill.lock().unwrap_or_else(|p| p.into_inner());
+        if last.is_none_or(|t| t.elapsed().as_secs() >= 1) {
+            *last = Some(Instant::now());
+            metrics::gauge!("perft_worker_table_fill").set(table.fill(10_000));
+        }
+    }
+
     fn for_game<G: Game>(&self, game: GameKind) -> Option<Arc<TranspositionTable>> {
         let bytes = self.bytes?;
         let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
@@ -104,7 +115,54 @@ impl GameVisitor for CountUnit<'_> {
             ));
         }
         let table = self.tables.for_game::<G>(self.game);
-        Ok(Counter::new(table.as_deref()).perft(&pos, self.lease.depth))
+        let mut counter = Counter::new(table.as_deref());
+        let leaves = counter.perft(&pos, self.lease.depth);
+        metrics::counter!("perft_worker_table_probes_total").increment(counter.stats.probes);
+        metrics::counter!("perft_worker_table_hits_total").increment(counter.stats.hits);
+        if let Some(table) = table {
+            self.tables.sample_fill(&table);
+        }
+        Ok(leaves)
+    }
+}
+
+/// Counts one leased unit and records its metrics.
+fn count_lease(
+    lease: UnitLease,
+    tables: &Tables,
+    #[cfg(feature = "fault-injection")] faults: Option<&FaultInjector>,
+) -> Outcome {
+    let started = Instant::now();
+    let game = match lease.game.parse::<GameKind>() {
+        Ok(game) => game,
+        Err(e) => {
+            return Outcome::Refused {
+                reason: e.to_string(),
+                lease,
+            };
+        }
+    };
+    let leaves = match game.dispatch(CountUnit {
+        lease: &lease,
+        tables,
+        game,
+    }) {
+        Ok(leaves) => leaves,
+        Err(reason) => return Outcome::Refused { lease, reason },
+    };
+    #[cfg(feature = "fault-injection")]
+    let leaves = faults.map_or(leaves, |faults| faults.apply(&lease, leaves));
+    let seconds = started.elapsed().as_secs_f64();
+    metrics::counter!("perft_worker_units_total").increment(1);
+    metrics::counter!("perft_worker_leaves_total")
+        .increment(u64::try_from(leaves.leaves).unwrap_or(u64::MAX));
+    if seconds > 0.0 {
+        metrics::gauge!("perft_worker_leaves_per_second").set(leaves.leaves as f64 / seconds);
+    }
+    Outcome::Counted {
+        lease,
+        leaves,
+        seconds,
     }
 }
 
@@ -128,7 +186,7 @@ impl Pool {
         let in_flight = Arc::new(AtomicUsize::new(0));
         let tables = Arc::new(Tables {
             bytes: table_bytes,
-            current: Mutex::default(),
+            ..Tables::default()
         });
         #[cfg(feature = "fault-injection")]
         let faults = Arc::new(FaultInjector::from_env());
@@ -146,32 +204,10 @@ impl Pool {
                     .name(format!("perft-count-{i}"))
                     .spawn(move || {
                         for lease in queue {
-                            let started = Instant::now();
-                            let outcome = match lease.game.parse::<GameKind>() {
-                                Ok(game) => match game.dispatch(CountUnit {
-                                    lease: &lease,
-                                    tables: &tables,
-                                    game,
-                                }) {
-                                    Ok(leaves) => {
-                                        #[cfg(feature = "fault-injection")]
-                                        let leaves = match faults.as_ref() {
-                                            Some(faults) => faults.apply(&lease, leaves),
-                                            None => leaves,
-                                        };
-                                        Outcome::Counted {
-                                            lease,
-                                            leaves,
-                                            seconds: started.elapsed().as_secs_f64(),
-                                        }
-                                    }
-                                    Err(reason) => Outcome::Refused { lease, reason },
-                                },
-                                Err(e) => Outcome::Refused {
-                                    lease,
-                                    reason: e.to_string(),
-                                },
-                            };
+                            #[cfg(feature = "fault-injection")]
+                            let outcome = count_lease(lease, &tables, faults.as_ref().as_ref());
+                            #[cfg(not(feature = "fault-injection"))]
+                            let outcome = count_lease(lease, &tables);
                             in_flight.fetch_sub(1, Ordering::AcqRel);
                             if outcomes.send(outcome).is_err() {
                                 return;

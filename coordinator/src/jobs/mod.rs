@@ -99,6 +99,23 @@ pub struct JobView {
     pub disagreements: Vec<Disagreement>,
 }
 
+/// Totals over all jobs, for metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobsStats {
+    /// Jobs queued, running, done, failed, cancelled.
+    pub jobs: [u64; 5],
+    /// Units of unfinished jobs waiting for a lease.
+    pub units_queued: u64,
+    /// Units of unfinished jobs some worker holds.
+    pub units_leased: u64,
+    /// Units decided, over all jobs.
+    pub units_done: u64,
+    /// Leases that ran out or were handed back, over all jobs.
+    pub units_released: u64,
+    /// Leaves counted so far, over all jobs.
+    pub leaves_done: u128,
+}
+
 /// A job's divide table so far.
 #[derive(Clone, Debug)]
 pub struct DivideView {
@@ -592,6 +609,29 @@ impl Jobs {
 
     pub fn list(&self) -> Vec<JobView> {
         self.order.iter().map(|id| self.jobs[id].view()).collect()
+    }
+
+    /// Totals for metrics.
+    pub fn stats(&self) -> JobsStats {
+        let mut stats = JobsStats::default();
+        for job in self.jobs.values() {
+            let slot = match job.state {
+                JobState::Queued => 0,
+                JobState::Running => 1,
+                JobState::Done => 2,
+                JobState::Failed => 3,
+                JobState::Cancelled => 4,
+            };
+            stats.jobs[slot] += 1;
+            if !job.state.is_final() {
+                stats.units_queued += job.pending.values().map(|q| q.len() as u64).sum::<u64>();
+                stats.units_leased += job.units.iter().filter(|u| u.leased()).count() as u64;
+            }
+            stats.units_done += job.done;
+            stats.units_released += job.released;
+            stats.leaves_done += job.view().leaves_done;
+        }
+        stats
     }
 
     /// The divide table from the units decided so far.

@@ -1,0 +1,145 @@
+//! What operators read: Prometheus metrics of the coordinator and a worker,
+//! and JSON logs for log collectors.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn scrape(port: u16) -> String {
+    ureq::get(&format!("http://127.0.0.1:{port}/metrics"))
+        .call()
+        .unwrap()
+        .into_body()
+        .read_to_string()
+        .unwrap()
+}
+
+/// Waits until the scrape of `port` has a line `name value` (exactly).
+fn wait_for_line(port: u16, line: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = scrape(port);
+        if text.lines().any(|l| l == line) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "no line '{line}' in:\n{text}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn coordinator_and_worker_export_metrics_and_json_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (coordinator_metrics, worker_metrics) = (free_port(), free_port());
+    let mut server = Running(
+        Command::new(PERFT)
+            .args(["--log-format", "json", "serve", "--listen", "127.0.0.1:0"])
+            .args(["--data-dir", dir.path().to_str().unwrap()])
+            .args(["--metrics-listen", &format!("127.0.0.1:{coordinator_metrics}")])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = format!("http://{}", line.trim().strip_prefix("listening on ").unwrap());
+    let _worker = Running(
+        Command::new(PERFT)
+            .args(["worker", "--coordinator", &url, "--threads", "1", "--hash", "16M"])
+            .args(["--metrics-listen", &format!("127.0.0.1:{worker_metrics}")])
+            .env("RUST_LOG", "error")
+            .spawn()
+            .unwrap(),
+    );
+    wait_for_line(coordinator_metrics, "perft_workers_connected 1");
+    let submitted = Command::new(PERFT)
+        .args([
+            "submit",
+            "--coordinator",
+            &url,
+            "--game",
+            "checkers",
+            "--depth",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    let id = String::from_utf8(submitted.stdout).unwrap().trim().to_owned();
+    assert!(
+        Command::new(PERFT)
+            .args(["watch", "--coordinator", &url, &id])
+            .status()
+            .unwrap()
+            .success()
+    );
+
+    let coordinator = wait_for_line(coordinator_metrics, "perft_jobs{state=\"done\"} 1");
+    for expected in [
+        "perft_worker_threads 1",
+        "perft_units{state=\"queued\"} 0",
+        "perft_leaves_total 18391564",
+    ] {
+        assert!(
+            coordinator.lines().any(|l| l == expected),
+            "no '{expected}' in:\n{coordinator}"
+        );
+    }
+    let worker = scrape(worker_metrics);
+    let value = |name: &str| -> f64 {
+        worker
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or_else(|| panic!("no {name} in:\n{worker}"))
+    };
+    let units_line = coordinator
+        .lines()
+        .find_map(|l| l.strip_prefix("perft_units{state=\"done\"} "))
+        .unwrap();
+    assert_eq!(
+        value("perft_worker_units_total "),
+        units_line.parse::<f64>().unwrap()
+    );
+    assert!(value("perft_worker_table_probes_total ") > 0.0);
+    assert!(value("perft_worker_table_hits_total ") > 0.0);
+    assert!((0.0..=1.0).contains(&value("perft_worker_table_fill ")));
+    assert!(value("perft_worker_leaves_total ") > 0.0);
+
+    // Logs are one JSON object per line, with the level and the message.
+    drop(_worker);
+    let _ = server.0.kill();
+    let _ = server.0.wait();
+    let logs = BufReader::new(server.0.stderr.take().unwrap());
+    let lines: Vec<serde_json::Value> = logs
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).expect("every log line is JSON"))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["level"] == "INFO" && l["fields"]["message"] == "job queued"),
+        "{lines:?}"
+    );
+}
