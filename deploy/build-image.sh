@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the static `perft` binary and the container image.
+# Usage: deploy/build-image.sh [TAG] [BASE]   (BASE=scratch where no image can be pulled)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tag=${1:-deep-perft:latest}
+base=${2:-gcr.io/distroless/static-debian12:nonroot}
+target=x86_64-unknown-linux-gnu
+RUSTFLAGS='-C target-feature=+crt-static' cargo build --release --locked --target "$target" --bin perft
+rm -rf target/image && mkdir -p target/image/data
+cp "target/$target/release/perft" target/image/perft
+docker build -f deploy/Dockerfile --build-arg "BASE=$base" -t "$tag" target/image
