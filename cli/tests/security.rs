@@ -223,4 +223,23 @@ fn limits_refuse_oversized_requests() {
         status.message().contains("message length too large"),
         "{status:?}"
     );
+
+    // A worker of another protocol version is refused with the reason.
+    let refused = runtime.block_on(async {
+        let mut client = perft_proto::worker_service_client::WorkerServiceClient::connect(url.clone())
+            .await
+            .unwrap();
+        let register = perft_proto::RegisterRequest {
+            name: "old".to_owned(),
+            threads: 1,
+            table_bytes: 0,
+            protocol_version: perft_proto::PROTOCOL_VERSION + 1,
+        };
+        client.register(register).await.unwrap_err()
+    });
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        refused.message().contains("run the same release on both"),
+        "{refused:?}"
+    );
 }
