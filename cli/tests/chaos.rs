@@ -4,84 +4,16 @@
 //! restarts it on the same data dir). The final divide table must be exact
 //! and the job must show the units that were handed out again.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+mod common;
+
 use std::time::{Duration, Instant};
 
-const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+use common::{Running, divide_lines, perft, try_serve, worker};
+
 const DEADLINE: Duration = Duration::from_secs(420);
 
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Running {
-    /// SIGKILL: no chance to clean up, as when a machine dies.
-    fn kill(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn serve(listen: &str, data: &std::path::Path) -> Option<(Running, String)> {
-    let mut server = Running(
-        Command::new(PERFT)
-            .args([
-                "serve",
-                "--listen",
-                listen,
-                "--data-dir",
-                data.to_str().unwrap(),
-                "--lease-seconds",
-                "2",
-            ])
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perft serve starts"),
-    );
-    let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .ok()?;
-    let address = line.trim().strip_prefix("listening on ")?.to_owned();
-    Some((server, address))
-}
-
-fn worker(url: &str, name: &str) -> Running {
-    Running(
-        Command::new(PERFT)
-            .args([
-                "worker",
-                "--coordinator",
-                url,
-                "--threads",
-                "1",
-                "--hash",
-                "16M",
-                "--name",
-                name,
-            ])
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perft worker starts"),
-    )
-}
-
-fn perft(url: &str, args: &[&str]) -> Output {
-    Command::new(PERFT)
-        .args(args)
-        .env("PERFT_COORDINATOR", url)
-        .output()
-        .expect("perft runs")
+    try_serve(listen, data, &["--lease-seconds", "2"], "error")
 }
 
 /// `units: done/total (released handed out again)` from `perft status`.
@@ -101,23 +33,6 @@ fn progress(url: &str, job: &str) -> Option<(u64, u64, u64, String)> {
     ))
 }
 
-fn divide_lines(json: &str) -> Vec<(String, String)> {
-    let report: serde_json::Value = serde_json::from_str(json).expect("divide JSON");
-    let mut lines: Vec<(String, String)> = report["divide"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["move"].as_str().unwrap().to_owned(),
-                e["leaves"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    lines.sort();
-    lines
-}
-
 #[test]
 fn killed_workers_and_a_killed_coordinator_lose_nothing() {
     let data = std::env::temp_dir().join(format!("perft-chaos-{}", std::process::id()));
@@ -135,7 +50,7 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
     let (mut server, address) = serve("127.0.0.1:0", &data).expect("coordinator starts");
     let url = format!("http://{address}");
     let names = ["w1", "w2", "w3"];
-    let mut workers: Vec<Running> = names.iter().map(|n| worker(&url, n)).collect();
+    let mut workers: Vec<Running> = names.iter().map(|n| worker(&url, n, &[])).collect();
     let submitted = perft(
         &url,
         &[
@@ -187,7 +102,7 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
         } else if last_kill.elapsed() >= Duration::from_secs(3) {
             let victim = (random() % names.len() as u64) as usize;
             workers[victim].kill();
-            workers[victim] = worker(&url, names[victim]);
+            workers[victim] = worker(&url, names[victim], &[]);
             worker_kills += 1;
             last_kill = Instant::now();
         }

@@ -1,70 +1,9 @@
 //! The service end to end: a real coordinator and two real worker processes
 //! on 127.0.0.1 (ephemeral port), driven through the `perft` CLI.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+mod common;
 
-const PERFT: &str = env!("CARGO_BIN_EXE_perft");
-
-/// A child process killed when dropped, so a failing test leaves none.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn spawn(args: &[&str]) -> Running {
-    Running(
-        Command::new(PERFT)
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perft starts"),
-    )
-}
-
-/// Starts a coordinator on a free port; returns it and its URL.
-fn coordinator(data_dir: &std::path::Path) -> (Running, String) {
-    let mut server = spawn(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--data-dir",
-        data_dir.to_str().unwrap(),
-    ]);
-    let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("serve prints its address");
-    let address = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("'listening on ADDR'")
-        .to_owned();
-    (server, format!("http://{address}"))
-}
-
-fn perft(url: &str, args: &[&str]) -> Output {
-    Command::new(PERFT)
-        .args(args)
-        .env("PERFT_COORDINATOR", url)
-        .output()
-        .expect("perft runs")
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "perft failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
+use common::{Running, ok, perft, serve, worker};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("one JSON object")
@@ -103,23 +42,8 @@ fn run_job(url: &str, game: &str, depth: &str) -> serde_json::Value {
 #[test]
 fn two_workers_reproduce_the_published_tables_and_perft_run() {
     let data = std::env::temp_dir().join(format!("perft-cluster-{}", std::process::id()));
-    let (_server, url) = coordinator(&data);
-    let _workers: Vec<Running> = ["w1", "w2"]
-        .iter()
-        .map(|name| {
-            spawn(&[
-                "worker",
-                "--coordinator",
-                &url,
-                "--threads",
-                "1",
-                "--hash",
-                "64M",
-                "--name",
-                name,
-            ])
-        })
-        .collect();
+    let (_server, url) = serve(&data, &[]);
+    let _workers: Vec<Running> = ["w1", "w2"].iter().map(|name| worker(&url, name, &[])).collect();
 
     let reversi = run_job(&url, "reversi", "11");
     assert_eq!(reversi["leaves"], "212258800");
@@ -216,7 +140,7 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
 #[test]
 fn cancel_stops_a_job_and_watch_exits_non_zero() {
     let data = std::env::temp_dir().join(format!("perft-cancel-{}", std::process::id()));
-    let (_server, url) = coordinator(&data);
+    let (_server, url) = serve(&data, &[]);
     // No worker: the job stays queued until cancelled.
     let id = ok(perft(&url, &["submit", "--game", "checkers", "--depth", "14"]))
         .trim()

@@ -1,20 +1,13 @@
 //! What operators read: Prometheus metrics of the coordinator and a worker,
 //! and JSON logs for log collectors.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const PERFT: &str = env!("CARGO_BIN_EXE_perft");
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::{PERFT, Running};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -2,48 +2,15 @@
 //! missing), TLS with a certificate made in the test, and the limits that
 //! keep one request from exhausting the coordinator.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
-const PERFT: &str = env!("CARGO_BIN_EXE_perft");
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::{PERFT, Running, refused, try_serve};
 
 fn serve(data: &Path, extra: &[&str]) -> (Running, String) {
-    let mut server = Running(
-        Command::new(PERFT)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                data.to_str().unwrap(),
-            ])
-            .args(extra)
-            .env("RUST_LOG", "error")
-            .env_remove("PERFT_TOKEN")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("serve prints its address")
-        .to_owned();
-    (server, address)
+    try_serve("127.0.0.1:0", data, extra, "error").expect("serve prints its address")
 }
 
 fn perft(args: &[&str]) -> Output {
@@ -53,13 +20,6 @@ fn perft(args: &[&str]) -> Output {
         .env_remove("PERFT_COORDINATOR")
         .output()
         .unwrap()
-}
-
-fn refused(output: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr
 }
 
 #[test]

@@ -3,64 +3,21 @@
 //! every one: the divide table is exact and each fault is listed as a
 //! disagreement naming the faulty worker.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Output, Stdio};
+mod common;
 
-const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+use std::io::Read;
+use std::process::{Command, Stdio};
 
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn perft(url: &str, args: &[&str]) -> Output {
-    Command::new(PERFT)
-        .args(args)
-        .env("PERFT_COORDINATOR", url)
-        .output()
-        .expect("perft runs")
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "perft failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
+use common::{PERFT, Running, ok, perft, serve, worker};
 
 #[test]
 fn verification_catches_every_injected_fault() {
     let data = std::env::temp_dir().join(format!("perft-verify-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
-    let mut server = Running(
+    let (_server, url) = serve(&data, &[]);
+    // The faulty worker logs each fault it injects; its stderr is kept.
+    let mut faulty = Running(
         Command::new(PERFT)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                data.to_str().unwrap(),
-            ])
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = format!("http://{}", line.trim().strip_prefix("listening on ").unwrap());
-
-    let worker = |name: &str, fault_every: Option<&str>| {
-        let mut command = Command::new(PERFT);
-        command
             .args([
                 "worker",
                 "--coordinator",
@@ -70,18 +27,15 @@ fn verification_catches_every_injected_fault() {
                 "--hash",
                 "16M",
                 "--name",
-                name,
+                "faulty",
             ])
             .env("RUST_LOG", "warn")
-            .env_remove("PERFT_FAULT_EVERY")
-            .stderr(Stdio::piped());
-        if let Some(every) = fault_every {
-            command.env("PERFT_FAULT_EVERY", every);
-        }
-        Running(command.spawn().unwrap())
-    };
-    let mut faulty = worker("faulty", Some("3"));
-    let _good = [worker("good1", None), worker("good2", None)];
+            .env("PERFT_FAULT_EVERY", "3")
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let _good = [worker(&url, "good1", &[]), worker(&url, "good2", &[])];
 
     let id = ok(perft(
         &url,

@@ -1,0 +1,127 @@
+//! The harness of the integration tests: real `perft` processes on
+//! loopback, killed when a test ends however it ends.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+pub const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+
+/// A child process killed (SIGKILL) and reaped when dropped.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl Running {
+    /// SIGKILL: no chance to clean up, as when a machine dies.
+    pub fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `perft serve` on `listen` with `extra` arguments; returns it and
+/// the address it printed, or `None` if it did not start.
+pub fn try_serve(listen: &str, data: &Path, extra: &[&str], log: &str) -> Option<(Running, String)> {
+    let mut server = Running(
+        Command::new(PERFT)
+            .args(["serve", "--listen", listen, "--data-dir", data.to_str().unwrap()])
+            .args(extra)
+            .env("RUST_LOG", log)
+            .env_remove("PERFT_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perft serve starts"),
+    );
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .ok()?;
+    let address = line.trim().strip_prefix("listening on ")?.to_owned();
+    Some((server, address))
+}
+
+/// A coordinator on a free loopback port; returns it and its http URL.
+pub fn serve(data: &Path, extra: &[&str]) -> (Running, String) {
+    let (server, address) =
+        try_serve("127.0.0.1:0", data, extra, "error").expect("perft serve prints its address");
+    (server, format!("http://{address}"))
+}
+
+/// A worker of `url` with one thread and a small table, plus `extra`.
+pub fn worker(url: &str, name: &str, extra: &[&str]) -> Running {
+    Running(
+        Command::new(PERFT)
+            .args([
+                "worker",
+                "--coordinator",
+                url,
+                "--threads",
+                "1",
+                "--hash",
+                "16M",
+                "--name",
+                name,
+            ])
+            .args(extra)
+            .env("RUST_LOG", "error")
+            .env_remove("PERFT_FAULT_EVERY")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perft worker starts"),
+    )
+}
+
+/// Runs `perft args` against the coordinator at `url`.
+pub fn perft(url: &str, args: &[&str]) -> Output {
+    Command::new(PERFT)
+        .args(args)
+        .env("PERFT_COORDINATOR", url)
+        .env_remove("PERFT_TOKEN")
+        .output()
+        .expect("perft runs")
+}
+
+/// The stdout of a command that must succeed.
+pub fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "perft failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The stderr of a command refused for its input: exit 2, one line.
+pub fn refused(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
+/// Divide lines of a JSON report as (move, leaves), sorted by move.
+pub fn divide_lines(json: &str) -> Vec<(String, String)> {
+    let report: serde_json::Value = serde_json::from_str(json).expect("one JSON object");
+    let mut lines: Vec<(String, String)> = report["divide"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["move"].as_str().unwrap().to_owned(),
+                e["leaves"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
+}
