@@ -136,3 +136,67 @@ fn coordinator_and_worker_export_metrics_and_json_logs() {
         "{lines:?}"
     );
 }
+
+/// Server reflection, as grpcurl uses it: lists every service, and answers
+/// only with the token when the coordinator has one.
+#[test]
+fn reflection_lists_the_services() {
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "reflect-me").unwrap();
+    let (_server, address) = common::try_serve(
+        "127.0.0.1:0",
+        dir.path(),
+        &["--token-file", token.to_str().unwrap()],
+        "error",
+    )
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let list = |with_token: bool| {
+        runtime.block_on(async {
+            let channel = tonic::transport::Endpoint::from_shared(format!("http://{address}"))
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            let mut client = ServerReflectionClient::new(channel);
+            let ask = ServerReflectionRequest {
+                host: String::new(),
+                message_request: Some(MessageRequest::ListServices(String::new())),
+            };
+            let mut request = tonic::Request::new(tokio_stream::iter([ask]));
+            if with_token {
+                request
+                    .metadata_mut()
+                    .insert("authorization", "Bearer reflect-me".parse().unwrap());
+            }
+            let mut replies = client.server_reflection_info(request).await?.into_inner();
+            let reply = replies.message().await?.expect("one answer");
+            match reply.message_response {
+                Some(MessageResponse::ListServicesResponse(list)) => {
+                    Ok(list.service.into_iter().map(|s| s.name).collect::<Vec<_>>())
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        })
+    };
+    let services: Result<Vec<String>, tonic::Status> = list(true);
+    let services = services.unwrap();
+    for name in [
+        "perft.v1.PerftService",
+        "perft.v1.WorkerService",
+        "grpc.health.v1.Health",
+    ] {
+        assert!(
+            services.iter().any(|s| s == name),
+            "{name} missing from {services:?}"
+        );
+    }
+    let refused: Result<Vec<String>, tonic::Status> = list(false);
+    assert_eq!(refused.unwrap_err().code(), tonic::Code::Unauthenticated);
+}
