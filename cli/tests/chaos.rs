@@ -128,8 +128,8 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
         ],
     );
     assert_eq!(
-        divide_lines(&divide),
-        divide_lines(&String::from_utf8(local.stdout).unwrap())
+        divide_lines(&report),
+        divide_lines(&serde_json::from_str(&String::from_utf8(local.stdout).unwrap()).unwrap())
     );
 
     let journal_bytes: u64 = std::fs::read_dir(&data)

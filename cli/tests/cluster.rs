@@ -3,27 +3,10 @@
 
 mod common;
 
-use common::{Running, ok, perft, serve, worker};
+use common::{Running, divide_lines, ok, perft, serve, worker};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("one JSON object")
-}
-
-/// Divide lines as (move, leaves), sorted by move.
-fn lines(report: &serde_json::Value) -> Vec<(String, String)> {
-    let mut lines: Vec<(String, String)> = report["divide"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["move"].as_str().unwrap().to_owned(),
-                e["leaves"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    lines.sort();
-    lines
 }
 
 fn run_job(url: &str, game: &str, depth: &str) -> serde_json::Value {
@@ -53,7 +36,7 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
         &url,
         &["run", "--game", "reversi", "--depth", "11", "--format", "json"],
     )));
-    assert_eq!(lines(&reversi), lines(&local));
+    assert_eq!(divide_lines(&reversi), divide_lines(&local));
     assert_eq!(reversi["position"], local["position"]);
 
     let checkers = run_job(&url, "checkers", "12");
@@ -63,7 +46,7 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
         &url,
         &["run", "--game", "checkers", "--depth", "12", "--format", "json"],
     )));
-    assert_eq!(lines(&checkers), lines(&local));
+    assert_eq!(divide_lines(&checkers), divide_lines(&local));
 
     // A split depth given by hand plans the same count.
     let id = ok(perft(

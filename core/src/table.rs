@@ -160,16 +160,26 @@ impl TranspositionTable {
             .store(first_meta & !LOCK, Ordering::Release);
     }
 
-    /// Whether the entry at `entry` seems to hold `words` at `depth` (racy:
-    /// only a hint unless the bucket is locked).
+    /// Whether the entry at `entry`, whose meta word is `meta`, holds
+    /// exactly `words` at `depth`. Racy unless the bucket is locked.
     #[inline(always)]
-    fn holds(&self, entry: usize, words: &[u64], depth: u32) -> bool {
-        let meta = self.word(entry + self.entry_words - 1).load(Ordering::Relaxed);
+    fn matches(&self, entry: usize, meta: u64, words: &[u64], depth: u32) -> bool {
         meta & DEPTH_MASK == u64::from(depth)
             && words
                 .iter()
                 .enumerate()
                 .all(|(i, &w)| self.word(entry + i).load(Ordering::Relaxed) == w)
+    }
+
+    /// The meta word of `slot` in a bucket locked by us: the first slot's
+    /// is the lock word, as read when locking.
+    #[inline(always)]
+    fn meta_of(&self, entry: usize, slot: usize, first_meta: u64) -> u64 {
+        if slot == 0 {
+            first_meta
+        } else {
+            self.word(entry + self.entry_words - 1).load(Ordering::Relaxed)
+        }
     }
 
     /// The counts stored for exactly this key and depth, if any.
@@ -180,33 +190,27 @@ impl TranspositionTable {
         let bucket = self.bucket_of(words);
         // A look without the lock first: a miss, the common case, then never
         // writes the bucket's cache line. A match is confirmed under the lock.
-        if !(0..BUCKET_ENTRIES).any(|slot| self.holds(bucket + slot * self.entry_words, words, depth)) {
+        let seems_stored = (0..BUCKET_ENTRIES).any(|slot| {
+            let entry = bucket + slot * self.entry_words;
+            self.matches(
+                entry,
+                self.word(entry + self.entry_words - 1).load(Ordering::Relaxed),
+                words,
+                depth,
+            )
+        });
+        if !seems_stored {
             return None;
         }
         let first_meta = self.try_lock(bucket)?;
-        let mut found = None;
-        for slot in 0..BUCKET_ENTRIES {
+        let found = (0..BUCKET_ENTRIES).find_map(|slot| {
             let entry = bucket + slot * self.entry_words;
-            let meta = if slot == 0 {
-                first_meta
-            } else {
-                self.word(entry + self.entry_words - 1).load(Ordering::Relaxed)
-            };
-            if meta & DEPTH_MASK != u64::from(depth) {
-                continue;
-            }
-            let same = words
-                .iter()
-                .enumerate()
-                .all(|(i, &w)| self.word(entry + i).load(Ordering::Relaxed) == w);
-            if same {
-                found = Some(StoredCount {
-                    leaves: self.word(entry + self.key_words).load(Ordering::Relaxed),
-                    higher: (meta & !LOCK) >> HIGHER_SHIFT,
-                });
-                break;
-            }
-        }
+            let meta = self.meta_of(entry, slot, first_meta);
+            self.matches(entry, meta, words, depth).then(|| StoredCount {
+                leaves: self.word(entry + self.key_words).load(Ordering::Relaxed),
+                higher: (meta & !LOCK) >> HIGHER_SHIFT,
+            })
+        });
         self.unlock(bucket, first_meta);
         found
     }
@@ -229,25 +233,16 @@ impl TranspositionTable {
         let mut smallest = u64::MAX;
         for slot in 0..BUCKET_ENTRIES {
             let entry = bucket + slot * self.entry_words;
-            let meta = if slot == 0 {
-                first_meta
-            } else {
-                self.word(entry + self.entry_words - 1).load(Ordering::Relaxed)
-            };
+            let meta = self.meta_of(entry, slot, first_meta);
+            if self.matches(entry, meta, words, depth) {
+                victim = slot;
+                break;
+            }
             let leaves = if meta & DEPTH_MASK == 0 {
                 0
             } else {
                 self.word(entry + self.key_words).load(Ordering::Relaxed)
             };
-            let same = meta & DEPTH_MASK == u64::from(depth)
-                && words
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &w)| self.word(entry + i).load(Ordering::Relaxed) == w);
-            if same {
-                victim = slot;
-                break;
-            }
             if leaves < smallest {
                 smallest = leaves;
                 victim = slot;

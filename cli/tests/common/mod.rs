@@ -109,8 +109,7 @@ pub fn refused(output: &Output) -> String {
 }
 
 /// Divide lines of a JSON report as (move, leaves), sorted by move.
-pub fn divide_lines(json: &str) -> Vec<(String, String)> {
-    let report: serde_json::Value = serde_json::from_str(json).expect("one JSON object");
+pub fn divide_lines(report: &serde_json::Value) -> Vec<(String, String)> {
     let mut lines: Vec<(String, String)> = report["divide"]
         .as_array()
         .unwrap()
