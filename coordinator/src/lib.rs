@@ -138,8 +138,6 @@ impl Coordinator {
 /// Why the coordinator stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error(transparent)]
-    Journal(#[from] JournalError),
     #[error("server stopped: {0}")]
     Transport(#[from] tonic::transport::Error),
     #[error("reflection service: {0}")]
