@@ -9,7 +9,7 @@
 
 mod unit;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use perft_core::{GameKind, Leaves, weighted_sum};
@@ -243,11 +243,22 @@ pub enum JobError {
     NotFound(String),
 }
 
+/// The leases of one worker. A heartbeat renews them all at once, so the
+/// deadline is the worker's: renewing costs nothing per unit, and expiring
+/// touches only the units of workers that went silent.
+#[derive(Debug)]
+struct Holder {
+    deadline: Instant,
+    /// (job, unit) pairs leased to the worker and not yet reported.
+    units: HashSet<(String, u64)>,
+}
+
 /// Every job, in submission order.
 #[derive(Debug)]
 pub struct Jobs {
     order: Vec<String>,
     jobs: HashMap<String, Job>,
+    holders: HashMap<String, Holder>,
     next_epoch: u64,
     /// Changes not yet handed to the journal, in the order they happened.
     outbox: Vec<Op>,
@@ -258,6 +269,7 @@ impl Default for Jobs {
         Jobs {
             order: Vec::new(),
             jobs: HashMap::new(),
+            holders: HashMap::new(),
             // Epochs go on growing across restarts, so a lease from before a
             // restart is never mistaken for a new one.
             next_epoch: unix_ms() * 1000,
@@ -430,7 +442,14 @@ impl Jobs {
                 }
                 self.next_epoch += 1;
                 let epoch = self.next_epoch;
-                job.units[unit_id as usize].lease(worker, epoch, now + ttl);
+                job.units[unit_id as usize].lease(worker, epoch);
+                let holder = self.holders.entry(worker.to_owned()).or_insert_with(|| Holder {
+                    deadline: now + ttl,
+                    units: HashSet::new(),
+                });
+                // Asking for work is a sign of life too.
+                holder.deadline = now + ttl;
+                holder.units.insert((id.clone(), unit_id));
                 *affinity = Some((id.clone(), group));
                 out.push(LeasedUnit {
                     job_id: id.clone(),
@@ -459,6 +478,9 @@ impl Jobs {
         worker_id: &str,
         worker: &str,
     ) -> Reported {
+        if let Some(holder) = self.holders.get_mut(worker_id) {
+            holder.units.remove(&(job_id.to_owned(), unit_id));
+        }
         let Some(job) = self.jobs.get_mut(job_id) else {
             return Reported::Ignored;
         };
@@ -530,58 +552,66 @@ impl Jobs {
         if job.state.is_final() || unit_id >= job.units.len() as u64 {
             return false;
         }
-        let released = job.units[unit_id as usize].release(epoch);
-        if released {
-            job.released += 1;
-            job.requeue(unit_id);
-            self.outbox.push(job.state_op());
+        let Some(worker) = job.units[unit_id as usize].release(epoch) else {
+            return false;
+        };
+        if let Some(holder) = self.holders.get_mut(&worker) {
+            holder.units.remove(&(job_id.to_owned(), unit_id));
         }
-        released
+        job.released += 1;
+        job.requeue(unit_id);
+        self.outbox.push(job.state_op());
+        true
     }
 
-    /// Extends every lease of `worker` to `now + ttl`; returns how many.
+    /// Extends every lease of `worker` to `now + ttl`; returns how many it
+    /// holds.
     pub fn renew(&mut self, worker: &str, now: Instant, ttl: Duration) -> u32 {
-        self.jobs
-            .values_mut()
-            .filter(|j| !j.state.is_final())
-            .flat_map(|job| job.units.iter_mut())
-            .map(|unit| unit.renew(worker, now + ttl))
-            .sum()
+        self.holders.get_mut(worker).map_or(0, |holder| {
+            holder.deadline = now + ttl;
+            holder.units.len() as u32
+        })
     }
 
-    /// Re-queues every unit whose lease ran out: the one path for a lost,
-    /// killed or cut-off worker. A unit that keeps failing fails its job.
-    /// Returns the number of leases that ran out.
+    /// Re-queues the units of every worker whose leases ran out: the one
+    /// path for a lost, killed or cut-off worker. A unit that keeps failing
+    /// fails its job. Returns the number of leases that ran out.
     pub fn expire(&mut self, now: Instant) -> u64 {
+        let lost: Vec<String> = self
+            .holders
+            .iter()
+            .filter(|(_, h)| h.deadline <= now)
+            .map(|(w, _)| w.clone())
+            .collect();
         let mut expired = 0;
-        for job in self.jobs.values_mut().filter(|j| !j.state.is_final()) {
-            let released_before = job.released;
-            let mut failed = None;
-            for unit_id in 0..job.units.len() as u64 {
-                let unit = &mut job.units[unit_id as usize];
-                if !unit.leased() {
+        let mut changed = HashSet::new();
+        for worker in lost {
+            let Some(holder) = self.holders.remove(&worker) else {
+                continue;
+            };
+            for (job_id, unit_id) in holder.units {
+                let Some(job) = self.jobs.get_mut(&job_id) else {
+                    continue;
+                };
+                if job.state.is_final() || !job.units[unit_id as usize].drop_lease(&worker) {
                     continue;
                 }
-                let ran_out = unit.expire(now);
-                if ran_out == 0 {
-                    continue;
-                }
+                job.released += 1;
+                expired += 1;
+                job.requeue(unit_id);
+                let unit = &job.units[unit_id as usize];
                 if unit.failures >= MAX_UNIT_FAILURES {
-                    failed = Some(format!(
+                    let reason = format!(
                         "unit {unit_id} ({}) lost its lease {MAX_UNIT_FAILURES} times",
                         unit.position
-                    ));
+                    );
+                    job.finish(JobState::Failed, Some(reason));
                 }
-                job.released += u64::from(ran_out);
-                expired += u64::from(ran_out);
-                job.requeue(unit_id);
+                changed.insert(job_id);
             }
-            if let Some(reason) = failed {
-                job.finish(JobState::Failed, Some(reason));
-            }
-            if job.released != released_before {
-                self.outbox.push(job.state_op());
-            }
+        }
+        for job_id in changed {
+            self.outbox.push(self.jobs[&job_id].state_op());
         }
         expired
     }

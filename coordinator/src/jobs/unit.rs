@@ -1,8 +1,7 @@
 //! One unit of a job: its leases, the counts workers sent for it (votes),
-//! and its verdict. Without verification one count decides; with it, two
+//! and its verdict. Lease deadlines are kept per worker by the job table
+//! (a heartbeat renews all of a worker's leases at once), not here. Without verification one count decides; with it, two
 //! workers must agree, and each disagreement asks one more worker.
-
-use std::time::Instant;
 
 use perft_core::{Leaves, Weight};
 
@@ -14,7 +13,6 @@ pub const MAX_VOTES: u32 = 5;
 struct Lease {
     worker: String,
     epoch: u64,
-    deadline: Instant,
 }
 
 /// A count a worker sent for a unit.
@@ -94,11 +92,10 @@ impl Unit {
         !self.leases.iter().any(|l| l.worker == worker) && !self.voters.iter().any(|v| v == worker)
     }
 
-    pub fn lease(&mut self, worker: &str, epoch: u64, deadline: Instant) {
+    pub fn lease(&mut self, worker: &str, epoch: u64) {
         self.leases.push(Lease {
             worker: worker.to_owned(),
             epoch,
-            deadline,
         });
     }
 
@@ -117,7 +114,6 @@ impl Unit {
         let agreeing = self.votes.iter().filter(|v| v.leaves == leaves).count();
         if agreeing >= quorum as usize {
             self.done = Some(leaves);
-            self.leases.clear();
             return VoteOutcome::Decided {
                 leaves,
                 votes: std::mem::take(&mut self.votes),
@@ -135,30 +131,20 @@ impl Unit {
         VoteOutcome::Counted
     }
 
-    /// Ends the lease of `epoch` (its worker gave the unit back).
-    pub fn release(&mut self, epoch: u64) -> bool {
-        let before = self.leases.len();
-        self.leases.retain(|l| l.epoch != epoch);
-        self.leases.len() != before
+    /// Ends the lease of `epoch` (its worker gave the unit back); returns
+    /// that worker.
+    pub fn release(&mut self, epoch: u64) -> Option<String> {
+        let at = self.leases.iter().position(|l| l.epoch == epoch)?;
+        Some(self.leases.swap_remove(at).worker)
     }
 
-    /// Extends `worker`'s lease; returns 1 if it held one.
-    pub fn renew(&mut self, worker: &str, deadline: Instant) -> u32 {
-        let mut renewed = 0;
-        for lease in self.leases.iter_mut().filter(|l| l.worker == worker) {
-            lease.deadline = deadline;
-            renewed += 1;
-        }
-        renewed
-    }
-
-    /// Drops leases past their deadline; returns how many.
-    pub fn expire(&mut self, now: Instant) -> u32 {
+    /// Ends `worker`'s lease without a count (the worker was lost).
+    pub fn drop_lease(&mut self, worker: &str) -> bool {
         let before = self.leases.len();
-        self.leases.retain(|l| l.deadline > now);
-        let expired = (before - self.leases.len()) as u32;
-        self.failures += expired;
-        expired
+        self.leases.retain(|l| l.worker != worker);
+        let dropped = self.leases.len() != before;
+        self.failures += u32::from(dropped);
+        dropped
     }
 
     /// True while some worker holds a lease.
@@ -166,10 +152,6 @@ impl Unit {
         !self.leases.is_empty()
     }
 }
-
-/// Leases are checked against deadlines this far apart in tests.
-#[cfg(test)]
-pub const TEST_TTL: std::time::Duration = std::time::Duration::from_secs(10);
 
 #[cfg(test)]
 mod tests {
@@ -183,7 +165,7 @@ mod tests {
     fn one_count_decides_without_verification() {
         let mut u = unit(1);
         assert!(u.needs_lease());
-        u.lease("a", 1, Instant::now() + TEST_TTL);
+        u.lease("a", 1);
         assert!(!u.needs_lease());
         assert!(matches!(
             u.vote("a", "A", Leaves::full(7), 1),
@@ -196,10 +178,10 @@ mod tests {
     #[test]
     fn verification_needs_two_workers_and_takes_the_majority() {
         let mut u = unit(2);
-        u.lease("a", 1, Instant::now() + TEST_TTL);
+        u.lease("a", 1);
         assert!(u.needs_lease(), "a second worker is wanted at once");
         assert!(!u.can_take("a"), "not the same worker twice");
-        u.lease("b", 2, Instant::now() + TEST_TTL);
+        u.lease("b", 2);
         assert!(!u.needs_lease());
         assert_eq!(u.vote("a", "A", Leaves::full(7), 2), VoteOutcome::Counted);
         assert_eq!(
@@ -209,7 +191,7 @@ mod tests {
         );
         assert_eq!(u.vote("b", "B", Leaves::full(8), 2), VoteOutcome::Disagreed);
         assert!(u.needs_lease() && !u.can_take("b") && u.can_take("c"));
-        u.lease("c", 3, Instant::now() + TEST_TTL);
+        u.lease("c", 3);
         match u.vote("c", "C", Leaves::full(7), 2) {
             VoteOutcome::Decided { leaves, votes } => {
                 assert_eq!(leaves, Leaves::full(7));
