@@ -24,19 +24,43 @@ impl Leaves {
         Leaves { leaves: n, higher: 0 }
     }
 
-    /// The leaves that lie at full depth.
+    /// The leaves that lie at full depth (`higher <= leaves` for every
+    /// count the engine makes; a foreign count is checked with
+    /// [`Leaves::is_consistent`] first).
     pub const fn full_depth(&self) -> u128 {
-        self.leaves - self.higher
+        self.leaves.saturating_sub(self.higher)
+    }
+
+    /// True when the game-over part does not exceed the whole.
+    pub const fn is_consistent(&self) -> bool {
+        self.higher <= self.leaves
+    }
+
+    /// The sum, or `None` when it does not fit in `u128`.
+    pub fn checked_add(self, rhs: Leaves) -> Option<Leaves> {
+        Some(Leaves {
+            leaves: self.leaves.checked_add(rhs.leaves)?,
+            higher: self.higher.checked_add(rhs.higher)?,
+        })
+    }
+
+    /// The count of a subtree reached by `n` paths, or `None` when it does
+    /// not fit in `u128`.
+    pub fn checked_mul(self, n: u128) -> Option<Leaves> {
+        Some(Leaves {
+            leaves: self.leaves.checked_mul(n)?,
+            higher: self.higher.checked_mul(n)?,
+        })
     }
 }
 
+/// Sums of counts never wrap: one past `u128` is a bug or a forged count,
+/// and stops rather than giving a wrong number. Code that sums counts from
+/// outside the process uses [`Leaves::checked_add`] instead.
 impl Add for Leaves {
     type Output = Leaves;
     fn add(self, rhs: Leaves) -> Leaves {
-        Leaves {
-            leaves: self.leaves + rhs.leaves,
-            higher: self.higher + rhs.higher,
-        }
+        self.checked_add(rhs).expect("leaf count overflows u128")
     }
 }
 
@@ -50,10 +74,7 @@ impl AddAssign for Leaves {
 impl Mul<u128> for Leaves {
     type Output = Leaves;
     fn mul(self, n: u128) -> Leaves {
-        Leaves {
-            leaves: self.leaves * n,
-            higher: self.higher * n,
-        }
+        self.checked_mul(n).expect("leaf count overflows u128")
     }
 }
 

@@ -43,12 +43,24 @@ pub trait Game:
     const NAME: &'static str;
     /// Deepest perft accepted, so that no total can overflow `u128`.
     const MAX_DEPTH: u32;
+    /// Most legal moves any accepted position can have: bounds every count,
+    /// so a count from outside the process that no tree can reach is
+    /// refused ([`Game::max_leaves`]).
+    const MAX_MOVES: u32;
     /// Whether a node where the game is over before full depth counts as a
     /// leaf (Reversi: yes; checkers: no, it has no children and contributes
     /// nothing). Such a node two or more plies above full depth is reported
     /// as "higher"; one ply above, its final pass reaches full depth, so it
     /// is a full-depth leaf.
     const GAME_OVER_IS_LEAF: bool;
+
+    /// Most leaves a tree of `depth` plies can have: `MAX_MOVES^depth`
+    /// (a game-over node counts at most one leaf), `u128::MAX` past that.
+    fn max_leaves(depth: u32) -> u128 {
+        u128::from(Self::MAX_MOVES)
+            .checked_pow(depth)
+            .unwrap_or(u128::MAX)
+    }
 
     /// The standard starting position.
     fn start() -> Self;
@@ -78,7 +90,7 @@ pub trait Game:
             .into_iter()
             .find(|&mv| self.format_move(mv).eq_ignore_ascii_case(wanted))
             .ok_or_else(|| MoveError::Illegal {
-                text: wanted.to_owned(),
+                text: crate::shown(wanted),
                 position: self.to_string(),
             })
     }

@@ -48,6 +48,18 @@ impl GameKind {
         }
     }
 
+    /// Most leaves a tree of `depth` plies can have ([`Game::max_leaves`]).
+    pub fn max_leaves(self, depth: u32) -> u128 {
+        struct MaxLeaves(u32);
+        impl GameVisitor for MaxLeaves {
+            type Output = u128;
+            fn visit<G: Game>(self) -> u128 {
+                G::max_leaves(self.0)
+            }
+        }
+        self.dispatch(MaxLeaves(depth))
+    }
+
     /// Runs `visitor` with this game's type.
     pub fn dispatch<V: GameVisitor>(self, visitor: V) -> V::Output {
         match self {
@@ -64,7 +76,7 @@ impl FromStr for GameKind {
         GameKind::ALL
             .into_iter()
             .find(|kind| kind.name().eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| UnknownGame(name.to_owned()))
+            .ok_or_else(|| UnknownGame(crate::shown(name)))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod perft;
 pub mod plan;
 pub mod published;
 pub mod reversi;
+pub mod shown;
 pub mod table;
 
 pub use checkers::Checkers;
@@ -21,6 +22,7 @@ pub use game::{Game, MoveError, MoveSet};
 pub use kind::{GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;
 pub use perft::{Counter, Divide, TableStats, divide, perft};
-pub use plan::{Plan, PlanError, Unit, Weight, weighted_sum};
+pub use plan::{CountOverflow, Plan, PlanError, Unit, Weight, weighted_sum};
 pub use reversi::Reversi;
+pub use shown::shown;
 pub use table::TranspositionTable;

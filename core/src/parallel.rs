@@ -67,7 +67,7 @@ pub fn divide_parallel<G: Game>(
         };
         return Ok((divide, TableStats::default()));
     }
-    let plan = Plan::with_min_units(*root, depth, threads.max(1) * UNITS_PER_THREAD)?;
+    let plan = Plan::with_min_units(*root, depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX)?;
     let (counts, stats) = count_units(plan.units(), plan.remaining_depth(), threads, table);
     Ok((plan.divide(&counts), stats))
 }

@@ -45,7 +45,22 @@ pub enum PlanError {
     /// Path counts no longer fit in 64 bits: the split depth is far too deep.
     #[error("more than 2^64 paths reach one frontier position; use a smaller split depth")]
     TooManyPaths,
+    /// The expansion passed the unit limit; it stopped there, so memory
+    /// stays proportional to the limit.
+    #[error("the plan has more than {limit} units at split depth {split_depth}: use a smaller split depth")]
+    TooManyUnits {
+        /// The limit passed.
+        limit: usize,
+        /// The ply where it was passed.
+        split_depth: u32,
+    },
 }
+
+/// A weighted sum of counts passed `u128`: only a forged or corrupt count
+/// can do that, since every game's depth limit keeps true totals below it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the weighted sum of the counts overflows u128")]
+pub struct CountOverflow;
 
 /// A perft split into units.
 #[derive(Clone, Debug)]
@@ -74,14 +89,23 @@ impl<G: Game> Level<G> {
         }
     }
 
-    fn add(&mut self, position: G, weights: &[Weight]) -> Result<(), PlanError> {
-        let slot = *self.index.entry(position.table_key()).or_insert_with(|| {
-            self.units.push(Unit {
-                position,
-                weights: Vec::new(),
-            });
-            self.units.len() - 1
-        });
+    fn add(&mut self, position: G, weights: &[Weight], max_units: usize, ply: u32) -> Result<(), PlanError> {
+        let slot = match self.index.entry(position.table_key()) {
+            std::collections::hash_map::Entry::Occupied(slot) => *slot.get(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                if self.units.len() >= max_units {
+                    return Err(PlanError::TooManyUnits {
+                        limit: max_units,
+                        split_depth: ply,
+                    });
+                }
+                self.units.push(Unit {
+                    position,
+                    weights: Vec::new(),
+                });
+                *slot.insert(self.units.len() - 1)
+            }
+        };
         let unit = &mut self.units[slot];
         for w in weights {
             match unit.weights.iter_mut().find(|u| u.first_move == w.first_move) {
@@ -97,16 +121,28 @@ impl<G: Game> Plan<G> {
     /// Expands `root` exactly `split_depth` plies (1..=depth) for a perft of
     /// `depth`.
     pub fn new(root: G, depth: u32, split_depth: u32) -> Result<Plan<G>, PlanError> {
+        Self::bounded(root, depth, split_depth, usize::MAX)
+    }
+
+    /// As [`Plan::new`], but stops with [`PlanError::TooManyUnits`] as soon
+    /// as a level passes `max_units` distinct positions.
+    pub fn bounded(root: G, depth: u32, split_depth: u32, max_units: usize) -> Result<Plan<G>, PlanError> {
         if split_depth == 0 || split_depth > depth {
             return Err(PlanError::SplitDepth { split_depth, depth });
         }
-        Self::expand(root, depth, |ply, _| ply == split_depth)
+        Self::expand(root, depth, max_units, false, |ply, _| ply == split_depth)
     }
 
     /// Expands until there are at least `min_units` units, stopping early at
     /// `depth - 2` (so units keep some depth) or at `depth` for very shallow
-    /// perfts. `depth` must be at least 1.
-    pub fn with_min_units(root: G, depth: u32, min_units: usize) -> Result<Plan<G>, PlanError> {
+    /// perfts, or before a level that would pass `max_units`. `depth` must
+    /// be at least 1.
+    pub fn with_min_units(
+        root: G,
+        depth: u32,
+        min_units: usize,
+        max_units: usize,
+    ) -> Result<Plan<G>, PlanError> {
         if depth == 0 {
             return Err(PlanError::SplitDepth {
                 split_depth: 1,
@@ -114,10 +150,21 @@ impl<G: Game> Plan<G> {
             });
         }
         let deepest = depth.saturating_sub(2).max(1);
-        Self::expand(root, depth, |ply, units| ply >= deepest || units >= min_units)
+        Self::expand(root, depth, max_units, true, |ply, units| {
+            ply >= deepest || units >= min_units
+        })
     }
 
-    fn expand(root: G, depth: u32, done: impl Fn(u32, usize) -> bool) -> Result<Plan<G>, PlanError> {
+    /// Expands level by level until `done(ply, units)`. A level that passes
+    /// `max_units` is abandoned as soon as it does: an error, or with
+    /// `keep_last` the level before it is the plan.
+    fn expand(
+        root: G,
+        depth: u32,
+        max_units: usize,
+        keep_last: bool,
+        done: impl Fn(u32, usize) -> bool,
+    ) -> Result<Plan<G>, PlanError> {
         let first_moves: Vec<G::Move> = root.legal_moves().into_iter().collect();
         let mut settled = vec![Leaves::ZERO; first_moves.len()];
         let mut level = Level::new();
@@ -128,25 +175,32 @@ impl<G: Game> Plan<G> {
                     first_move: i as u32,
                     paths: 1,
                 }],
+                max_units,
+                1,
             )?;
         }
         let mut ply = 1;
-        while !done(ply, level.units.len()) {
+        'levels: while !done(ply, level.units.len()) {
             let mut next = Level::new();
+            let mut next_settled = settled.clone();
             for unit in &level.units {
                 let moves = unit.position.legal_moves();
                 if moves.is_empty() {
                     let leaves = perft(&unit.position, depth - ply);
                     for w in &unit.weights {
-                        settled[w.first_move as usize] += leaves * u128::from(w.paths);
+                        next_settled[w.first_move as usize] += leaves * u128::from(w.paths);
                     }
                     continue;
                 }
                 for mv in moves {
-                    next.add(unit.position.play(mv), &unit.weights)?;
+                    match next.add(unit.position.play(mv), &unit.weights, max_units, ply + 1) {
+                        Err(PlanError::TooManyUnits { .. }) if keep_last => break 'levels,
+                        other => other?,
+                    }
                 }
             }
             level = next;
+            settled = next_settled;
             ply += 1;
         }
         Ok(Plan {
@@ -209,7 +263,8 @@ impl<G: Game> Plan<G> {
             .iter()
             .map(|u| u.weights.as_slice())
             .zip(counts.iter().copied());
-        let per_move = weighted_sum(&self.settled, weighted);
+        let per_move =
+            weighted_sum(&self.settled, weighted).expect("true counts within MAX_DEPTH fit in u128");
         let total = per_move.iter().copied().sum();
         Divide {
             moves: self.first_moves.iter().copied().zip(per_move).collect(),
@@ -220,16 +275,20 @@ impl<G: Game> Plan<G> {
 
 /// Leaves per first move: `settled` plus, for every counted unit, its count
 /// times its paths from each first move. The one aggregation of the local
-/// run and the coordinator.
+/// run and the coordinator; every product and sum is checked.
 pub fn weighted_sum<'w>(
     settled: &[Leaves],
     units: impl IntoIterator<Item = (&'w [Weight], Leaves)>,
-) -> Vec<Leaves> {
+) -> Result<Vec<Leaves>, CountOverflow> {
     let mut per_move = settled.to_vec();
     for (weights, count) in units {
         for w in weights {
-            per_move[w.first_move as usize] += count * u128::from(w.paths);
+            let slot = &mut per_move[w.first_move as usize];
+            *slot = count
+                .checked_mul(u128::from(w.paths))
+                .and_then(|weighted| slot.checked_add(weighted))
+                .ok_or(CountOverflow)?;
         }
     }
-    per_move
+    Ok(per_move)
 }

@@ -69,7 +69,7 @@ fn parse_square(text: &str) -> Result<u8, FenError> {
     match text.trim().parse::<u8>() {
         Ok(n @ 1..=32) => Ok(n),
         _ => Err(FenError::BadSquare {
-            found: text.trim().to_owned(),
+            found: crate::shown(text.trim()),
         }),
     }
 }
@@ -91,7 +91,7 @@ fn parse_pieces(list: &str) -> Result<(u32, u32), FenError> {
         };
         if first > last {
             return Err(FenError::BadSquare {
-                found: item.to_owned(),
+                found: crate::shown(item),
             });
         }
         for square in first..=last {
@@ -124,7 +124,7 @@ impl FromStr for Checkers {
             "W" | "w" => Side::Light,
             found => {
                 return Err(FenError::BadSide {
-                    found: found.to_owned(),
+                    found: crate::shown(found),
                 });
             }
         };
@@ -135,13 +135,13 @@ impl FromStr for Checkers {
                 Some('W' | 'w') => 1,
                 _ => {
                     return Err(FenError::BadColour {
-                        found: (*field).to_owned(),
+                        found: crate::shown(field),
                     });
                 }
             };
             if boards[slot].is_some() {
                 return Err(FenError::BadColour {
-                    found: (*field).to_owned(),
+                    found: crate::shown(field),
                 });
             }
             boards[slot] = Some(parse_pieces(&field[1..])?);

@@ -146,6 +146,7 @@ impl Game for Checkers {
     // perft(28) is 1.6e19 with a branching factor under 5: depth 40 stays
     // below 1e28, far inside u128.
     const MAX_DEPTH: u32 = 40;
+    const MAX_MOVES: u32 = MAX_MOVES as u32;
     const GAME_OVER_IS_LEAF: bool = false;
 
     fn start() -> Checkers {
@@ -247,11 +248,11 @@ impl Game for Checkers {
         match short.as_slice() {
             [mv] => Ok(*mv),
             [] => Err(MoveError::Illegal {
-                text: wanted.to_owned(),
+                text: crate::shown(wanted),
                 position: self.to_string(),
             }),
             several => Err(MoveError::Ambiguous {
-                text: wanted.to_owned(),
+                text: crate::shown(wanted),
                 candidates: several.iter().map(|&mv| self.format_move(mv)).collect(),
             }),
         }

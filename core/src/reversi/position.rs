@@ -125,6 +125,8 @@ impl Game for Reversi {
     const NAME: &'static str = "reversi";
     // Growth slows below 10x a ply; 10^30 is far inside u128.
     const MAX_DEPTH: u32 = 30;
+    /// One move per square at most.
+    const MAX_MOVES: u32 = 64;
     const GAME_OVER_IS_LEAF: bool = true;
 
     fn start() -> Reversi {

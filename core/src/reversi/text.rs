@@ -20,7 +20,7 @@ pub enum PositionError {
         found: usize,
     },
     /// A board character that is not `X`, `O`, `-` or `.`.
-    #[error("invalid character '{found}' at square {square}: expected X, O, - or .")]
+    #[error("invalid character '{}' at square {square}: expected X, O, - or .", found.escape_default())]
     BadSquare {
         /// The character.
         found: char,
@@ -78,7 +78,7 @@ impl FromStr for Reversi {
             "O" | "o" => Disc::Light,
             found => {
                 return Err(PositionError::BadSide {
-                    found: found.to_owned(),
+                    found: crate::shown(found),
                 });
             }
         };

@@ -1,0 +1,47 @@
+//! Input echoed back in an error message: cut short and with control
+//! characters escaped, so a hostile or mistaken input can neither flood a
+//! message (gRPC metadata is limited to a few KiB) nor drive a terminal.
+
+/// Characters of an input kept in a message; the rest is elided.
+pub const SHOWN_CHARS: usize = 80;
+
+/// `text` as an error message may quote it: at most [`SHOWN_CHARS`]
+/// characters, control characters escaped (`\n`, `\u{1b}`), and `...`
+/// where it was cut.
+pub fn shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * SHOWN_CHARS));
+    for (i, c) in text.chars().enumerate() {
+        if i == SHOWN_CHARS {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_printable_text_is_unchanged() {
+        assert_eq!(shown("d3 ééé"), "d3 ééé");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(shown("a\nb\u{1b}[31m\0"), "a\\nb\\u{1b}[31m\\u{0}");
+    }
+
+    #[test]
+    fn long_text_is_cut_on_a_character_boundary() {
+        let long = "é".repeat(100_000);
+        let out = shown(&long);
+        assert_eq!(out, format!("{}...", "é".repeat(SHOWN_CHARS)));
+    }
+}
