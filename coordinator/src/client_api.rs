@@ -60,15 +60,27 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
     }
 }
 
-/// The journal could not make a change durable: the caller must not take
-/// it as done (a worker keeps its counts and reports them again).
-pub(crate) fn journal_failed(err: crate::journal::JournalError) -> Status {
-    tracing::error!(error = %err, "journal write failed");
-    Status::unavailable(err.to_string())
+fn not_found(err: JobError) -> Status {
+    match err {
+        JobError::NotFound(_) => Status::not_found(err.to_string()),
+        JobError::NotFailed { .. } => Status::failed_precondition(err.to_string()),
+    }
 }
 
-fn not_found(err: JobError) -> Status {
-    Status::not_found(err.to_string())
+/// Longest position text accepted, in bytes: every game's is far shorter.
+const MAX_POSITION_BYTES: usize = 1024;
+
+impl ClientApi {
+    /// Reads the jobs and answers once what was read is durable: a client
+    /// never sees a change the journal could still lose.
+    async fn read<R>(&self, read: impl FnOnce(&crate::jobs::Jobs) -> R) -> Result<R, Status> {
+        let (value, barrier) = {
+            let jobs = self.0.jobs();
+            (read(&jobs), self.0.journal.barrier())
+        };
+        self.0.durable(barrier).await?;
+        Ok(value)
+    }
 }
 
 type JobStream = Pin<Box<dyn Stream<Item = Result<pb::Job, Status>> + Send>>;
@@ -80,17 +92,30 @@ impl pb::perft_service_server::PerftService for ClientApi {
         request: Request<pb::SubmitJobRequest>,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
         let req = request.into_inner();
+        self.0.writable()?;
         let game: GameKind = req
             .game
             .parse()
             .map_err(|e: perft_core::UnknownGame| Status::invalid_argument(e.to_string()))?;
-        let threads: usize = self.0.workers.iter().map(|w| w.threads as usize).sum();
+        if req.position.len() > MAX_POSITION_BYTES {
+            return Err(Status::invalid_argument(format!(
+                "the position text is {} bytes, more than any {game} position's {MAX_POSITION_BYTES}: '{}'",
+                req.position.len(),
+                perft_core::shown(&req.position)
+            )));
+        }
+        let max_units = self.0.config.max_units;
         let plan_request = PlanRequest {
             position: (!req.position.trim().is_empty()).then(|| req.position.clone()),
             depth: req.depth,
             split_depth: (req.split_depth > 0).then_some(req.split_depth),
-            min_units: self.0.config.min_units.max(threads * 32),
-            max_units: self.0.config.max_units,
+            min_units: self
+                .0
+                .config
+                .min_units
+                .max(self.0.split_threads().saturating_mul(32))
+                .min(max_units),
+            max_units,
         };
         // The expansion can take a while: keep it off the async threads.
         let planned = tokio::task::spawn_blocking(move || plan(game, &plan_request))
@@ -105,20 +130,18 @@ impl pb::perft_service_server::PerftService for ClientApi {
             verify: req.verify,
         };
         tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job queued");
+        self.0.writable()?;
         let ((), commit) = self
             .0
             .change(|jobs| jobs.submit(id.clone(), spec, planned, Instant::now()));
-        commit.wait().await.map_err(journal_failed)?;
+        self.0.durable(commit).await?;
         self.0.notify();
         Ok(Response::new(pb::SubmitJobResponse { job_id: id }))
     }
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::Job>, Status> {
-        let view = self
-            .0
-            .jobs()
-            .view(&request.into_inner().job_id)
-            .map_err(not_found)?;
+        let id = request.into_inner().job_id;
+        let view = self.read(|jobs| jobs.view(&id)).await?.map_err(not_found)?;
         Ok(Response::new(job_message(&view)))
     }
 
@@ -126,16 +149,30 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         _request: Request<pb::ListJobsRequest>,
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
-        let jobs = self.0.jobs().list().iter().map(job_message).collect();
-        Ok(Response::new(pb::ListJobsResponse { jobs }))
+        let jobs = self.read(|jobs| jobs.list()).await?;
+        Ok(Response::new(pb::ListJobsResponse {
+            jobs: jobs.iter().map(job_message).collect(),
+        }))
     }
 
     async fn cancel_job(&self, request: Request<pb::CancelJobRequest>) -> Result<Response<pb::Job>, Status> {
-        let view = self
-            .0
-            .jobs()
-            .cancel(&request.into_inner().job_id)
-            .map_err(not_found)?;
+        self.0.writable()?;
+        let id = request.into_inner().job_id;
+        let (view, commit) = self.0.change(|jobs| jobs.cancel(&id));
+        // Acknowledged only once the cancel is durable.
+        self.0.durable(commit).await?;
+        let view = view.map_err(not_found)?;
+        self.0.notify();
+        Ok(Response::new(job_message(&view)))
+    }
+
+    async fn resume_job(&self, request: Request<pb::ResumeJobRequest>) -> Result<Response<pb::Job>, Status> {
+        self.0.writable()?;
+        let id = request.into_inner().job_id;
+        let (view, commit) = self.0.change(|jobs| jobs.resume(&id));
+        self.0.durable(commit).await?;
+        let view = view.map_err(not_found)?;
+        tracing::info!(job = %view.id, "job resumed");
         self.0.notify();
         Ok(Response::new(job_message(&view)))
     }
@@ -144,16 +181,19 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
         let id = request.into_inner().job_id;
-        self.0.jobs().view(&id).map_err(not_found)?;
-        let coordinator = Arc::clone(&self.0);
-        let mut changed = coordinator.changed.subscribe();
+        self.read(|jobs| jobs.view(&id)).await?.map_err(not_found)?;
+        let api = ClientApi(Arc::clone(&self.0));
+        let mut changed = self.0.changed.subscribe();
         let stream = async_stream(move |tx| async move {
             loop {
-                let found = coordinator.jobs().view(&id);
-                let view = match found {
-                    Ok(view) => view,
-                    Err(e) => {
+                let view = match api.read(|jobs| jobs.view(&id)).await {
+                    Ok(Ok(view)) => view,
+                    Ok(Err(e)) => {
                         let _ = tx.send(Err(not_found(e))).await;
+                        return;
+                    }
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
                         return;
                     }
                 };
@@ -172,11 +212,8 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         request: Request<pb::GetDivideRequest>,
     ) -> Result<Response<pb::DivideTable>, Status> {
-        let divide = self
-            .0
-            .jobs()
-            .divide(&request.into_inner().job_id)
-            .map_err(not_found)?;
+        let id = request.into_inner().job_id;
+        let divide = self.read(|jobs| jobs.divide(&id)).await?.map_err(not_found)?;
         Ok(Response::new(pb::DivideTable {
             job: Some(job_message(&divide.job)),
             entries: divide

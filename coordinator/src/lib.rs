@@ -4,9 +4,12 @@
 mod client_api;
 pub mod jobs;
 pub mod journal;
+pub mod lease_tag;
 pub mod planning;
+pub mod tls;
 mod worker_api;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -16,10 +19,14 @@ use perft_proto::worker_service_server::WorkerServiceServer;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::Status;
 use tonic::service::interceptor::InterceptedService;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
 
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
+use crate::lease_tag::LeaseSigner;
 
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
@@ -56,14 +63,18 @@ impl Default for Config {
     }
 }
 
-/// A registered worker.
+/// A registered worker session.
 #[derive(Clone, Debug)]
 pub(crate) struct Worker {
+    /// The machine's name: its identity for verification.
     pub name: String,
     pub threads: u32,
     pub last_seen: Instant,
     /// The job and first move it was last given, to keep its table warm.
     pub affinity: Option<(String, u32)>,
+    /// The only job it leases from (perft loadgen); it does not count
+    /// toward other jobs' automatic split.
+    pub only_job: Option<String>,
 }
 
 /// State shared by the services and the reaper.
@@ -72,28 +83,97 @@ pub(crate) struct Coordinator {
     config: Config,
     jobs: Mutex<Jobs>,
     journal: Journal,
+    signer: LeaseSigner,
     workers: DashMap<String, Worker>,
     /// Bumped on every change a watcher may want to see.
     changed: watch::Sender<u64>,
+    /// Set when a journal write failed: writes are refused (Unavailable)
+    /// and health says NOT_SERVING until the state is rebuilt from the
+    /// journal and a write goes through again.
+    degraded: AtomicBool,
+    /// Whether the jobs must be rebuilt from the journal: a write was lost
+    /// since the last rebuild.
+    stale: AtomicBool,
+    health: HealthReporter,
 }
 
 impl Coordinator {
     /// Opens the journal in `data_dir` and resumes every job in it.
     fn open(config: Config, data_dir: &std::path::Path) -> Result<Coordinator, JournalError> {
-        let (journal, restored) = Journal::open(data_dir)?;
-        let mut jobs = Jobs::default();
-        let now = Instant::now();
-        for job in restored {
-            tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");
-            jobs.restore(job, now);
-        }
+        let (journal, restored, key) = Journal::open(data_dir)?;
+        let jobs = rebuild(restored);
         Ok(Coordinator {
             config,
             jobs: Mutex::new(jobs),
             journal,
+            signer: LeaseSigner::new(key),
             workers: DashMap::new(),
             changed: watch::Sender::new(0),
+            degraded: AtomicBool::new(false),
+            stale: AtomicBool::new(false),
+            health: HealthReporter::new(),
         })
+    }
+
+    /// Refuses a write while the journal cannot take it.
+    pub(crate) fn writable(&self) -> Result<(), Status> {
+        if self.degraded.load(Ordering::Acquire) {
+            return Err(Status::unavailable(
+                "the journal cannot write (disk full or failing): no report or submit is taken until it can; workers keep their counts",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Waits until `commit` is durable. A failure marks the coordinator
+    /// degraded (the reaper rebuilds its state from the journal) and tells
+    /// the caller its change is not taken.
+    pub(crate) async fn durable(&self, commit: Commit) -> Result<(), Status> {
+        match commit.wait().await {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.stale.store(true, Ordering::Release);
+                if !self.degraded.swap(true, Ordering::AcqRel) {
+                    tracing::error!(error = %e, "journal write failed: refusing writes until the journal takes them again");
+                    self.health
+                        .set_service_status("", ServingStatus::NotServing)
+                        .await;
+                }
+                Err(Status::unavailable(format!(
+                    "{e}: the change is not taken; retry once the coordinator serves again"
+                )))
+            }
+        }
+    }
+
+    /// After a failed write: rebuilds the jobs from what the journal holds
+    /// (so nothing unjournaled stays visible), then serves again once a
+    /// write goes through. Blocking: run off the async threads.
+    fn recover(&self) -> bool {
+        if self.stale.swap(false, Ordering::AcqRel) {
+            let mut jobs = self.jobs();
+            match self.journal.restore() {
+                Ok(restored) => *jobs = rebuild(restored),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot read the journal back");
+                    self.stale.store(true, Ordering::Release);
+                    return false;
+                }
+            }
+            drop(jobs);
+            self.notify();
+        }
+        match self.journal.probe() {
+            Ok(()) => {
+                tracing::warn!("the journal takes writes again: serving");
+                self.degraded.store(false, Ordering::Release);
+                true
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the journal still cannot write");
+                false
+            }
+        }
     }
 
     /// Applies `change` to the jobs and hands what it changed to the
@@ -115,6 +195,15 @@ impl Coordinator {
         self.changed.send_modify(|version| *version += 1);
     }
 
+    /// The total threads of the workers that count toward an automatic
+    /// split (loadgen's pinned workers do not).
+    pub(crate) fn split_threads(&self) -> usize {
+        self.workers
+            .iter()
+            .filter(|w| w.only_job.is_none())
+            .fold(0usize, |sum, w| sum.saturating_add(w.threads as usize))
+    }
+
     /// Leases out of time go back to the queue, and silent workers are
     /// forgotten: the single path for a worker that was lost.
     fn reap(&self, now: Instant) -> Commit {
@@ -133,6 +222,17 @@ impl Coordinator {
         }
         commit
     }
+}
+
+/// The job table as the journal holds it.
+fn rebuild(restored: Vec<journal::RestoredJob>) -> Jobs {
+    let mut jobs = Jobs::default();
+    let now = Instant::now();
+    for job in restored {
+        tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");
+        jobs.restore(job, now);
+    }
+    jobs
 }
 
 /// Why the coordinator stopped.
@@ -170,17 +270,35 @@ pub async fn serve(
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
                 tick.tick().await;
-                if let Err(e) = coordinator.reap(Instant::now()).wait().await {
-                    tracing::error!(error = %e, "journal write failed");
+                if coordinator.degraded.load(Ordering::Acquire) {
+                    let recovering = Arc::clone(&coordinator);
+                    let recovered = tokio::task::spawn_blocking(move || recovering.recover())
+                        .await
+                        .unwrap_or(false);
+                    if recovered {
+                        coordinator
+                            .health
+                            .set_service_status("", ServingStatus::Serving)
+                            .await;
+                    } else {
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                    continue;
                 }
+                let commit = coordinator.reap(Instant::now());
+                // A failure marks the coordinator degraded; logged there.
+                let _ = coordinator.durable(commit).await;
             }
         })
     };
     // Health answers without a token: Kubernetes and compose probes send
     // none, and it reveals nothing.
-    let (health_reporter, health) = tonic_health::server::health_reporter();
-    health_reporter
-        .set_service_status("", tonic_health::ServingStatus::Serving)
+    let health = tonic_health::pb::health_server::HealthServer::new(
+        tonic_health::server::HealthService::from_health_reporter(coordinator.health.clone()),
+    );
+    coordinator
+        .health
+        .set_service_status("", ServingStatus::Serving)
         .await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(perft_proto::FILE_DESCRIPTOR_SET)
@@ -242,5 +360,7 @@ async fn publish_metrics(coordinator: Arc<Coordinator>) {
         metrics::gauge!("perft_workers_connected").set(coordinator.workers.len() as f64);
         let threads: u64 = coordinator.workers.iter().map(|w| u64::from(w.threads)).sum();
         metrics::gauge!("perft_worker_threads").set(threads as f64);
+        metrics::gauge!("perft_journal_degraded")
+            .set(f64::from(u8::from(coordinator.degraded.load(Ordering::Acquire))));
     }
 }

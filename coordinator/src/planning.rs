@@ -34,7 +34,7 @@ pub struct PlannedJob {
 /// Why a job cannot be planned: all of these are the client's to fix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanningError {
-    #[error("invalid {game} position '{text}': {reason}")]
+    #[error("invalid {game} position '{}': {reason}", perft_core::shown(.text))]
     BadPosition {
         game: GameKind,
         text: String,
@@ -46,8 +46,6 @@ pub enum PlanningError {
     TooDeep { game: GameKind, depth: u32, limit: u32 },
     #[error("split depth {split_depth} must be at least 1 and below the depth {depth}")]
     SplitDepth { split_depth: u32, depth: u32 },
-    #[error("the plan has {units} units, more than the limit of {limit}: use a smaller split depth")]
-    TooManyUnits { units: usize, limit: usize },
     #[error("{0}")]
     Plan(#[from] PlanError),
 }
@@ -98,15 +96,11 @@ impl GameVisitor for Planner<'_> {
                     depth: req.depth,
                 });
             }
-            Some(split_depth) => Plan::new(root, req.depth, split_depth)?,
-            None => Plan::with_min_units(root, req.depth, req.min_units)?,
+            // The expansion stops as soon as it passes the limit, so its
+            // memory stays proportional to the limit.
+            Some(split_depth) => Plan::bounded(root, req.depth, split_depth, req.max_units)?,
+            None => Plan::with_min_units(root, req.depth, req.min_units, req.max_units)?,
         };
-        if plan.units().len() > req.max_units {
-            return Err(PlanningError::TooManyUnits {
-                units: plan.units().len(),
-                limit: req.max_units,
-            });
-        }
         Ok(PlannedJob {
             position: root.to_string(),
             split_depth: plan.split_depth(),

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use perft_coordinator::jobs::{JobSpec, JobState, Jobs};
+use perft_coordinator::jobs::{JobSpec, JobState, Jobs, WorkerRef};
 use perft_coordinator::journal::{Journal, JournalError};
 use perft_coordinator::planning::{PlanRequest, plan};
 use perft_core::{Checkers, GameKind, Leaves};
@@ -36,19 +36,18 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     };
 
     let half = {
-        let (journal, restored) = Journal::open(dir.path()).unwrap();
+        let (journal, restored, _) = Journal::open(dir.path()).unwrap();
         assert!(restored.is_empty());
         let mut jobs = Jobs::default();
         jobs.submit("a".into(), spec.clone(), planned.clone(), now);
         jobs.submit("b".into(), spec, planned, now);
-        let leased = jobs.lease("w", units / 2, &mut None, now, TTL);
+        let leased = jobs.lease(WorkerRef::named("w"), units / 2, &mut None, None, now, TTL);
         for unit in &leased {
             jobs.report(
                 &unit.job_id,
                 unit.unit_id,
                 count(&unit.position, unit.depth),
-                "w",
-                "w",
+                WorkerRef::named("w"),
             );
         }
         jobs.cancel("b").unwrap();
@@ -57,7 +56,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         // The journal and the jobs are dropped here, as in a crash.
     };
 
-    let (journal, restored) = Journal::open(dir.path()).unwrap();
+    let (journal, restored, _) = Journal::open(dir.path()).unwrap();
     assert_eq!(restored.len(), 2);
     assert_eq!(restored[0].id, "a");
     assert_eq!(restored[0].results.len(), half);
@@ -73,7 +72,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         (JobState::Running, half as u64, units as u64)
     );
     // Only the units without a result are handed out again.
-    let rest = jobs.lease("v", usize::MAX, &mut None, now, TTL);
+    let rest = jobs.lease(WorkerRef::named("v"), usize::MAX, &mut None, None, now, TTL);
     assert_eq!(rest.len(), units - half);
     assert!(rest.iter().all(|u| u.job_id == "a"));
     for unit in &rest {
@@ -81,8 +80,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
             &unit.job_id,
             unit.unit_id,
             count(&unit.position, unit.depth),
-            "v",
-            "v",
+            WorkerRef::named("v"),
         );
     }
     journal.send(jobs.take_ops()).wait().await.unwrap();
@@ -90,7 +88,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(divide.total, Leaves::full(845_931));
     drop(journal);
-    let (_, restored) = Journal::open(dir.path()).unwrap();
+    let (_, restored, _) = Journal::open(dir.path()).unwrap();
     assert_eq!(restored[0].state, JobState::Done);
     assert_eq!(restored[0].results.len(), units);
 }

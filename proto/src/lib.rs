@@ -12,7 +12,7 @@ pub mod connect;
 
 /// The version a worker must announce when it registers; bumped on any
 /// change of meaning in the contract.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The encoded descriptor set of `perft.v1`, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/perft_descriptor.bin"));

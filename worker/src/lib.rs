@@ -73,6 +73,7 @@ async fn register(client: &mut WorkerServiceClient<AuthChannel>, config: &Config
             threads: config.threads as u32,
             table_bytes: config.table_bytes.unwrap_or(0),
             protocol_version: pb::PROTOCOL_VERSION,
+            only_job: String::new(),
         })
         .await?
         .into_inner();
@@ -95,7 +96,12 @@ async fn register_until_done(
                 tracing::info!(worker = %session.id, "registered");
                 return Ok(session);
             }
-            Err(status) if matches!(status.code(), Code::FailedPrecondition | Code::Unauthenticated) => {
+            Err(status)
+                if matches!(
+                    status.code(),
+                    Code::FailedPrecondition | Code::Unauthenticated | Code::InvalidArgument
+                ) =>
+            {
                 return Err(WorkerError::Refused(status.message().to_owned()));
             }
             Err(status) => {
@@ -130,6 +136,7 @@ impl Unreported {
                 epoch: lease.epoch,
                 leaves: Some(leaves.into()),
                 seconds,
+                lease_tag: lease.lease_tag,
             }),
             Outcome::Refused { lease, reason } => {
                 tracing::error!(job = %lease.job_id, unit = lease.unit_id, %reason, "unit refused; handing it back");
@@ -143,6 +150,7 @@ impl Unreported {
             job_id: lease.job_id.clone(),
             unit_id: lease.unit_id,
             epoch: lease.epoch,
+            lease_tag: lease.lease_tag.clone(),
         });
     }
 
@@ -160,8 +168,24 @@ impl Unreported {
             results: self.results.clone(),
             released: self.released.clone(),
         };
-        let reply = client.report_results(request).await?.into_inner();
-        tracing::debug!(accepted = reply.accepted, ignored = reply.ignored, "reported");
+        match client.report_results(request).await {
+            Ok(reply) => {
+                let reply = reply.into_inner();
+                if reply.refused > 0 {
+                    tracing::error!(
+                        refused = reply.refused,
+                        "the coordinator refused results: they answer no lease it issued to this worker's name"
+                    );
+                }
+                tracing::debug!(accepted = reply.accepted, ignored = reply.ignored, "reported");
+            }
+            // The coordinator will never take these counts (a fault of this
+            // worker): keeping them would retry forever.
+            Err(status) if status.code() == Code::InvalidArgument => {
+                tracing::error!(error = %status.message(), results = self.results.len(), "the coordinator refused these counts; dropping them");
+            }
+            Err(status) => return Err(status),
+        }
         self.results.clear();
         self.released.clear();
         Ok(())

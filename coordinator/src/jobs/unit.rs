@@ -1,7 +1,10 @@
 //! One unit of a job: its leases, the counts workers sent for it (votes),
-//! and its verdict. Lease deadlines are kept per worker by the job table
-//! (a heartbeat renews all of a worker's leases at once), not here. Without verification one count decides; with it, two
-//! workers must agree, and each disagreement asks one more worker.
+//! and its verdict. Lease deadlines are kept per worker session by the job
+//! table (a heartbeat renews all of a session's leases at once), not here.
+//! Without verification one count decides; with it, two machines must
+//! agree, and each disagreement asks one more. A machine is known by its
+//! name: sessions of one name (a restarted worker, or several processes of
+//! one host) never confirm each other.
 
 use perft_core::{Leaves, Weight};
 
@@ -11,7 +14,10 @@ pub const MAX_VOTES: u32 = 5;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Lease {
-    worker: String,
+    /// The registration that holds it.
+    session: String,
+    /// The machine's name.
+    identity: String,
     epoch: u64,
 }
 
@@ -33,8 +39,13 @@ pub enum VoteOutcome {
     /// The counts disagree: one more worker is needed.
     Disagreed,
     /// The unit's count is settled; `votes` are all counts it got (more
-    /// than the quorum when some disagreed).
-    Decided { leaves: Leaves, votes: Vec<Vote> },
+    /// than the quorum when some disagreed), `machines` the names of the
+    /// machines whose counts agreed.
+    Decided {
+        leaves: Leaves,
+        votes: Vec<Vote>,
+        machines: Vec<String>,
+    },
     /// No count reached a majority within [`MAX_VOTES`].
     NoMajority { votes: Vec<Vote> },
 }
@@ -45,7 +56,7 @@ pub(crate) struct Unit {
     pub weights: Vec<Weight>,
     leases: Vec<Lease>,
     votes: Vec<Vote>,
-    /// Worker ids of the votes, to tell a duplicate from a new worker.
+    /// Machine names of the votes: one vote per machine.
     voters: Vec<String>,
     done: Option<Leaves>,
     /// Counts wanted before a verdict: the quorum, plus one per
@@ -87,26 +98,28 @@ impl Unit {
         self.done.is_none() && self.leases.len() + self.votes.len() < self.wanted as usize
     }
 
-    /// True unless `worker` holds a lease on it or already counted it.
-    pub fn can_take(&self, worker: &str) -> bool {
-        !self.leases.iter().any(|l| l.worker == worker) && !self.voters.iter().any(|v| v == worker)
+    /// True unless the machine `identity` holds a lease on it or already
+    /// counted it.
+    pub fn can_take(&self, identity: &str) -> bool {
+        !self.leases.iter().any(|l| l.identity == identity) && !self.voters.iter().any(|v| v == identity)
     }
 
-    pub fn lease(&mut self, worker: &str, epoch: u64) {
+    pub fn lease(&mut self, session: &str, identity: &str, epoch: u64) {
         self.leases.push(Lease {
-            worker: worker.to_owned(),
+            session: session.to_owned(),
+            identity: identity.to_owned(),
             epoch,
         });
     }
 
-    /// Takes a count from `worker_id` (shown as `worker`), with `quorum`
-    /// equal counts deciding.
-    pub fn vote(&mut self, worker_id: &str, worker: &str, leaves: Leaves, quorum: u32) -> VoteOutcome {
-        if self.done.is_some() || self.voters.iter().any(|v| v == worker_id) {
+    /// Takes a count from the machine `identity` (shown as `worker`), with
+    /// `quorum` equal counts from distinct machines deciding.
+    pub fn vote(&mut self, identity: &str, worker: &str, leaves: Leaves, quorum: u32) -> VoteOutcome {
+        if self.done.is_some() || self.voters.iter().any(|v| v == identity) {
             return VoteOutcome::Ignored;
         }
-        self.leases.retain(|l| l.worker != worker_id);
-        self.voters.push(worker_id.to_owned());
+        self.leases.retain(|l| l.identity != identity);
+        self.voters.push(identity.to_owned());
         self.votes.push(Vote {
             worker: worker.to_owned(),
             leaves,
@@ -114,9 +127,17 @@ impl Unit {
         let agreeing = self.votes.iter().filter(|v| v.leaves == leaves).count();
         if agreeing >= quorum as usize {
             self.done = Some(leaves);
+            let machines = self
+                .voters
+                .iter()
+                .zip(&self.votes)
+                .filter(|(_, v)| v.leaves == leaves)
+                .map(|(machine, _)| machine.clone())
+                .collect();
             return VoteOutcome::Decided {
                 leaves,
                 votes: std::mem::take(&mut self.votes),
+                machines,
             };
         }
         if self.votes.len() >= self.wanted as usize && self.votes.iter().any(|v| v.leaves != leaves) {
@@ -131,20 +152,37 @@ impl Unit {
         VoteOutcome::Counted
     }
 
-    /// Ends the lease of `epoch` (its worker gave the unit back); returns
-    /// that worker.
-    pub fn release(&mut self, epoch: u64) -> Option<String> {
-        let at = self.leases.iter().position(|l| l.epoch == epoch)?;
-        Some(self.leases.swap_remove(at).worker)
+    /// Ends the lease of `epoch` held by the machine `identity` (it gave
+    /// the unit back); returns the session that held it.
+    pub fn release(&mut self, epoch: u64, identity: &str) -> Option<String> {
+        let at = self
+            .leases
+            .iter()
+            .position(|l| l.epoch == epoch && l.identity == identity)?;
+        Some(self.leases.swap_remove(at).session)
     }
 
-    /// Ends `worker`'s lease without a count (the worker was lost).
-    pub fn drop_lease(&mut self, worker: &str) -> bool {
+    /// Ends `session`'s lease without a count (the worker was lost).
+    pub fn drop_lease(&mut self, session: &str) -> bool {
         let before = self.leases.len();
-        self.leases.retain(|l| l.worker != worker);
+        self.leases.retain(|l| l.session != session);
         let dropped = self.leases.len() != before;
         self.failures += u32::from(dropped);
         dropped
+    }
+
+    /// Forgets the lease failures and, when no majority was found, the
+    /// votes: a resumed job counts such a unit afresh. True when votes were
+    /// dropped.
+    pub fn resume(&mut self, quorum: u32) -> bool {
+        self.failures = 0;
+        if self.done.is_none() && self.wanted > MAX_VOTES {
+            self.votes.clear();
+            self.voters.clear();
+            self.wanted = quorum;
+            return true;
+        }
+        false
     }
 
     /// True while some worker holds a lease.
@@ -165,7 +203,7 @@ mod tests {
     fn one_count_decides_without_verification() {
         let mut u = unit(1);
         assert!(u.needs_lease());
-        u.lease("a", 1);
+        u.lease("a", "a", 1);
         assert!(!u.needs_lease());
         assert!(matches!(
             u.vote("a", "A", Leaves::full(7), 1),
@@ -178,10 +216,10 @@ mod tests {
     #[test]
     fn verification_needs_two_workers_and_takes_the_majority() {
         let mut u = unit(2);
-        u.lease("a", 1);
+        u.lease("a", "a", 1);
         assert!(u.needs_lease(), "a second worker is wanted at once");
         assert!(!u.can_take("a"), "not the same worker twice");
-        u.lease("b", 2);
+        u.lease("b", "b", 2);
         assert!(!u.needs_lease());
         assert_eq!(u.vote("a", "A", Leaves::full(7), 2), VoteOutcome::Counted);
         assert_eq!(
@@ -191,9 +229,14 @@ mod tests {
         );
         assert_eq!(u.vote("b", "B", Leaves::full(8), 2), VoteOutcome::Disagreed);
         assert!(u.needs_lease() && !u.can_take("b") && u.can_take("c"));
-        u.lease("c", 3);
+        u.lease("c", "c", 3);
         match u.vote("c", "C", Leaves::full(7), 2) {
-            VoteOutcome::Decided { leaves, votes } => {
+            VoteOutcome::Decided {
+                leaves,
+                votes,
+                machines,
+            } => {
+                assert_eq!(machines, ["a", "c"]);
                 assert_eq!(leaves, Leaves::full(7));
                 assert_eq!(votes.len(), 3);
                 assert_eq!(
@@ -206,6 +249,26 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn one_machine_never_confirms_itself() {
+        let mut u = unit(2);
+        u.lease("session-1", "host-a", 1);
+        assert!(!u.can_take("host-a"), "another session of the same machine");
+        assert_eq!(u.vote("host-a", "A", Leaves::full(7), 2), VoteOutcome::Counted);
+        // Restarted under its name: a new session, the same machine.
+        assert!(!u.can_take("host-a"));
+        assert_eq!(
+            u.vote("host-a", "A again", Leaves::full(7), 2),
+            VoteOutcome::Ignored
+        );
+        assert_eq!(u.done(), None);
+        u.lease("session-2", "host-b", 2);
+        assert!(matches!(
+            u.vote("host-b", "B", Leaves::full(7), 2),
+            VoteOutcome::Decided { .. }
+        ));
     }
 
     #[test]

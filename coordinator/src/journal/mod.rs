@@ -1,33 +1,47 @@
 //! The coordinator's journal: an embedded SQLite database in the data dir
-//! (WAL, `synchronous=FULL`) holding jobs, their plans and every accepted
-//! result, so a restarted coordinator resumes where it stopped.
+//! (WAL, `synchronous=FULL`) holding jobs, their plans, every accepted
+//! count and every pending vote, so a restarted coordinator resumes where
+//! it stopped.
 //!
 //! One thread owns the connection and group-commits: writes that arrive
 //! while a commit runs go into the next transaction, and each caller is
-//! answered only once the transaction holding its writes is durable.
+//! answered only once the transaction holding its writes is durable. After
+//! a failed write the thread refuses every later write until the
+//! coordinator has rebuilt its state from the journal ([`Journal::restore`]),
+//! so the journal never holds a change whose cause it lost.
+
+mod codec;
+mod restore;
+mod schema;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
-use perft_core::{GameKind, Leaves, Weight};
-use rusqlite::{Connection, OptionalExtension, params};
-use tokio::sync::oneshot;
+use perft_core::Leaves;
+use rusqlite::{Connection, params};
+use tokio::sync::watch;
 
-use crate::jobs::{Disagreement, JobSpec, JobState, Vote};
+use crate::jobs::{Disagreement, JobSpec, JobState};
 use crate::planning::PlannedJob;
-
-/// The schema this build writes. A data dir with a newer one is refused.
-pub const SCHEMA_VERSION: i64 = 1;
+use codec::{leaves_blob, leaves_list_blob, state_name, weights_blob};
+pub use schema::{DirLock, SCHEMA_VERSION};
 
 /// Why the journal cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     #[error("cannot use the journal {path}: {reason}")]
     Open { path: PathBuf, reason: String },
+    #[error("the data dir {dir} is in use by another coordinator ({holder}); refusing to start")]
+    Locked { dir: PathBuf, holder: String },
     #[error(
-        "the journal {path} was written by a newer Deep Perft (schema {found}, this build reads up to {SCHEMA_VERSION}); refusing to start"
+        "the journal {path} was written by a newer Deep Perft (schema {found}, this build reads {SCHEMA_VERSION}); refusing to start"
     )]
     Newer { path: PathBuf, found: i64 },
+    #[error(
+        "the journal {path} was written by an older Deep Perft (schema {found}, this build reads {SCHEMA_VERSION}); finish its jobs with that release or use a new data dir"
+    )]
+    Older { path: PathBuf, found: i64 },
     #[error("the journal {path} is damaged ({reason}); refusing to start rather than lose results")]
     Corrupt { path: PathBuf, reason: String },
     #[error("journal write failed: {0}")]
@@ -44,13 +58,24 @@ pub enum Op {
         spec: JobSpec,
         plan: PlannedJob,
     },
-    /// A unit's accepted count.
+    /// A unit's decided count (its pending votes are dropped), with the
+    /// names of the machines whose counts agreed, one a line.
     Result {
         job_id: String,
         unit_id: u64,
         leaves: Leaves,
-        worker: String,
+        machines: String,
     },
+    /// A count that does not decide its unit yet (verification).
+    Vote {
+        job_id: String,
+        unit_id: u64,
+        voter: String,
+        label: String,
+        leaves: Leaves,
+    },
+    /// A unit's votes are dropped (a resumed job counts it afresh).
+    ClearVotes { job_id: String, unit_id: u64 },
     /// Workers sent different counts for a unit.
     Disagreement {
         job_id: String,
@@ -67,6 +92,15 @@ pub enum Op {
     },
 }
 
+/// A vote read back from the journal.
+#[derive(Debug, Clone)]
+pub struct RestoredVote {
+    pub unit_id: u64,
+    pub voter: String,
+    pub label: String,
+    pub leaves: Leaves,
+}
+
 /// A job read back from the journal.
 #[derive(Debug, Clone)]
 pub struct RestoredJob {
@@ -79,341 +113,86 @@ pub struct RestoredJob {
     pub finished_ms: Option<u64>,
     pub released: u64,
     pub results: Vec<(u64, Leaves)>,
+    pub votes: Vec<RestoredVote>,
     pub disagreements: Vec<Disagreement>,
+    /// Parts of the plan whose checksum failed: the job cannot be trusted.
+    pub damage: Vec<String>,
+    /// Units whose stored count failed its checksum: counted again.
+    pub damaged_counts: Vec<u64>,
+}
+
+/// How far the journal got: every write up to `committed` is durable but
+/// those in `lost`; with `failed`, the writes after `committed` are lost.
+#[derive(Debug, Clone, Default)]
+struct Progress {
+    committed: u64,
+    failed: bool,
+    /// Writes refused by failures since start (the state was rebuilt
+    /// without them).
+    lost: Vec<std::ops::RangeInclusive<u64>>,
 }
 
 /// Writes handed to the journal, durable once [`Commit::wait`] returns Ok.
 #[derive(Debug)]
 #[must_use = "a write is only durable once its commit is awaited"]
-pub struct Commit(Option<oneshot::Receiver<Result<(), String>>>);
+pub struct Commit {
+    seq: u64,
+    progress: watch::Receiver<Progress>,
+}
 
 impl Commit {
-    /// Waits until the writes are committed.
-    pub async fn wait(self) -> Result<(), JournalError> {
-        match self.0 {
-            None => Ok(()),
-            Some(rx) => rx
-                .await
-                .map_err(|_| JournalError::Write("the journal thread stopped".to_owned()))?
-                .map_err(JournalError::Write),
+    /// Waits until the writes are committed; an error means they are lost.
+    pub async fn wait(mut self) -> Result<(), JournalError> {
+        let lost = || JournalError::Write("the journal could not make a change durable".to_owned());
+        loop {
+            {
+                let progress = self.progress.borrow_and_update();
+                if progress.lost.iter().any(|range| range.contains(&self.seq)) {
+                    return Err(lost());
+                }
+                if progress.committed >= self.seq {
+                    return Ok(());
+                }
+                if progress.failed {
+                    return Err(lost());
+                }
+            }
+            if self.progress.changed().await.is_err() {
+                return Err(JournalError::Write("the journal thread stopped".to_owned()));
+            }
         }
     }
 }
 
-struct Batch {
-    ops: Vec<Op>,
-    done: oneshot::Sender<Result<(), String>>,
+enum Request {
+    Write {
+        seq: u64,
+        ops: Vec<Op>,
+    },
+    /// Tries a write: Ok once the disk takes writes again.
+    Probe(mpsc::Sender<Result<(), String>>),
+    /// Reads every job back, and takes writes again after a failure.
+    Restore(mpsc::Sender<Result<Vec<RestoredJob>, JournalError>>),
 }
 
 /// Handle to the journal thread.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Journal {
-    sender: mpsc::Sender<Batch>,
+    sender: mpsc::Sender<Request>,
+    progress: watch::Sender<Progress>,
+    /// Sequence number of the last write handed over.
+    sent: AtomicU64,
     path: PathBuf,
-}
-
-fn state_name(state: JobState) -> &'static str {
-    match state {
-        JobState::Queued => "queued",
-        JobState::Running => "running",
-        JobState::Done => "done",
-        JobState::Failed => "failed",
-        JobState::Cancelled => "cancelled",
-    }
-}
-
-fn parse_state(name: &str) -> Option<JobState> {
-    Some(match name {
-        "queued" => JobState::Queued,
-        "running" => JobState::Running,
-        "done" => JobState::Done,
-        "failed" => JobState::Failed,
-        "cancelled" => JobState::Cancelled,
-        _ => return None,
-    })
-}
-
-fn leaves_blob(l: Leaves) -> Vec<u8> {
-    let mut blob = l.leaves.to_le_bytes().to_vec();
-    blob.extend_from_slice(&l.higher.to_le_bytes());
-    blob
-}
-
-fn blob_leaves(blob: &[u8]) -> Option<Leaves> {
-    let leaves = u128::from_le_bytes(blob.get(..16)?.try_into().ok()?);
-    let higher = u128::from_le_bytes(blob.get(16..32)?.try_into().ok()?);
-    Some(Leaves { leaves, higher })
-}
-
-/// Votes as lines of `worker<TAB>leaves<TAB>higher`.
-fn votes_text(votes: &[Vote]) -> String {
-    votes
-        .iter()
-        .map(|v| {
-            format!(
-                "{}\t{}\t{}",
-                v.worker.replace(['\t', '\n'], " "),
-                v.leaves.leaves,
-                v.leaves.higher
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn parse_votes(text: &str) -> Option<Vec<Vote>> {
-    text.lines()
-        .map(|line| {
-            let mut fields = line.split('\t');
-            let worker = fields.next()?.to_owned();
-            let leaves = fields.next()?.parse().ok()?;
-            let higher = fields.next()?.parse().ok()?;
-            Some(Vote {
-                worker,
-                leaves: Leaves { leaves, higher },
-            })
-        })
-        .collect()
-}
-
-fn weights_blob(weights: &[Weight]) -> Vec<u8> {
-    weights
-        .iter()
-        .flat_map(|w| {
-            w.first_move
-                .to_le_bytes()
-                .into_iter()
-                .chain(w.paths.to_le_bytes())
-        })
-        .collect()
-}
-
-fn blob_weights(blob: &[u8]) -> Option<Vec<Weight>> {
-    blob.chunks(12)
-        .map(|c| {
-            Some(Weight {
-                first_move: u32::from_le_bytes(c.get(..4)?.try_into().ok()?),
-                paths: u64::from_le_bytes(c.get(4..12)?.try_into().ok()?),
-            })
-        })
-        .collect()
-}
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (
-    id TEXT PRIMARY KEY, seq INTEGER NOT NULL, game TEXT NOT NULL, position TEXT NOT NULL,
-    depth INTEGER NOT NULL, verify INTEGER NOT NULL, split_depth INTEGER NOT NULL,
-    remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
-    root_leaves BLOB, state TEXT NOT NULL, error TEXT, started_ms INTEGER, finished_ms INTEGER,
-    released INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS units (
-    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL, weights BLOB NOT NULL,
-    PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS disagreements (
-    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL,
-    votes TEXT NOT NULL, decided BLOB);
-CREATE TABLE IF NOT EXISTS results (
-    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, leaves BLOB NOT NULL, worker TEXT NOT NULL,
-    PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
-";
-
-fn open_connection(path: &Path) -> Result<Connection, JournalError> {
-    let open_err = |e: rusqlite::Error| JournalError::Open {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
-    let corrupt = |e: rusqlite::Error| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
-    let conn = Connection::open(path).map_err(open_err)?;
-    // Reading the schema is the first thing to fail on a file that is not
-    // an SQLite database.
-    let check: String = conn
-        .query_row("PRAGMA quick_check", [], |row| row.get(0))
-        .map_err(corrupt)?;
-    if check != "ok" {
-        return Err(JournalError::Corrupt {
-            path: path.to_owned(),
-            reason: check,
-        });
-    }
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(open_err)?;
-    conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(open_err)?;
-    let has_meta: bool = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'meta'",
-            [],
-            |row| row.get::<_, i64>(0),
-        )
-        .map_err(corrupt)?
-        > 0;
-    if has_meta {
-        let found: Option<i64> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |row| {
-                row.get(0)
-            })
-            .optional()
-            .map_err(corrupt)?;
-        match found {
-            Some(v) if v > SCHEMA_VERSION => {
-                return Err(JournalError::Newer {
-                    path: path.to_owned(),
-                    found: v,
-                });
-            }
-            Some(_) => {}
-            None => {
-                return Err(JournalError::Corrupt {
-                    path: path.to_owned(),
-                    reason: "no schema version".to_owned(),
-                });
-            }
-        }
-    } else {
-        let tables: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-                [],
-                |row| row.get(0),
-            )
-            .map_err(corrupt)?;
-        if tables > 0 {
-            return Err(JournalError::Corrupt {
-                path: path.to_owned(),
-                reason: "tables of something else, not a Deep Perft journal".to_owned(),
-            });
-        }
-    }
-    conn.execute_batch(SCHEMA).map_err(open_err)?;
-    conn.execute(
-        "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1)",
-        [SCHEMA_VERSION],
-    )
-    .map_err(open_err)?;
-    Ok(conn)
-}
-
-fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalError> {
-    let bad = |reason: String| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason,
-    };
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
-    let mut jobs = Vec::new();
-    let mut stmt = conn
-        .prepare(
-            "SELECT id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
-                    root_leaves, state, error, started_ms, finished_ms, released FROM jobs ORDER BY seq",
-        )
-        .map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
-    while let Some(row) = rows.next().map_err(sql)? {
-        let id: String = row.get(0).map_err(sql)?;
-        let game: String = row.get(1).map_err(sql)?;
-        let game: GameKind = game
-            .parse()
-            .map_err(|e: perft_core::UnknownGame| bad(e.to_string()))?;
-        let first_moves: String = row.get(7).map_err(sql)?;
-        let settled: Vec<u8> = row.get(8).map_err(sql)?;
-        let root_leaves: Option<Vec<u8>> = row.get(9).map_err(sql)?;
-        let state: String = row.get(10).map_err(sql)?;
-        let settled = settled
-            .chunks(32)
-            .map(blob_leaves)
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| bad(format!("job {id}: bad settled counts")))?;
-        let position: String = row.get(2).map_err(sql)?;
-        jobs.push(RestoredJob {
-            spec: JobSpec {
-                game,
-                position: position.clone(),
-                depth: row.get(3).map_err(sql)?,
-                verify: row.get::<_, i64>(4).map_err(sql)? != 0,
-            },
-            plan: PlannedJob {
-                position,
-                split_depth: row.get(5).map_err(sql)?,
-                remaining_depth: row.get(6).map_err(sql)?,
-                first_moves: if first_moves.is_empty() {
-                    Vec::new()
-                } else {
-                    first_moves.split('\n').map(str::to_owned).collect()
-                },
-                settled,
-                root_leaves: root_leaves.as_deref().and_then(blob_leaves),
-                units: Vec::new(),
-            },
-            state: parse_state(&state).ok_or_else(|| bad(format!("job {id}: state '{state}'")))?,
-            error: row.get(11).map_err(sql)?,
-            started_ms: row.get::<_, Option<i64>>(12).map_err(sql)?.map(|v| v as u64),
-            finished_ms: row.get::<_, Option<i64>>(13).map_err(sql)?.map(|v| v as u64),
-            released: row.get::<_, i64>(14).map_err(sql)? as u64,
-            results: Vec::new(),
-            disagreements: Vec::new(),
-            id,
-        });
-    }
-    for job in &mut jobs {
-        let mut units = conn
-            .prepare("SELECT unit_id, position, weights FROM units WHERE job_id = ?1 ORDER BY unit_id")
-            .map_err(sql)?;
-        let mut rows = units.query([&job.id]).map_err(sql)?;
-        while let Some(row) = rows.next().map_err(sql)? {
-            let unit_id: i64 = row.get(0).map_err(sql)?;
-            if unit_id as usize != job.plan.units.len() {
-                return Err(bad(format!("job {}: unit {unit_id} out of sequence", job.id)));
-            }
-            let weights: Vec<u8> = row.get(2).map_err(sql)?;
-            let weights =
-                blob_weights(&weights).ok_or_else(|| bad(format!("job {}: bad weights", job.id)))?;
-            job.plan.units.push((row.get(1).map_err(sql)?, weights));
-        }
-        let mut results = conn
-            .prepare("SELECT unit_id, leaves FROM results WHERE job_id = ?1")
-            .map_err(sql)?;
-        let mut rows = results.query([&job.id]).map_err(sql)?;
-        while let Some(row) = rows.next().map_err(sql)? {
-            let unit_id: i64 = row.get(0).map_err(sql)?;
-            let blob: Vec<u8> = row.get(1).map_err(sql)?;
-            let leaves = blob_leaves(&blob).ok_or_else(|| bad(format!("job {}: bad result", job.id)))?;
-            if unit_id as usize >= job.plan.units.len() {
-                return Err(bad(format!("job {}: result for unknown unit {unit_id}", job.id)));
-            }
-            job.results.push((unit_id as u64, leaves));
-        }
-        let mut found = conn
-            .prepare("SELECT unit_id, position, votes, decided FROM disagreements WHERE job_id = ?1 ORDER BY rowid")
-            .map_err(sql)?;
-        let mut rows = found.query([&job.id]).map_err(sql)?;
-        while let Some(row) = rows.next().map_err(sql)? {
-            let votes: String = row.get(2).map_err(sql)?;
-            let decided: Option<Vec<u8>> = row.get(3).map_err(sql)?;
-            job.disagreements.push(Disagreement {
-                unit_id: row.get::<_, i64>(0).map_err(sql)? as u64,
-                position: row.get(1).map_err(sql)?,
-                votes: parse_votes(&votes).ok_or_else(|| bad(format!("job {}: bad disagreement", job.id)))?,
-                decided: decided.as_deref().and_then(blob_leaves),
-            });
-        }
-    }
-    Ok(jobs)
+    _lock: DirLock,
 }
 
 fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
     match op {
         Op::Submit { seq, id, spec, plan } => {
-            let settled: Vec<u8> = plan.settled.iter().flat_map(|&l| leaves_blob(l)).collect();
             tx.execute(
                 "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
-                                   first_moves, settled, root_leaves, state)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued')",
+                                   first_moves, settled, root_leaves, checksum, state)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'queued')",
                 params![
                     id,
                     *seq as i64,
@@ -424,36 +203,70 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                     plan.split_depth,
                     plan.remaining_depth,
                     plan.first_moves.join("\n"),
-                    settled,
+                    leaves_list_blob(&plan.settled),
                     plan.root_leaves.map(leaves_blob),
+                    restore::job_checksum(id, spec, plan),
                 ],
             )?;
             let mut insert = tx.prepare_cached(
-                "INSERT INTO units (job_id, unit_id, position, weights) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO units (job_id, unit_id, position, weights, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for (unit_id, (position, weights)) in plan.units.iter().enumerate() {
-                insert.execute(params![id, unit_id as i64, position, weights_blob(weights)])?;
+                let weights = weights_blob(weights);
+                let sum = restore::unit_checksum(id, unit_id as u64, position, &weights);
+                insert.execute(params![id, unit_id as i64, position, weights, sum])?;
             }
         }
         Op::Result {
             job_id,
             unit_id,
             leaves,
-            worker,
+            machines,
         } => {
+            let blob = leaves_blob(*leaves);
+            let sum = restore::count_checksum(job_id, *unit_id, machines, &blob);
             tx.prepare_cached(
-                "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, worker) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, *unit_id as i64, leaves_blob(*leaves), worker])?;
+            .execute(params![job_id, *unit_id as i64, blob, machines, sum])?;
+            tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
+                .execute(params![job_id, *unit_id as i64])?;
+        }
+        Op::Vote {
+            job_id,
+            unit_id,
+            voter,
+            label,
+            leaves,
+        } => {
+            let blob = leaves_blob(*leaves);
+            let sum = restore::count_checksum(job_id, *unit_id, voter, &blob);
+            tx.prepare_cached(
+                "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![job_id, *unit_id as i64, voter, label, blob, sum])?;
+        }
+        Op::ClearVotes { job_id, unit_id } => {
+            tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
+                .execute(params![job_id, *unit_id as i64])?;
         }
         Op::Disagreement {
             job_id,
             disagreement: d,
         } => {
+            let votes = restore::votes_text(&d.votes);
+            let decided = d.decided.map(leaves_blob);
+            let sum = restore::disagreement_checksum(
+                job_id,
+                d.unit_id,
+                &votes,
+                decided.as_deref().unwrap_or_default(),
+            );
             tx.prepare_cached(
-                "INSERT INTO disagreements (job_id, unit_id, position, votes, decided) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO disagreements (job_id, unit_id, position, votes, decided, checksum)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![job_id, d.unit_id as i64, d.position, votes_text(&d.votes), d.decided.map(leaves_blob)])?;
+            .execute(params![job_id, d.unit_id as i64, d.position, votes, decided, sum])?;
         }
         Op::JobState {
             job_id,
@@ -479,72 +292,191 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Most batches folded into one transaction.
+/// Most writes folded into one transaction.
 const MAX_GROUP: usize = 4096;
 
-fn writer(mut conn: Connection, batches: mpsc::Receiver<Batch>) {
-    while let Ok(first) = batches.recv() {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
-            match batches.try_recv() {
-                Ok(batch) => group.push(batch),
-                Err(_) => break,
-            }
+/// Test builds only (`fault-injection`): while the file named by
+/// `PERFT_JOURNAL_FAULT_FILE` exists, every write fails as on a full disk.
+fn injected_fault() -> Option<String> {
+    #[cfg(feature = "fault-injection")]
+    if let Some(flag) = std::env::var_os("PERFT_JOURNAL_FAULT_FILE")
+        && std::path::Path::new(&flag).exists()
+    {
+        return Some("database or disk is full (injected)".to_owned());
+    }
+    None
+}
+
+fn commit(conn: &mut Connection, ops: &[&[Op]]) -> Result<(), String> {
+    if let Some(fault) = injected_fault() {
+        return Err(fault);
+    }
+    let tx = conn.transaction().map_err(|e| e.to_string())?;
+    for batch in ops {
+        for op in *batch {
+            apply(&tx, op).map_err(|e| e.to_string())?;
         }
-        let outcome = (|| -> rusqlite::Result<()> {
-            let tx = conn.transaction()?;
-            for batch in &group {
-                for op in &batch.ops {
-                    apply(&tx, op)?;
+    }
+    tx.commit().map_err(|e| e.to_string())
+}
+
+fn writer(
+    mut conn: Connection,
+    path: PathBuf,
+    requests: mpsc::Receiver<Request>,
+    progress: watch::Sender<Progress>,
+) {
+    let mut failed = false;
+    let mut pending: Option<Request> = None;
+    loop {
+        let Some(first) = pending.take().or_else(|| requests.recv().ok()) else {
+            return;
+        };
+        match first {
+            Request::Write { seq, ops } => {
+                let mut group = vec![ops];
+                let mut last = seq;
+                while group.len() < MAX_GROUP {
+                    match requests.try_recv() {
+                        Ok(Request::Write { seq, ops }) => {
+                            group.push(ops);
+                            last = seq;
+                        }
+                        Ok(other) => {
+                            pending = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                if failed {
+                    continue;
+                }
+                let batches: Vec<&[Op]> = group.iter().map(Vec::as_slice).collect();
+                match commit(&mut conn, &batches) {
+                    Ok(()) => progress.send_modify(|p| p.committed = last),
+                    Err(e) => {
+                        tracing::error!(error = %e, "journal write failed; refusing writes until the state is rebuilt");
+                        failed = true;
+                        progress.send_modify(|p| p.failed = true);
+                    }
                 }
             }
-            tx.commit()
-        })()
-        .map_err(|e| e.to_string());
-        for batch in group {
-            let _ = batch.done.send(outcome.clone());
+            Request::Probe(answer) => {
+                let outcome = match injected_fault() {
+                    Some(fault) => Err(fault),
+                    None => conn
+                        .execute(
+                            "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?1)",
+                            [crate::jobs::unix_ms() as i64],
+                        )
+                        .map(drop)
+                        .map_err(|e| e.to_string()),
+                };
+                let _ = answer.send(outcome);
+            }
+            Request::Restore(answer) => {
+                let restored = restore::restore(&conn, &path);
+                if restored.is_ok() {
+                    failed = false;
+                }
+                let _ = answer.send(restored);
+            }
         }
     }
 }
 
 impl Journal {
-    /// Opens (or creates) `journal.sqlite` in `dir` and reads back every
-    /// job. Refuses a newer or damaged journal.
-    pub fn open(dir: &Path) -> Result<(Journal, Vec<RestoredJob>), JournalError> {
+    /// Locks `dir` for this process, opens (or creates) `journal.sqlite` in
+    /// it and reads back every job. Refuses a locked dir, and a newer,
+    /// older, damaged or self-contradicting journal.
+    pub fn open(dir: &Path) -> Result<(Journal, Vec<RestoredJob>, [u8; 32]), JournalError> {
         std::fs::create_dir_all(dir).map_err(|e| JournalError::Open {
             path: dir.to_owned(),
             reason: e.to_string(),
         })?;
+        let lock = schema::lock_dir(dir)?;
         let path = dir.join("journal.sqlite");
-        let conn = open_connection(&path)?;
-        let restored = restore(&conn, &path)?;
+        let conn = schema::open_connection(&path)?;
+        let key = schema::lease_key(&conn, &path)?;
+        let restored = restore::restore(&conn, &path)?;
         let (sender, receiver) = mpsc::channel();
+        let progress = watch::Sender::new(Progress::default());
+        let thread_progress = progress.clone();
+        let thread_path = path.clone();
         std::thread::Builder::new()
             .name("perft-journal".to_owned())
-            .spawn(move || writer(conn, receiver))
+            .spawn(move || writer(conn, thread_path, receiver, thread_progress))
             .map_err(|e| JournalError::Open {
                 path: path.clone(),
                 reason: e.to_string(),
             })?;
-        Ok((Journal { sender, path }, restored))
+        let journal = Journal {
+            sender,
+            progress,
+            sent: AtomicU64::new(0),
+            path,
+            _lock: lock,
+        };
+        Ok((journal, restored, key))
     }
 
-    /// Hands `ops` to the journal thread now (so the order of calls is the
-    /// order of commits); the returned commit resolves once they are
-    /// durable.
+    /// Hands `ops` to the journal thread now (call it under the lock that
+    /// orders the changes, so the order of calls is the order of commits);
+    /// the returned commit resolves once they are durable.
     pub fn send(&self, ops: Vec<Op>) -> Commit {
         if ops.is_empty() {
-            return Commit(None);
+            return self.barrier();
         }
-        let (done, committed) = oneshot::channel();
-        match self.sender.send(Batch { ops, done }) {
-            Ok(()) => Commit(Some(committed)),
-            Err(_) => {
-                let (tx, rx) = oneshot::channel();
-                let _ = tx.send(Err("the journal thread stopped".to_owned()));
-                Commit(Some(rx))
+        let seq = self.sent.fetch_add(1, Ordering::AcqRel) + 1;
+        if self.sender.send(Request::Write { seq, ops }).is_err() {
+            self.progress.send_modify(|p| p.failed = true);
+        }
+        Commit {
+            seq,
+            progress: self.progress.subscribe(),
+        }
+    }
+
+    /// Resolves once everything handed over so far is durable: a read
+    /// answers only with state the journal holds.
+    pub fn barrier(&self) -> Commit {
+        Commit {
+            seq: self.sent.load(Ordering::Acquire),
+            progress: self.progress.subscribe(),
+        }
+    }
+
+    /// Ok when a write goes through again (the disk has room).
+    pub fn probe(&self) -> Result<(), String> {
+        let (answer, reply) = mpsc::channel();
+        self.sender
+            .send(Request::Probe(answer))
+            .map_err(|_| "the journal thread stopped".to_owned())?;
+        reply
+            .recv()
+            .map_err(|_| "the journal thread stopped".to_owned())?
+    }
+
+    /// Reads every job back as the journal holds it, and takes writes again:
+    /// call it under the lock that orders changes, and replace the state
+    /// with what it returns.
+    pub fn restore(&self) -> Result<Vec<RestoredJob>, JournalError> {
+        let (answer, reply) = mpsc::channel();
+        let stopped = || JournalError::Write("the journal thread stopped".to_owned());
+        self.sender
+            .send(Request::Restore(answer))
+            .map_err(|_| stopped())?;
+        let restored = reply.recv().map_err(|_| stopped())??;
+        let sent = self.sent.load(Ordering::Acquire);
+        self.progress.send_modify(|p| {
+            if p.committed < sent {
+                p.lost.push(p.committed + 1..=sent);
             }
-        }
+            p.committed = sent;
+            p.failed = false;
+        });
+        Ok(restored)
     }
 
     /// The database file.

@@ -1,0 +1,297 @@
+//! Reading the journal back: every job with its plan, accepted counts and
+//! pending votes. Each stored count is checked against its checksum; a
+//! damaged count is reported and dropped (its unit is counted again), and a
+//! journal that contradicts itself is refused.
+
+use std::path::Path;
+
+use perft_core::{GameKind, Leaves};
+use rusqlite::Connection;
+
+use super::codec::{blob_leaves, blob_leaves_list, blob_weights, checksum, parse_state};
+use super::{JournalError, RestoredJob, RestoredVote};
+use crate::jobs::{Disagreement, JobSpec, JobState, Vote};
+use crate::planning::PlannedJob;
+
+/// Votes as lines of `worker<TAB>leaves<TAB>higher`.
+pub(crate) fn votes_text(votes: &[Vote]) -> String {
+    votes
+        .iter()
+        .map(|v| {
+            format!(
+                "{}\t{}\t{}",
+                v.worker.replace(['\t', '\n'], " "),
+                v.leaves.leaves,
+                v.leaves.higher
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn parse_votes(text: &str) -> Option<Vec<Vote>> {
+    text.lines()
+        .map(|line| {
+            let mut fields = line.split('\t');
+            let worker = fields.next()?.to_owned();
+            let leaves = fields.next()?.parse().ok()?;
+            let higher = fields.next()?.parse().ok()?;
+            Some(Vote {
+                worker,
+                leaves: Leaves { leaves, higher },
+            })
+        })
+        .collect()
+}
+
+/// The checksum of a job row's plan fields.
+pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
+    let settled = super::codec::leaves_list_blob(&plan.settled);
+    let root = plan
+        .root_leaves
+        .map(super::codec::leaves_blob)
+        .unwrap_or_default();
+    checksum(&[
+        id.as_bytes(),
+        spec.game.name().as_bytes(),
+        spec.position.as_bytes(),
+        &spec.depth.to_le_bytes(),
+        &[u8::from(spec.verify)],
+        &plan.split_depth.to_le_bytes(),
+        &plan.remaining_depth.to_le_bytes(),
+        plan.first_moves.join("\n").as_bytes(),
+        &settled,
+        &root,
+    ])
+}
+
+pub(crate) fn unit_checksum(job_id: &str, unit_id: u64, position: &str, weights: &[u8]) -> i64 {
+    checksum(&[
+        job_id.as_bytes(),
+        &unit_id.to_le_bytes(),
+        position.as_bytes(),
+        weights,
+    ])
+}
+
+pub(crate) fn count_checksum(job_id: &str, unit_id: u64, who: &str, leaves: &[u8]) -> i64 {
+    checksum(&[job_id.as_bytes(), &unit_id.to_le_bytes(), who.as_bytes(), leaves])
+}
+
+pub(crate) fn disagreement_checksum(job_id: &str, unit_id: u64, votes: &str, decided: &[u8]) -> i64 {
+    checksum(&[
+        job_id.as_bytes(),
+        &unit_id.to_le_bytes(),
+        votes.as_bytes(),
+        decided,
+    ])
+}
+
+/// Reads back every job, in submission order.
+pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalError> {
+    let bad = |reason: String| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason,
+    };
+    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let mut jobs = Vec::new();
+    let mut stmt = conn
+        .prepare(
+            "SELECT id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
+                    root_leaves, state, error, started_ms, finished_ms, released, checksum FROM jobs ORDER BY seq",
+        )
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    while let Some(row) = rows.next().map_err(sql)? {
+        let id: String = row.get(0).map_err(sql)?;
+        let game: String = row.get(1).map_err(sql)?;
+        let game: GameKind = game
+            .parse()
+            .map_err(|e: perft_core::UnknownGame| bad(format!("job {id}: {e}")))?;
+        let first_moves: String = row.get(7).map_err(sql)?;
+        let settled: Vec<u8> = row.get(8).map_err(sql)?;
+        let root_leaves: Option<Vec<u8>> = row.get(9).map_err(sql)?;
+        let state: String = row.get(10).map_err(sql)?;
+        let position: String = row.get(2).map_err(sql)?;
+        let mut damage = Vec::new();
+        let settled = blob_leaves_list(&settled).unwrap_or_else(|| {
+            damage.push("its settled counts".to_owned());
+            Vec::new()
+        });
+        let root_leaves = match root_leaves.as_deref().map(blob_leaves) {
+            Some(None) => {
+                damage.push("its root count".to_owned());
+                None
+            }
+            Some(Some(l)) => Some(l),
+            None => None,
+        };
+        let spec = JobSpec {
+            game,
+            position: position.clone(),
+            depth: row.get(3).map_err(sql)?,
+            verify: row.get::<_, i64>(4).map_err(sql)? != 0,
+        };
+        let plan = PlannedJob {
+            position,
+            split_depth: row.get(5).map_err(sql)?,
+            remaining_depth: row.get(6).map_err(sql)?,
+            first_moves: if first_moves.is_empty() {
+                Vec::new()
+            } else {
+                first_moves.split('\n').map(str::to_owned).collect()
+            },
+            settled,
+            root_leaves,
+            units: Vec::new(),
+        };
+        if damage.is_empty() && job_checksum(&id, &spec, &plan) != row.get::<_, i64>(15).map_err(sql)? {
+            damage.push("its plan".to_owned());
+        }
+        jobs.push(RestoredJob {
+            spec,
+            plan,
+            state: parse_state(&state)
+                .ok_or_else(|| bad(format!("job {id}: state '{}'", perft_core::shown(&state))))?,
+            error: row.get(11).map_err(sql)?,
+            started_ms: row.get::<_, Option<i64>>(12).map_err(sql)?.map(|v| v as u64),
+            finished_ms: row.get::<_, Option<i64>>(13).map_err(sql)?.map(|v| v as u64),
+            released: row.get::<_, i64>(14).map_err(sql)? as u64,
+            results: Vec::new(),
+            votes: Vec::new(),
+            disagreements: Vec::new(),
+            damage,
+            damaged_counts: Vec::new(),
+            id,
+        });
+    }
+    for job in &mut jobs {
+        restore_units(conn, job, &bad, &sql)?;
+        restore_counts(conn, job, &bad, &sql)?;
+        if job.state == JobState::Done
+            && job.results.len() != job.plan.units.len()
+            && job.damage.is_empty()
+            && job.damaged_counts.is_empty()
+        {
+            return Err(bad(format!(
+                "job {} is done but has {} counts for {} units",
+                job.id,
+                job.results.len(),
+                job.plan.units.len()
+            )));
+        }
+    }
+    Ok(jobs)
+}
+
+type Bad<'a> = &'a dyn Fn(String) -> JournalError;
+type Sql<'a> = &'a dyn Fn(rusqlite::Error) -> JournalError;
+
+fn restore_units(
+    conn: &Connection,
+    job: &mut RestoredJob,
+    bad: Bad<'_>,
+    sql: Sql<'_>,
+) -> Result<(), JournalError> {
+    let mut units = conn
+        .prepare("SELECT unit_id, position, weights, checksum FROM units WHERE job_id = ?1 ORDER BY unit_id")
+        .map_err(sql)?;
+    let mut rows = units.query([&job.id]).map_err(sql)?;
+    while let Some(row) = rows.next().map_err(sql)? {
+        let unit_id: i64 = row.get(0).map_err(sql)?;
+        if unit_id as usize != job.plan.units.len() {
+            return Err(bad(format!("job {}: unit {unit_id} out of sequence", job.id)));
+        }
+        let position: String = row.get(1).map_err(sql)?;
+        let blob: Vec<u8> = row.get(2).map_err(sql)?;
+        let sum: i64 = row.get(3).map_err(sql)?;
+        let weights = blob_weights(&blob);
+        if weights.is_none() || unit_checksum(&job.id, unit_id as u64, &position, &blob) != sum {
+            job.damage.push(format!("unit {unit_id}"));
+        }
+        job.plan.units.push((position, weights.unwrap_or_default()));
+    }
+    Ok(())
+}
+
+fn restore_counts(
+    conn: &Connection,
+    job: &mut RestoredJob,
+    bad: Bad<'_>,
+    sql: Sql<'_>,
+) -> Result<(), JournalError> {
+    let units = job.plan.units.len() as u64;
+    let mut results = conn
+        .prepare("SELECT unit_id, leaves, machines, checksum FROM results WHERE job_id = ?1")
+        .map_err(sql)?;
+    let mut rows = results.query([&job.id]).map_err(sql)?;
+    while let Some(row) = rows.next().map_err(sql)? {
+        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let blob: Vec<u8> = row.get(1).map_err(sql)?;
+        let worker: String = row.get(2).map_err(sql)?;
+        if unit_id >= units {
+            return Err(bad(format!("job {}: count for unknown unit {unit_id}", job.id)));
+        }
+        match blob_leaves(&blob) {
+            Some(leaves)
+                if count_checksum(&job.id, unit_id, &worker, &blob)
+                    == row.get::<_, i64>(3).map_err(sql)? =>
+            {
+                job.results.push((unit_id, leaves));
+            }
+            _ => job.damaged_counts.push(unit_id),
+        }
+    }
+    let mut votes = conn
+        .prepare("SELECT unit_id, voter, label, leaves, checksum FROM votes WHERE job_id = ?1 ORDER BY rowid")
+        .map_err(sql)?;
+    let mut rows = votes.query([&job.id]).map_err(sql)?;
+    while let Some(row) = rows.next().map_err(sql)? {
+        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let voter: String = row.get(1).map_err(sql)?;
+        let blob: Vec<u8> = row.get(3).map_err(sql)?;
+        if unit_id >= units {
+            return Err(bad(format!("job {}: vote for unknown unit {unit_id}", job.id)));
+        }
+        match blob_leaves(&blob) {
+            Some(leaves)
+                if count_checksum(&job.id, unit_id, &voter, &blob)
+                    == row.get::<_, i64>(4).map_err(sql)? =>
+            {
+                job.votes.push(RestoredVote {
+                    unit_id,
+                    voter,
+                    label: row.get(2).map_err(sql)?,
+                    leaves,
+                });
+            }
+            _ => job.damaged_counts.push(unit_id),
+        }
+    }
+    let mut found = conn
+        .prepare("SELECT unit_id, position, votes, decided, checksum FROM disagreements WHERE job_id = ?1 ORDER BY rowid")
+        .map_err(sql)?;
+    let mut rows = found.query([&job.id]).map_err(sql)?;
+    while let Some(row) = rows.next().map_err(sql)? {
+        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let votes: String = row.get(2).map_err(sql)?;
+        let decided: Option<Vec<u8>> = row.get(3).map_err(sql)?;
+        let sum = disagreement_checksum(&job.id, unit_id, &votes, decided.as_deref().unwrap_or_default());
+        let parsed = parse_votes(&votes);
+        let decided_count = decided.as_deref().map(blob_leaves);
+        if sum != row.get::<_, i64>(4).map_err(sql)? || parsed.is_none() || decided_count == Some(None) {
+            tracing::error!(job = %job.id, unit = unit_id, "journal: a damaged disagreement record is left out");
+            continue;
+        }
+        job.disagreements.push(Disagreement {
+            unit_id,
+            position: row.get(1).map_err(sql)?,
+            votes: parsed.unwrap_or_default(),
+            decided: decided_count.flatten(),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! Opening the journal safely: one coordinator per data dir (an OS file
+//! lock), a database that is ours and of a schema this build reads, and no
+//! write-ahead log left without its database.
+
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::JournalError;
+
+/// The schema this build writes. A data dir with another one is refused.
+pub const SCHEMA_VERSION: i64 = 2;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, game TEXT NOT NULL, position TEXT NOT NULL,
+    depth INTEGER NOT NULL, verify INTEGER NOT NULL, split_depth INTEGER NOT NULL,
+    remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
+    root_leaves BLOB, checksum INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
+    started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS units (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL, weights BLOB NOT NULL,
+    checksum INTEGER NOT NULL, PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS disagreements (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL,
+    votes TEXT NOT NULL, decided BLOB, checksum INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, leaves BLOB NOT NULL, machines TEXT NOT NULL,
+    checksum INTEGER NOT NULL, PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS votes (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, voter TEXT NOT NULL, label TEXT NOT NULL,
+    leaves BLOB NOT NULL, checksum INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS votes_unit ON votes (job_id, unit_id);
+";
+
+/// The data dir's lock, held for as long as the coordinator runs; the OS
+/// drops it when the process ends, however it ends.
+#[derive(Debug)]
+pub struct DirLock(#[allow(dead_code)] File);
+
+/// Takes the data dir's lock, or says who holds it.
+pub fn lock_dir(dir: &Path) -> Result<DirLock, JournalError> {
+    let path = dir.join("coordinator.lock");
+    let open_err = |e: std::io::Error| JournalError::Open {
+        path: path.clone(),
+        reason: e.to_string(),
+    };
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(open_err)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            return Err(JournalError::Locked {
+                dir: dir.to_owned(),
+                holder: perft_core::shown(holder.trim()),
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(open_err(e)),
+    }
+    let holder = format!(
+        "pid {} on {}, since {} ms after the Unix epoch",
+        std::process::id(),
+        hostname(),
+        crate::jobs::unix_ms()
+    );
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(holder.as_bytes()))
+        .and_then(|()| file.sync_all())
+        .map_err(open_err)?;
+    Ok(DirLock(file))
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "this host".to_owned())
+}
+
+/// Refuses a write-ahead log whose database is missing or empty: SQLite
+/// would start an empty journal and forget every job.
+fn check_wal(path: &Path) -> Result<(), JournalError> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let wal_bytes = std::fs::metadata(&wal).map_or(0, |m| m.len());
+    let db_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    if wal_bytes > 0 && db_bytes == 0 {
+        return Err(JournalError::Corrupt {
+            path: path.to_owned(),
+            reason: format!(
+                "the database is missing or empty but its write-ahead log holds {wal_bytes} bytes; \
+                 restore the database, or move the log away to start afresh"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Opens the database: ours, undamaged, of this schema (created when new).
+pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
+    check_wal(path)?;
+    let open_err = |e: rusqlite::Error| JournalError::Open {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let corrupt = |e: rusqlite::Error| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let conn = Connection::open(path).map_err(open_err)?;
+    // Reading the schema is the first thing to fail on a file that is not
+    // an SQLite database.
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |row| row.get(0))
+        .map_err(corrupt)?;
+    if check != "ok" {
+        return Err(JournalError::Corrupt {
+            path: path.to_owned(),
+            reason: perft_core::shown(&check),
+        });
+    }
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(open_err)?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(open_err)?;
+    let has_meta: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'meta'",
+            [],
+            |row| row.get::<_, i64>(0),
+        )
+        .map_err(corrupt)?
+        > 0;
+    if has_meta {
+        let found: Option<i64> = conn
+            .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |row| {
+                row.get(0)
+            })
+            .optional()
+            .map_err(corrupt)?;
+        match found {
+            Some(v) if v > SCHEMA_VERSION => {
+                return Err(JournalError::Newer {
+                    path: path.to_owned(),
+                    found: v,
+                });
+            }
+            Some(SCHEMA_VERSION) => {}
+            Some(v) => {
+                return Err(JournalError::Older {
+                    path: path.to_owned(),
+                    found: v,
+                });
+            }
+            None => {
+                return Err(JournalError::Corrupt {
+                    path: path.to_owned(),
+                    reason: "no schema version".to_owned(),
+                });
+            }
+        }
+    } else {
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(corrupt)?;
+        if tables > 0 {
+            return Err(JournalError::Corrupt {
+                path: path.to_owned(),
+                reason: "tables of something else, not a Deep Perft journal".to_owned(),
+            });
+        }
+    }
+    conn.execute_batch(SCHEMA).map_err(open_err)?;
+    conn.execute(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1)",
+        [SCHEMA_VERSION],
+    )
+    .map_err(open_err)?;
+    Ok(conn)
+}
+
+/// The key that signs leases, made once per journal and kept in it, so
+/// leases stay valid across restarts.
+pub fn lease_key(conn: &Connection, path: &Path) -> Result<[u8; 32], JournalError> {
+    let open_err = |reason: String| JournalError::Open {
+        path: path.to_owned(),
+        reason,
+    };
+    let stored: Option<Vec<u8>> = conn
+        .query_row("SELECT value FROM secrets WHERE name = 'lease_key'", [], |row| {
+            row.get(0)
+        })
+        .optional()
+        .map_err(|e| open_err(e.to_string()))?;
+    if let Some(stored) = stored {
+        return stored.try_into().map_err(|_| JournalError::Corrupt {
+            path: path.to_owned(),
+            reason: "the lease key is not 32 bytes".to_owned(),
+        });
+    }
+    let mut key = [0u8; 32];
+    getrandom::fill(&mut key).map_err(|e| open_err(format!("no randomness for the lease key: {e}")))?;
+    conn.execute(
+        "INSERT INTO secrets (name, value) VALUES ('lease_key', ?1)",
+        [key.as_slice()],
+    )
+    .map_err(|e| open_err(e.to_string()))?;
+    Ok(key)
+}
