@@ -44,6 +44,8 @@ pub enum Command {
     Status(JobArgs),
     /// Cancel a job.
     Cancel(JobArgs),
+    /// Queue a failed job's open units again, keeping its accepted counts.
+    Resume(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
@@ -242,7 +244,9 @@ pub struct WorkerArgs {
     /// Serve Prometheus metrics over HTTP on this address.
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<std::net::SocketAddr>,
-    /// Name shown by the coordinator (default: host name and process id).
+    /// The machine's name (default: the host name): its identity for
+    /// `--verify`. Give every machine its own; workers sharing a name are
+    /// one machine, whose counts never confirm each other.
     #[arg(long)]
     pub name: Option<String>,
     #[command(flatten)]

@@ -15,7 +15,12 @@ use crate::report::{Report, Source};
 
 /// A refused request is the user's to fix (exit 2); anything else is not.
 pub fn status_error(status: Status) -> CliError {
-    let message = status.message().replace('\n', " ");
+    // A transport failure (TLS above all) names its cause in its sources.
+    let message = if status.code() == Code::Unavailable || status.code() == Code::Unknown {
+        crate::output::chain(&status)
+    } else {
+        status.message().replace('\n', " ")
+    };
     match status.code() {
         Code::InvalidArgument
         | Code::NotFound
@@ -32,10 +37,13 @@ pub fn status_error(status: Status) -> CliError {
 pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<AuthChannel>, CliError> {
     let config = coordinator.client_config()?;
     let endpoint = config.endpoint().map_err(|e| CliError::Usage(e.to_string()))?;
-    let channel = endpoint
-        .connect()
-        .await
-        .map_err(|e| CliError::Failed(format!("cannot reach the coordinator at {}: {e}", config.url)))?;
+    let channel = endpoint.connect().await.map_err(|e| {
+        CliError::Failed(format!(
+            "cannot reach the coordinator at {}: {}",
+            config.url,
+            crate::output::chain(&e)
+        ))
+    })?;
     Ok(PerftServiceClient::with_interceptor(
         channel,
         config.interceptor(),
@@ -87,24 +95,28 @@ pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
         let mut client = connect(&args.coordinator).await?;
         let id = submit_job(&mut client, args).await?;
-        println!("{id}");
-        Ok(())
+        // The job exists now: its id must reach the user one way or another.
+        outln!("{id}").map_err(|e| {
+            CliError::Failed(format!(
+                "job {id} was created, but its id could not be written: {e}"
+            ))
+        })
     })
 }
 
-/// Follows a job to its end; returns its last state.
+/// Whether a failed call may succeed later: the coordinator is away
+/// (restarting, or refusing writes while its disk is full).
+fn transient(status: &Status) -> bool {
+    matches!(status.code(), Code::Unavailable | Code::Unknown | Code::Cancelled)
+}
+
+/// Follows a job to its end across coordinator restarts (reconnecting with
+/// backoff); returns its last state.
 pub async fn follow(
     client: &mut PerftServiceClient<AuthChannel>,
     id: &str,
     show: bool,
 ) -> Result<pb::Job, CliError> {
-    let mut stream = client
-        .watch_job(pb::WatchJobRequest {
-            job_id: id.to_owned(),
-        })
-        .await
-        .map_err(status_error)?
-        .into_inner();
     let bar = if show {
         ProgressBar::new(0)
     } else {
@@ -116,16 +128,54 @@ pub async fn follow(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut last = None;
-    while let Some(job) = stream.message().await.map_err(status_error)? {
-        bar.set_length(job.units_total);
-        bar.set_position(job.units_done);
-        bar.set_message(format!(
-            "{} leaves, {:.1} M leaves/s",
-            pb::count(job.leaves_done),
-            leaves_per_second(&job) / 1e6
-        ));
-        last = Some(job);
+    let mut last: Option<pb::Job> = None;
+    let mut wait = std::time::Duration::from_millis(200);
+    loop {
+        let request = pb::WatchJobRequest {
+            job_id: id.to_owned(),
+        };
+        let outcome = match client.watch_job(request).await {
+            Ok(stream) => {
+                let mut stream = stream.into_inner();
+                loop {
+                    match stream.message().await {
+                        Ok(Some(job)) => {
+                            wait = std::time::Duration::from_millis(200);
+                            bar.set_length(job.units_total);
+                            bar.set_position(job.units_done);
+                            bar.set_message(format!(
+                                "{} leaves, {:.1} M leaves/s",
+                                pb::count(job.leaves_done),
+                                leaves_per_second(&job) / 1e6
+                            ));
+                            last = Some(job);
+                        }
+                        Ok(None) => break Ok(()),
+                        Err(status) => break Err(status),
+                    }
+                }
+            }
+            Err(status) => Err(status),
+        };
+        let finished = last
+            .as_ref()
+            .is_some_and(|job| job.state() != pb::JobState::Queued && job.state() != pb::JobState::Running);
+        match outcome {
+            Ok(()) if finished => break,
+            Err(status) if !transient(&status) => {
+                bar.finish_and_clear();
+                return Err(status_error(status));
+            }
+            // The stream ended early or the coordinator went away: it
+            // restarts on the same address, and the job with it.
+            _ => {
+                bar.suspend(|| {
+                    errln!("the coordinator is unavailable; reconnecting");
+                });
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(std::time::Duration::from_secs(5));
+            }
+        }
     }
     bar.finish_and_clear();
     last.ok_or_else(|| CliError::Failed(format!("the coordinator sent nothing about job {id}")))
@@ -138,13 +188,13 @@ pub fn watch(args: &JobArgs) -> Result<(), CliError> {
         let state = state_name(&job);
         match job.state() {
             pb::JobState::Done => {
-                println!(
+                outln!(
                     "job {} done: {} leaves in {:.3} s ({:.0} leaves/s)",
                     job.job_id,
                     pb::count(job.leaves_done),
                     job.seconds,
                     leaves_per_second(&job)
-                );
+                )?;
                 Ok(())
             }
             _ if job.error.is_empty() => Err(CliError::Failed(format!("job {} {state}", job.job_id))),
@@ -228,32 +278,34 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         for job in &jobs {
             table.add_row(job_row(job));
         }
-        println!("{table}");
+        outln!("{table}")?;
         Ok(())
     })
 }
 
-fn print_job(job: &pb::Job) {
-    println!("job: {}", job.job_id);
-    println!("game: {}", job.game);
-    println!("position: {}", job.position);
-    println!("depth: {}", job.depth);
-    println!("split depth: {}", job.split_depth);
-    println!("state: {}", state_name(job));
+fn print_job(job: &pb::Job) -> Result<(), CliError> {
+    outln!("job: {}", job.job_id)?;
+    outln!("game: {}", job.game)?;
+    outln!("position: {}", job.position)?;
+    outln!("depth: {}", job.depth)?;
+    outln!("split depth: {}", job.split_depth)?;
+    outln!("state: {}", state_name(job))?;
     if !job.error.is_empty() {
-        println!("error: {}", job.error);
+        outln!("error: {}", job.error)?;
     }
-    println!(
+    outln!(
         "units: {}/{} ({} handed out again)",
-        job.units_done, job.units_total, job.units_released
-    );
-    println!("leaves so far: {}", pb::count(job.leaves_done));
-    println!("time: {:.3} s", job.seconds);
+        job.units_done,
+        job.units_total,
+        job.units_released
+    )?;
+    outln!("leaves so far: {}", pb::count(job.leaves_done))?;
+    outln!("time: {:.3} s", job.seconds)?;
     if job.verify {
-        println!(
+        outln!(
             "verified: every unit counted by two workers; {} disagreement(s)",
             job.disagreements.len()
-        );
+        )?;
     }
     for d in &job.disagreements {
         let votes: Vec<String> = d
@@ -270,13 +322,14 @@ fn print_job(job: &pb::Job) {
         let decided = d.decided.map_or("no majority".to_owned(), |l| {
             format!("took {}", l.to_core().leaves)
         });
-        println!(
+        outln!(
             "disagreement: unit {} ({}): {}; {decided}",
             d.unit_id,
             d.position,
             votes.join(", ")
-        );
+        )?;
     }
+    Ok(())
 }
 
 pub fn status(args: &JobArgs) -> Result<(), CliError> {
@@ -289,8 +342,7 @@ pub fn status(args: &JobArgs) -> Result<(), CliError> {
             .await
             .map_err(status_error)?
             .into_inner();
-        print_job(&job);
-        Ok(())
+        print_job(&job)
     })
 }
 
@@ -304,8 +356,28 @@ pub fn cancel(args: &JobArgs) -> Result<(), CliError> {
             .await
             .map_err(status_error)?
             .into_inner();
-        println!("job {} {}", job.job_id, state_name(&job));
-        Ok(())
+        outln!("job {} {}", job.job_id, state_name(&job))
+    })
+}
+
+/// `perft resume`: queues a failed job's open units again.
+pub fn resume(args: &JobArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let job = client
+            .resume_job(pb::ResumeJobRequest {
+                job_id: args.job.clone(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        outln!(
+            "job {} {}: {}/{} units counted",
+            job.job_id,
+            state_name(&job),
+            job.units_done,
+            job.units_total
+        )
     })
 }
 
@@ -316,10 +388,13 @@ pub fn health(args: &HealthArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
         let config = args.coordinator.client_config()?;
         let endpoint = config.endpoint().map_err(|e| CliError::Usage(e.to_string()))?;
-        let channel = endpoint
-            .connect()
-            .await
-            .map_err(|e| CliError::Failed(format!("cannot reach the coordinator at {}: {e}", config.url)))?;
+        let channel = endpoint.connect().await.map_err(|e| {
+            CliError::Failed(format!(
+                "cannot reach the coordinator at {}: {}",
+                config.url,
+                crate::output::chain(&e)
+            ))
+        })?;
         let reply = HealthClient::new(channel)
             .check(HealthCheckRequest {
                 service: String::new(),
@@ -329,7 +404,7 @@ pub fn health(args: &HealthArgs) -> Result<(), CliError> {
             .into_inner();
         match reply.status() {
             ServingStatus::Serving => {
-                println!("serving");
+                outln!("serving")?;
                 Ok(())
             }
             status => Err(CliError::Failed(format!(

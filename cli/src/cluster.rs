@@ -49,6 +49,10 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         (Some(cert), Some(key)) => Some((read_pem(cert)?, read_pem(key)?)),
         _ => None,
     };
+    if let Some((cert, key)) = &tls {
+        perft_coordinator::tls::check_identity(cert, key)
+            .map_err(|e| CliError::Usage(format!("TLS: {e}")))?;
+    }
     let config = perft_coordinator::Config {
         lease_ttl: Duration::from_secs(args.lease_seconds),
         heartbeat_interval: Duration::from_millis(args.lease_seconds * 1000 / 3),
@@ -66,7 +70,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Usage(format!("cannot listen on '{}': {e}", args.listen)))?;
         let address = listener.local_addr()?;
         // The one line on stdout: scripts and tests read the port from it.
-        println!("listening on {address}");
+        outln!("listening on {address}")?;
         tracing::info!(%address, data_dir = %args.data_dir.display(), "coordinator started");
         perft_coordinator::serve(opened, listener, terminated())
             .await
@@ -75,10 +79,19 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
 }
 
 pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
-    let name = args.name.clone().unwrap_or_else(|| {
-        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".to_owned());
-        format!("{host}-{}", std::process::id())
-    });
+    // The name is the machine's identity for verification: by default the
+    // host's, so a restarted worker is the same machine, and so are several
+    // workers on one host.
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => gethostname::gethostname().to_string_lossy().into_owned(),
+    };
+    if name.is_empty() || name.len() > 64 || name.chars().any(char::is_control) {
+        return Err(CliError::Usage(format!(
+            "the worker name '{}' must be 1 to 64 bytes of printable characters",
+            perft_core::shown(&name)
+        )));
+    }
     let config = perft_worker::Config {
         coordinator: args.coordinator.client_config()?,
         threads: args.engine.threads(),

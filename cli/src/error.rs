@@ -17,7 +17,7 @@ pub enum CliError {
 impl CliError {
     /// Prints the one-line message and picks the exit code.
     pub fn report(&self) -> ExitCode {
-        eprintln!("error: {self}");
+        crate::output::note(format_args!("error: {self}"));
         match self {
             CliError::Usage(_) => ExitCode::from(2),
             CliError::Failed(_) => ExitCode::from(1),
@@ -58,6 +58,6 @@ pub fn clap_exit(err: &clap::Error) -> ExitCode {
         .collect::<Vec<_>>()
         .join(" ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    eprintln!("error: {line}");
+    crate::output::note(format_args!("error: {line}"));
     ExitCode::from(2)
 }

@@ -1,7 +1,9 @@
 //! `perft loadgen`: many simulated workers against one coordinator, to
 //! measure how many results a second it accepts (with its journal on).
 //! Each simulated worker leases small batches of tiny units, counts them
-//! for real (they are one or two plies deep) and reports at once.
+//! for real (they are one or two plies deep) and reports at once. They are
+//! pinned to loadgen's own job: they never lease another job's units and do
+//! not count toward another job's automatic split.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +30,7 @@ impl GameVisitor for Count<'_> {
 async fn simulated_worker(
     config: ClientConfig,
     name: String,
+    job: String,
     batch: u32,
     accepted: Arc<AtomicU64>,
 ) -> Result<(), CliError> {
@@ -44,6 +47,7 @@ async fn simulated_worker(
             threads: 1,
             table_bytes: 0,
             protocol_version: pb::PROTOCOL_VERSION,
+            only_job: job,
         })
         .await
         .map_err(crate::client::status_error)?
@@ -81,6 +85,7 @@ async fn simulated_worker(
                     epoch: u.epoch,
                     leaves: Some(leaves.into()),
                     seconds: 0.0,
+                    lease_tag: u.lease_tag.clone(),
                 })
             })
             .collect::<Result<Vec<_>, CliError>>()?;
@@ -116,7 +121,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             .await
             .map_err(crate::client::status_error)?
             .into_inner();
-        eprintln!("job {id}: {} units planned and journaled in {:.2} s", job.units_total, planned.as_secs_f64());
+        errln!("job {id}: {} units planned and journaled in {:.2} s", job.units_total, planned.as_secs_f64());
         let config = args.coordinator.client_config()?;
         let accepted = Arc::new(AtomicU64::new(0));
         let started = Instant::now();
@@ -125,6 +130,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
                 tokio::spawn(simulated_worker(
                     config.clone(),
                     format!("sim-{i}"),
+                    id.clone(),
                     args.batch,
                     Arc::clone(&accepted),
                 ))
@@ -136,7 +142,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
         let seconds = started.elapsed().as_secs_f64();
         let report = crate::client::fetch_report(&mut client, &id).await?;
         let results = accepted.load(Ordering::Relaxed);
-        println!(
+        outln!(
             "{} simulated workers: {results} results accepted in {seconds:.2} s = {:.0} results/s; job {} with {} leaves",
             args.workers,
             results as f64 / seconds,
@@ -145,7 +151,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
                 crate::report::Source::Local { .. } => "local",
             },
             report.total.leaves
-        );
+        )?;
         Ok(())
     })
 }

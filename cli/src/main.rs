@@ -1,5 +1,7 @@
 //! `perft`: Deep Perft's single binary.
 
+#[macro_use]
+mod output;
 mod args;
 mod bench;
 mod client;
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::List(args) => client::list(&args),
         Command::Status(args) => client::status(&args),
         Command::Cancel(args) => client::cancel(&args),
+        Command::Resume(args) => client::resume(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
@@ -48,9 +51,17 @@ fn main() -> ExitCode {
 /// stdout carries nothing but the result.
 fn init_tracing(format: args::LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        // Failed TLS handshakes name their cause on the server too (tonic
+        // logs them at debug level).
+        .unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new("warn,tonic::transport::server::io_stream=debug")
+        });
+    // A log line that cannot be written is dropped: a server must outlive
+    // the reader of its stderr (the default would report the failure on
+    // stderr, and panic doing so).
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .log_internal_errors(false)
         .with_writer(std::io::stderr);
     match format {
         args::LogFormat::Text => logs.init(),

@@ -8,12 +8,12 @@ use crate::args::{CoordinatorArg, Format, GameName, RunArgs, SubmitArgs, VerifyA
 use crate::error::CliError;
 use crate::report::Report;
 
-fn compare_line(label: &str, expected: u128, got: u128, mismatches: &mut usize) {
+fn compare_line(label: &str, expected: u128, got: u128, mismatches: &mut usize) -> Result<(), CliError> {
     if expected == got {
-        println!("match     {label}: {got}");
+        outln!("match     {label}: {got}")
     } else {
-        println!("MISMATCH  {label}: published {expected}, counted {got}");
         *mismatches += 1;
+        outln!("MISMATCH  {label}: published {expected}, counted {got}")
     }
 }
 
@@ -34,7 +34,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
             verify: false,
         };
         let id = crate::client::submit_job(&mut client, &submit).await?;
-        eprintln!("job {id} submitted to {url}");
+        errln!("job {id} submitted to {url}");
         let job = crate::client::follow(&mut client, &id, true).await?;
         if job.state() != perft_proto::JobState::Done {
             return Err(CliError::Failed(format!(
@@ -79,17 +79,17 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         expected.total.leaves,
         report.total.leaves,
         &mut mismatches,
-    );
+    )?;
     if game == GameKind::Reversi {
         compare_line(
             "higher",
             expected.total.higher,
             report.total.higher,
             &mut mismatches,
-        );
+        )?;
     }
     match &expected.divide {
-        None => println!("(no divide table was published for {game} depth {})", args.depth),
+        None => outln!("(no divide table was published for {game} depth {})", args.depth)?,
         Some(lines) => {
             for (mv, count) in lines {
                 let got = report
@@ -97,7 +97,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                     .iter()
                     .find(|(m, _)| m == mv)
                     .map_or(0, |(_, n)| n.leaves);
-                compare_line(mv, *count, got, &mut mismatches);
+                compare_line(mv, *count, got, &mut mismatches)?;
             }
         }
     }
@@ -106,9 +106,10 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
             "{mismatches} mismatch(es) with the published table"
         )));
     }
-    println!(
+    outln!(
         "{game} depth {} matches the published table ({:.3} s)",
-        args.depth, report.seconds
-    );
+        args.depth,
+        report.seconds
+    )?;
     Ok(())
 }

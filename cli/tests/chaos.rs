@@ -1,14 +1,16 @@
 //! Chaos, bounded in time: a coordinator and three workers on 127.0.0.1
 //! count a job while a driver SIGKILLs a random worker every few seconds
-//! (and restarts it), and SIGKILLs the coordinator once mid-job (and
-//! restarts it on the same data dir). The final divide table must be exact
-//! and the job must show the units that were handed out again.
+//! (and restarts it under its name), and SIGKILLs the coordinator mid-job
+//! (and restarts it on the same data dir). The final divide table must be
+//! exact and the job must show the units that were handed out again. The
+//! `--verify` run must have every unit decided by two machines.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
 use common::{Running, divide_lines, perft, try_serve, worker};
+use perft_core::{GameKind, published::published};
 
 const DEADLINE: Duration = Duration::from_secs(420);
 
@@ -33,13 +35,23 @@ fn progress(url: &str, job: &str) -> Option<(u64, u64, u64, String)> {
     ))
 }
 
-#[test]
-fn killed_workers_and_a_killed_coordinator_lose_nothing() {
-    let data = std::env::temp_dir().join(format!("perft-chaos-{}", std::process::id()));
+/// What one chaos run counts and how it is checked.
+struct Chaos {
+    name: &'static str,
+    depth: &'static str,
+    split: &'static str,
+    verify: bool,
+    /// Progress fractions (in tenths) at which the coordinator is killed.
+    coordinator_kills: &'static [u64],
+}
+
+/// Runs the chaos and returns the data dir (the journal) and job id.
+fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
+    let data = std::env::temp_dir().join(format!("perft-chaos-{}-{}", plan.name, std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let started = Instant::now();
     let mut seed = started.elapsed().as_nanos() as u64 ^ u64::from(std::process::id()) | 1;
-    eprintln!("chaos seed {seed}");
+    eprintln!("chaos {} seed {seed}", plan.name);
     let mut random = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
@@ -51,18 +63,19 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
     let url = format!("http://{address}");
     let names = ["w1", "w2", "w3"];
     let mut workers: Vec<Running> = names.iter().map(|n| worker(&url, n, &[])).collect();
-    let submitted = perft(
-        &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "16",
-            "--split-depth",
-            "5",
-        ],
-    );
+    let mut submit = vec![
+        "submit",
+        "--game",
+        "checkers",
+        "--depth",
+        plan.depth,
+        "--split-depth",
+        plan.split,
+    ];
+    if plan.verify {
+        submit.push("--verify");
+    }
+    let submitted = perft(&url, &submit);
     assert!(
         submitted.status.success(),
         "{}",
@@ -70,7 +83,7 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
     );
     let job = String::from_utf8(submitted.stdout).unwrap().trim().to_owned();
 
-    let (mut worker_kills, mut coordinator_killed, mut downtime) = (0, false, Duration::ZERO);
+    let (mut worker_kills, mut coordinator_kills, mut downtime) = (0, 0, Duration::ZERO);
     let mut last_kill = Instant::now();
     loop {
         assert!(
@@ -85,9 +98,10 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
             break;
         }
         assert_eq!(state, "running", "the job must keep running");
-        if !coordinator_killed && done * 10 >= total * 4 {
-            // Mid-job: the coordinator dies and comes back on the same port
-            // and data dir; the workers find it again by themselves.
+        let next_kill = plan.coordinator_kills.get(coordinator_kills);
+        if next_kill.is_some_and(|&tenths| done * 10 >= total * tenths) {
+            // The coordinator dies and comes back on the same port and data
+            // dir; the workers find it again by themselves.
             server.kill();
             let down = Instant::now();
             server = loop {
@@ -96,8 +110,8 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
                 }
                 std::thread::sleep(Duration::from_millis(200));
             };
-            downtime = down.elapsed();
-            coordinator_killed = true;
+            downtime += down.elapsed();
+            coordinator_kills += 1;
             eprintln!("coordinator killed at {done}/{total} units and restarted");
         } else if last_kill.elapsed() >= Duration::from_secs(3) {
             let victim = (random() % names.len() as u64) as usize;
@@ -109,7 +123,11 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
     }
     let elapsed = started.elapsed();
     let (_, total, released, _) = progress(&url, &job).unwrap();
-    assert!(coordinator_killed, "the coordinator must have been killed once");
+    assert_eq!(
+        coordinator_kills,
+        plan.coordinator_kills.len(),
+        "every coordinator kill happened"
+    );
     assert!(worker_kills >= 3, "workers were killed {worker_kills} times");
     assert!(
         released > 0,
@@ -120,11 +138,17 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
     assert!(divide.status.success());
     let divide = String::from_utf8(divide.stdout).unwrap();
     let report: serde_json::Value = serde_json::from_str(&divide).unwrap();
-    assert_eq!(report["leaves"], "165629569428", "published checkers perft(16)");
+    let depth: u32 = plan.depth.parse().unwrap();
+    let published = published(GameKind::Checkers, depth).expect("a published total");
+    assert_eq!(
+        report["leaves"],
+        published.total.leaves.to_string(),
+        "published checkers perft({depth})"
+    );
     let local = perft(
         &url,
         &[
-            "run", "--game", "checkers", "--depth", "16", "--format", "json", "--hash", "1G",
+            "run", "--game", "checkers", "--depth", plan.depth, "--format", "json", "--hash", "1G",
         ],
     );
     assert_eq!(
@@ -137,10 +161,59 @@ fn killed_workers_and_a_killed_coordinator_lose_nothing() {
         .map(|e| e.unwrap().metadata().unwrap().len())
         .sum();
     eprintln!(
-        "chaos run: {total} units, {released} handed out again, {worker_kills} worker kills, \
-         coordinator down {downtime:?}, job done in {elapsed:?}, journal {journal_bytes} bytes"
+        "chaos {}: {total} units, {released} handed out again, {worker_kills} worker kills, \
+         {coordinator_kills} coordinator kills (down {downtime:?}), job done in {elapsed:?}, journal {journal_bytes} bytes",
+        plan.name
     );
     drop(workers);
     drop(server);
+    (data, job)
+}
+
+#[test]
+fn killed_workers_and_a_killed_coordinator_lose_nothing() {
+    let (data, _) = chaos(&Chaos {
+        name: "plain",
+        depth: "16",
+        split: "5",
+        verify: false,
+        coordinator_kills: &[4],
+    });
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[test]
+fn verified_under_chaos_every_unit_is_decided_by_two_machines() {
+    let (data, job) = chaos(&Chaos {
+        name: "verify",
+        depth: "14",
+        split: "4",
+        verify: true,
+        coordinator_kills: &[3, 7],
+    });
+    // The journal names the machines whose counts decided each unit.
+    let db = rusqlite::Connection::open(data.join("journal.sqlite")).unwrap();
+    let units: i64 = db
+        .query_row("SELECT count(*) FROM units WHERE job_id = ?1", [&job], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let mut rows = db
+        .prepare("SELECT machines FROM results WHERE job_id = ?1")
+        .unwrap();
+    let deciders: Vec<String> = rows
+        .query_map([&job], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(deciders.len() as i64, units, "every unit decided");
+    for machines in &deciders {
+        let mut names: Vec<&str> = machines.lines().collect();
+        names.sort_unstable();
+        names.dedup();
+        assert!(names.len() >= 2, "decided by {machines}");
+    }
+    drop(rows);
+    drop(db);
     let _ = std::fs::remove_dir_all(&data);
 }

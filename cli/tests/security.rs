@@ -146,7 +146,7 @@ fn limits_refuse_oversized_requests() {
         "5",
     ]));
     assert!(
-        too_many.contains("more than the limit of 100: use a smaller split depth"),
+        too_many.contains("the plan has more than 100 units at split depth 3: use a smaller split depth"),
         "{too_many}"
     );
     let too_deep = refused(&perft(&[
@@ -194,6 +194,7 @@ fn limits_refuse_oversized_requests() {
             threads: 1,
             table_bytes: 0,
             protocol_version: perft_proto::PROTOCOL_VERSION + 1,
+            ..Default::default()
         };
         client.register(register).await.unwrap_err()
     });
