@@ -4,7 +4,7 @@
 //! invariants.
 
 use perft_core::checkers::{CheckersMove, Side};
-use perft_core::reversi::{Disc, ReversiMove, flips};
+use perft_core::reversi::{ReversiMove, flips};
 use perft_core::{Checkers, Game, Leaves, MoveSet, Reversi, divide, perft};
 use proptest::prelude::*;
 
@@ -60,7 +60,7 @@ fn check_reversi_ply(parent: &Reversi, mv: ReversiMove, child: &Reversi) -> Resu
     }
     let mover = parent.to_move();
     prop_assert_eq!(child.discs(mover) | child.discs(mover.other()), after);
-    prop_assert!(matches!(mover, Disc::Dark | Disc::Light));
+    prop_assert_eq!(child.to_move(), mover.other(), "the turn passes with every ply");
     Ok(())
 }
 
@@ -156,14 +156,26 @@ fn check_plan<G: Game>(pos: &G, depth: u32, split: u32) -> Result<(), TestCaseEr
         .map(|u| perft(&u.position, plan.remaining_depth()))
         .collect();
     prop_assert_eq!(plan.divide(&counts), divide(pos, depth));
-    // Merging never loses a path: the weights count every path to the frontier
-    // (game-over nodes above it are settled instead).
+    // Merging never loses a path: the weights count exactly the paths to
+    // the frontier (game-over nodes above it are settled instead).
     let paths: u64 = plan
         .units()
         .iter()
         .flat_map(|u| &u.weights)
         .map(|w| w.paths)
         .sum();
-    prop_assert!(paths as usize >= plan.units().len());
+    prop_assert_eq!(paths, paths_to_frontier(pos, split));
     Ok(())
+}
+
+/// Paths of exactly `plies` plies from `pos` (a game-over node ends its
+/// paths early, so they never reach the frontier).
+fn paths_to_frontier<G: Game>(pos: &G, plies: u32) -> u64 {
+    if plies == 0 {
+        return 1;
+    }
+    pos.legal_moves()
+        .into_iter()
+        .map(|mv| paths_to_frontier(&pos.play(mv), plies - 1))
+        .sum()
 }

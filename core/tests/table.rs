@@ -90,6 +90,11 @@ fn table_never_exceeds_its_budget() {
     // advice leaves it working.
     let big = TranspositionTable::with_bytes(16 << 20, 2).unwrap();
     assert_eq!(big.huge_pages_advised(), cfg!(target_os = "linux"));
+    #[cfg(target_os = "linux")]
+    assert!(
+        huge_page_advice_in_smaps(),
+        "the kernel lists no mapping of 8 MiB or more advised for huge pages"
+    );
     big.store(&[3, 4], 9, StoredCount { leaves: 5, higher: 0 });
     assert_eq!(big.probe(&[3, 4], 9), Some(StoredCount { leaves: 5, higher: 0 }));
     assert!(TranspositionTable::with_bytes(128, 2).is_some());
@@ -157,4 +162,24 @@ fn game_over_counts_survive_the_table() {
     let plain = perft(&pos, 8);
     assert!(plain.higher > 0, "the test position must end games: {plain:?}");
     check_same_counts(&pos, 8);
+}
+
+/// Whether the kernel shows a mapping of at least 8 MiB with the huge-page
+/// advice flag (`hg` in `VmFlags`): the advice really reached it.
+#[cfg(target_os = "linux")]
+fn huge_page_advice_in_smaps() -> bool {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps is readable");
+    let mut size_kib = 0u64;
+    for line in smaps.lines() {
+        if let Some(size) = line.strip_prefix("Size:") {
+            size_kib = size.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+        }
+        if let Some(flags) = line.strip_prefix("VmFlags:")
+            && size_kib >= 8 << 10
+            && flags.split_whitespace().any(|flag| flag == "hg")
+        {
+            return true;
+        }
+    }
+    false
 }
