@@ -72,11 +72,14 @@ pub trait Game:
     fn format_move(&self, mv: Self::Move) -> String;
 
     /// Parses a move in the game's notation and checks that it is legal here.
+    /// The text must be exactly what [`Game::format_move`] writes (surrounding
+    /// spaces aside): case matters in notations such as chess's `e7e8q`. A
+    /// game with aliases overrides this.
     fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError> {
         let wanted = text.trim();
         self.legal_moves()
             .into_iter()
-            .find(|&mv| self.format_move(mv).eq_ignore_ascii_case(wanted))
+            .find(|&mv| self.format_move(mv) == wanted)
             .ok_or_else(|| MoveError::Illegal {
                 text: wanted.to_owned(),
                 position: self.to_string(),

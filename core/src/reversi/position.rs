@@ -1,7 +1,7 @@
 //! The Reversi position and its [`Game`] implementation.
 
 use super::bitboard::{flips, legal_moves_mask};
-use crate::game::{Game, MoveSet};
+use crate::game::{Game, MoveError, MoveSet};
 
 /// The colour of a disc. Dark (`X`) moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -180,5 +180,18 @@ impl Game for Reversi {
             None => "pass".to_owned(),
             Some(square) => super::text::square_name(square),
         }
+    }
+
+    /// Also accepts the upper-case squares of Othello literature (`F5`)
+    /// and `PASS`.
+    fn parse_move(&self, text: &str) -> Result<ReversiMove, MoveError> {
+        let wanted = text.trim();
+        self.legal_moves()
+            .into_iter()
+            .find(|&mv| self.format_move(mv).eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| MoveError::Illegal {
+                text: wanted.to_owned(),
+                position: self.to_string(),
+            })
     }
 }
