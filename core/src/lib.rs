@@ -5,6 +5,7 @@
 //! on the counting path goes through `dyn`.
 
 pub mod checkers;
+pub mod chess;
 pub mod count;
 pub mod game;
 pub mod kind;
@@ -16,6 +17,7 @@ pub mod reversi;
 pub mod table;
 
 pub use checkers::Checkers;
+pub use chess::Chess;
 pub use count::Leaves;
 pub use game::{Game, MoveError, MoveSet};
 pub use kind::{GameKind, GameVisitor, UnknownGame};

@@ -10,6 +10,31 @@ use crate::kind::GameKind;
 const REVERSI_START: &str = include_str!("../data/reversi-start.tsv");
 const CHECKERS_START: &str = include_str!("../data/checkers-start.tsv");
 const CHECKERS_DIVIDE: &str = include_str!("../data/checkers-divide.tsv");
+const CHESS_PUBLISHED: &str = include_str!("../data/chess-published.tsv");
+
+/// One row of the chess table: a named position, a depth, its leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PositionRow {
+    /// `start`, `kiwipete`, `position3`, ...
+    pub name: &'static str,
+    /// The position as a six-field FEN.
+    pub fen: &'static str,
+    /// Plies counted.
+    pub depth: u32,
+    /// Leaves at that depth.
+    pub leaves: u128,
+}
+
+/// The chess table: the start position to depth 15 and the five other
+/// standard test positions (the Chess Programming Wiki's "Perft Results").
+pub fn chess_rows() -> impl Iterator<Item = PositionRow> {
+    rows(CHESS_PUBLISHED).map(|row| PositionRow {
+        name: row[0],
+        fen: row[1],
+        depth: number(row[2]) as u32,
+        leaves: number(row[3]),
+    })
+}
 
 /// Data rows of a reference table: comments and the header skipped.
 fn rows(tsv: &str) -> impl Iterator<Item = Vec<&str>> {
