@@ -69,7 +69,7 @@ pub async fn submit_job(
     args: &SubmitArgs,
 ) -> Result<String, CliError> {
     let request = pb::SubmitJobRequest {
-        game: args.game.clone(),
+        game: args.game.name().to_owned(),
         position: args.position.clone().unwrap_or_default(),
         depth: args.depth,
         split_depth: args.split_depth.unwrap_or(0),
@@ -175,7 +175,7 @@ pub async fn fetch_report(
         .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
     Ok(Report {
         game: game.name(),
-        reports_higher: game == GameKind::Reversi,
+        reports_higher: game.reports_higher(),
         position: job.position.clone(),
         depth: job.depth,
         total: table.total.unwrap_or_default().to_core(),

@@ -76,8 +76,8 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
     // Bad requests: one line, exit code 2.
     for (args, message) in [
         (
-            vec!["submit", "--game", "chess", "--depth", "3"],
-            "unknown game 'chess'",
+            vec!["submit", "--game", "go", "--depth", "3"],
+            "invalid value 'go' for '--game <GAME>'",
         ),
         (
             vec![

@@ -179,9 +179,9 @@ fn refused(args: &[&str]) -> String {
 
 #[test]
 fn bad_input_exits_2_with_one_clear_line() {
-    let unknown = refused(&["run", "--game", "chess", "--depth", "3"]);
+    let unknown = refused(&["run", "--game", "go", "--depth", "3"]);
     assert!(
-        unknown.contains("'chess'") && unknown.contains("reversi, checkers"),
+        unknown.contains("'go'") && unknown.contains("reversi, checkers, chess"),
         "{unknown}"
     );
 

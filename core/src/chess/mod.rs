@@ -17,7 +17,8 @@ pub use bitboard::{Square, parse_square, square_name};
 pub use fen::{FenError, echo};
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
 
-use crate::game::Game;
+use crate::game::{BenchCase, BenchCases, Game};
+use crate::published::Published;
 
 impl Chess {
     /// The same position with colours swapped and the board flipped
@@ -52,6 +53,30 @@ impl Game for Chess {
     /// could. (The start position passes 2^64 at depth 14.)
     const MAX_DEPTH: u32 = 16;
     const GAME_OVER_IS_LEAF: bool = false;
+    const ABOUT: &'static str = "chess; positions as FEN (or EPD's first four fields), moves in UCI";
+    const SORT_DIVIDE: bool = true;
+    const BENCH: BenchCases = BenchCases {
+        quick: &[
+            BenchCase {
+                depth: 6,
+                table: false,
+            },
+            BenchCase {
+                depth: 7,
+                table: true,
+            },
+        ],
+        full: &[
+            BenchCase {
+                depth: 7,
+                table: false,
+            },
+            BenchCase {
+                depth: 8,
+                table: true,
+            },
+        ],
+    };
 
     fn start() -> Chess {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -81,5 +106,13 @@ impl Game for Chess {
 
     fn format_move(&self, mv: ChessMove) -> String {
         mv.uci()
+    }
+
+    fn published(depth: u32) -> Option<Published> {
+        crate::published::chess_start(depth)
+    }
+
+    fn published_depths() -> Vec<u32> {
+        crate::published::chess_depths()
     }
 }

@@ -1,7 +1,8 @@
 //! The Reversi position and its [`Game`] implementation.
 
 use super::bitboard::{flips, legal_moves_mask};
-use crate::game::{Game, MoveError, MoveSet};
+use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+use crate::published::Published;
 
 /// The colour of a disc. Dark (`X`) moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,6 +127,29 @@ impl Game for Reversi {
     // Growth slows below 10x a ply; 10^30 is far inside u128.
     const MAX_DEPTH: u32 = 30;
     const GAME_OVER_IS_LEAF: bool = true;
+    const ABOUT: &'static str = "Reversi (Othello) 8x8; positions as 64 squares a1..h8 and X or O";
+    const BENCH: BenchCases = BenchCases {
+        quick: &[
+            BenchCase {
+                depth: 11,
+                table: false,
+            },
+            BenchCase {
+                depth: 13,
+                table: true,
+            },
+        ],
+        full: &[
+            BenchCase {
+                depth: 12,
+                table: false,
+            },
+            BenchCase {
+                depth: 14,
+                table: true,
+            },
+        ],
+    };
 
     fn start() -> Reversi {
         // d5 and e4 dark, d4 and e5 light; dark to move.
@@ -180,6 +204,14 @@ impl Game for Reversi {
             None => "pass".to_owned(),
             Some(square) => super::text::square_name(square),
         }
+    }
+
+    fn published(depth: u32) -> Option<Published> {
+        crate::published::reversi_start(depth)
+    }
+
+    fn published_depths() -> Vec<u32> {
+        crate::published::reversi_depths()
     }
 
     /// Also accepts the upper-case squares of Othello literature (`F5`)
