@@ -27,6 +27,9 @@ pub enum LogFormat {
 pub enum Command {
     /// Count a perft on this machine and print the divide table.
     Run(RunArgs),
+    /// Speak perftree's protocol: `perft perftree DEPTH FEN [MOVES]` prints
+    /// `move count` lines, a blank line and the total, as Stockfish does.
+    Perftree(PerftreeArgs),
     /// Measure the engine on fixed cases (medians of several runs).
     Bench(BenchArgs),
     /// Run a coordinator: plans jobs, leases units to workers, sums results.
@@ -169,6 +172,24 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// What perftree passes: `./script "$depth" "$fen" "$moves"`.
+#[derive(Debug, Args)]
+pub struct PerftreeArgs {
+    /// Plies to count below the position after the moves.
+    pub depth: u32,
+    /// The root position (chess: FEN).
+    #[arg(allow_hyphen_values = true)]
+    pub fen: String,
+    /// Moves played first, space-separated (UCI for chess); may be empty.
+    #[arg(default_value = "", allow_hyphen_values = true)]
+    pub moves: String,
+    /// The game.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

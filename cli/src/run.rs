@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use perft_core::{Game, GameVisitor, TranspositionTable, divide_parallel};
 
-use crate::args::RunArgs;
+use crate::args::{Format, PerftreeArgs, RunArgs};
 use crate::error::CliError;
 use crate::report::{Report, Source, TableReport, peak_memory_bytes};
 
@@ -103,4 +103,26 @@ impl GameVisitor for Count<'_> {
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let report = args.game.dispatch(Count(args))?;
     report.write(args.format, &mut std::io::stdout().lock())
+}
+
+/// `perft perftree`: the divide in Stockfish's format, which perftree
+/// reads: `move count` lines sorted by move, a blank line, the total.
+pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
+    let run = RunArgs {
+        game: args.game,
+        depth: args.depth,
+        position: Some(args.fen.clone()),
+        moves: vec![args.moves.clone()],
+        format: Format::Text,
+        engine: args.engine.clone(),
+    };
+    let mut report = args.game.dispatch(Count(&run))?;
+    report.divide.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut text = String::new();
+    for (mv, leaves) in &report.divide {
+        text.push_str(&format!("{mv} {}\n", leaves.leaves));
+    }
+    text.push_str(&format!("\n{}\n", report.total.leaves));
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    Ok(())
 }
