@@ -31,6 +31,8 @@ pub struct GameFacts {
     pub max_depth: u32,
     /// [`Game::GAME_OVER_IS_LEAF`]: results carry a "higher" split.
     pub reports_higher: bool,
+    /// [`Game::SORT_DIVIDE`]: divide lines are printed sorted by move.
+    pub sort_divide: bool,
 }
 
 impl GameFacts {
@@ -41,6 +43,7 @@ impl GameFacts {
             about: G::ABOUT,
             max_depth: G::MAX_DEPTH,
             reports_higher: G::GAME_OVER_IS_LEAF,
+            sort_divide: G::SORT_DIVIDE,
         }
     }
 }
