@@ -23,7 +23,7 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
             CliError::Usage(format!(
                 "invalid {} position '{}': {e}",
                 G::NAME,
-                perft_core::chess::echo(text.trim())
+                perft_core::echo::echo(text.trim())
             ))
         }),
     }

@@ -7,6 +7,7 @@
 pub mod checkers;
 pub mod chess;
 pub mod count;
+pub mod echo;
 pub mod game;
 pub mod kind;
 pub mod parallel;

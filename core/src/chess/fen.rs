@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 use super::bitboard::{RANK_1, RANK_8, Squares, bit, parse_square, square_name};
 use super::position::{Chess, Colour, NO_SQUARE, Piece, rights};
+use crate::echo::echo;
 
 /// Why a FEN text was refused. Each message is one line naming the fault;
 /// text from the input is cut to 80 characters, control characters escaped.
@@ -126,24 +127,6 @@ pub enum FenError {
         /// The rook's home square.
         rook: String,
     },
-}
-
-/// Input text as echoed in a message: at most 80 characters, control
-/// characters escaped, so one bad argument cannot flood or break a line.
-pub fn echo(text: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == 80 {
-            out.push_str("...");
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The piece and colour of a FEN letter.

@@ -14,7 +14,7 @@ mod movegen;
 mod position;
 
 pub use bitboard::{Square, parse_square, square_name};
-pub use fen::{FenError, echo};
+pub use fen::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
 
 use crate::game::{BenchCase, BenchCases, Game};
