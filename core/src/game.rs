@@ -70,6 +70,10 @@ pub trait Game:
     const SORT_DIVIDE: bool = false;
     /// The depths `perft bench` measures from the start.
     const BENCH: BenchCases;
+    /// Subtrees at least this deep are looked up in the table; shallower
+    /// ones cost less to recount than a probe (at least
+    /// [`SHALLOWEST_STORED_DEPTH`](crate::table::SHALLOWEST_STORED_DEPTH)).
+    const MIN_STORED_DEPTH: u32 = crate::table::MIN_STORED_DEPTH;
     /// Deepest perft accepted, so that no total can overflow `u128`.
     const MAX_DEPTH: u32;
     /// Whether a node where the game is over before full depth counts as a

@@ -18,8 +18,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Entries per bucket; a store replaces the one with the smallest subtree.
 pub const BUCKET_ENTRIES: usize = 2;
 
-/// Subtrees this shallow are cheaper to recount than to look up.
+/// Subtrees this shallow are cheaper to recount than to look up: the
+/// default of [`Game::MIN_STORED_DEPTH`](crate::Game::MIN_STORED_DEPTH).
 pub const MIN_STORED_DEPTH: u32 = 3;
+
+/// The table never stores shallower subtrees than this, whatever the game:
+/// a depth-1 count is one move generation.
+pub const SHALLOWEST_STORED_DEPTH: u32 = 2;
 
 /// Meta word: remaining depth in bits 0..8 (0 = empty), the game-over leaves
 /// in bits 8..56, the bucket lock in bit 63 (of the bucket's first entry).
@@ -241,10 +246,11 @@ impl TranspositionTable {
 
     /// Stores a complete count, replacing the entry of the same key and
     /// depth, else the one with the fewest leaves. Depths below
-    /// [`MIN_STORED_DEPTH`] and counts the entry cannot hold are skipped.
+    /// [`SHALLOWEST_STORED_DEPTH`] and counts the entry cannot hold are
+    /// skipped.
     #[inline]
     pub fn store<K: TableKey>(&self, key: &K, depth: u32, count: StoredCount) {
-        if depth < MIN_STORED_DEPTH || depth > DEPTH_MASK as u32 || count.higher > HIGHER_MAX {
+        if depth < SHALLOWEST_STORED_DEPTH || depth > DEPTH_MASK as u32 || count.higher > HIGHER_MAX {
             return;
         }
         let words = key.words();

@@ -2,7 +2,7 @@
 //! size stays within the budget, and counts are the same with and without
 //! it, on one thread or several.
 
-use perft_core::table::{MIN_STORED_DEPTH, StoredCount};
+use perft_core::table::{MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount};
 use perft_core::{
     Checkers, Chess, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft,
 };
@@ -68,8 +68,8 @@ fn a_hit_needs_the_same_key_and_depth() {
     assert_eq!(table.probe(&[1, 3], 5), None);
     assert_eq!(table.probe(&[2, 2], 5), None);
     // Shallow subtrees are not stored.
-    table.store(&[7, 7], MIN_STORED_DEPTH - 1, count);
-    assert_eq!(table.probe(&[7, 7], MIN_STORED_DEPTH - 1), None);
+    table.store(&[7, 7], SHALLOWEST_STORED_DEPTH - 1, count);
+    assert_eq!(table.probe(&[7, 7], SHALLOWEST_STORED_DEPTH - 1), None);
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn check_same_counts<G: Game>(pos: &G, depth: u32) {
         plain.total,
         "{pos} depth {depth} with table"
     );
-    assert!(depth < MIN_STORED_DEPTH || counter.stats.probes > 0);
+    assert!(depth < G::MIN_STORED_DEPTH || counter.stats.probes > 0);
     for threads in [1, 3] {
         for table in [None, Some(&table)] {
             let (threaded, _) = divide_parallel(pos, depth, threads, table).unwrap();

@@ -55,6 +55,9 @@ impl Game for Chess {
     const GAME_OVER_IS_LEAF: bool = false;
     const ABOUT: &'static str = "chess; positions as FEN (or EPD's first four fields), moves in UCI";
     const SORT_DIVIDE: bool = true;
+    /// A depth-2 chess subtree is some 30 plays and move counts, far more
+    /// than a probe, and transposes often.
+    const MIN_STORED_DEPTH: u32 = 2;
     const BENCH: BenchCases = BenchCases {
         quick: &[
             BenchCase {
