@@ -116,7 +116,7 @@ pub static WHITE_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, 1), (1, 1)]);
 /// Squares a black pawn on each square attacks.
 pub static BLACK_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, -1), (1, -1)]);
 
-/// The eight ray directions as (file, rank) steps: rook-like first.
+/// The four rook directions as (file, rank) steps.
 pub const ROOK_STEPS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 /// The four diagonal directions.
 pub const BISHOP_STEPS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
