@@ -1,8 +1,9 @@
 //! Command-line arguments of every `perft` subcommand.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use perft_core::GameKind;
 
-/// Deep Perft: exact perft and divide counts for Reversi and checkers.
+/// Deep Perft: exact perft and divide counts for Reversi, checkers and chess.
 #[derive(Debug, Parser)]
 #[command(name = "perft", version, about)]
 pub struct Cli {
@@ -26,6 +27,9 @@ pub enum LogFormat {
 pub enum Command {
     /// Count a perft on this machine and print the divide table.
     Run(RunArgs),
+    /// Speak perftree's protocol: `perft perftree DEPTH FEN [MOVES]` prints
+    /// `move count` lines, a blank line and the total, as Stockfish does.
+    Perftree(PerftreeArgs),
     /// Measure the engine on fixed cases (medians of several runs).
     Bench(BenchArgs),
     /// Run a coordinator: plans jobs, leases units to workers, sums results.
@@ -57,13 +61,40 @@ pub enum Command {
     BenchCase(BenchCaseArgs),
 }
 
-/// The games Deep Perft counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GameName {
-    /// Reversi (Othello) 8x8; positions as 64 squares a1..h8 and X or O.
-    Reversi,
-    /// English draughts 8x8; positions as PDN FEN.
-    Checkers,
+/// Parses `--game` against the game registry, listing each game with its
+/// [`Game::ABOUT`](perft_core::Game::ABOUT) in the help.
+#[derive(Debug, Clone, Copy)]
+pub struct GameParser;
+
+impl GameParser {
+    fn values() -> impl Iterator<Item = clap::builder::PossibleValue> {
+        GameKind::ALL
+            .iter()
+            .map(|kind| clap::builder::PossibleValue::new(kind.name()).help(kind.facts().about))
+    }
+
+    fn names() -> clap::builder::PossibleValuesParser {
+        clap::builder::PossibleValuesParser::new(Self::values())
+    }
+}
+
+impl clap::builder::TypedValueParser for GameParser {
+    type Value = GameKind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<GameKind, clap::Error> {
+        let name = Self::names().parse_ref(cmd, arg, value)?;
+        name.parse()
+            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::InvalidValue, e))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Self::values()))
+    }
 }
 
 /// How a result is printed.
@@ -127,8 +158,8 @@ fn parse_table_size(text: &str) -> Result<u64, String> {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The game.
-    #[arg(long, value_enum)]
-    pub game: GameName,
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
     /// Plies to count below the position.
     #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
@@ -136,6 +167,10 @@ pub struct RunArgs {
     /// often begin with `-`, so hyphens are taken as part of the value.
     #[arg(long, allow_hyphen_values = true)]
     pub position: Option<String>,
+    /// Moves played from the position before counting, in the game's
+    /// notation (`--moves e2e4 e7e5`).
+    #[arg(long, num_args = 1.., value_name = "MOVE")]
+    pub moves: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -143,11 +178,29 @@ pub struct RunArgs {
     pub engine: EngineArgs,
 }
 
+/// What perftree passes: `./script "$depth" "$fen" "$moves"`.
+#[derive(Debug, Args)]
+pub struct PerftreeArgs {
+    /// Plies to count below the position after the moves.
+    pub depth: u32,
+    /// The root position (chess: FEN).
+    #[arg(allow_hyphen_values = true)]
+    pub fen: String,
+    /// Moves played first, space-separated (UCI for chess); may be empty.
+    #[arg(default_value = "", allow_hyphen_values = true)]
+    pub moves: String,
+    /// The game.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Only this game's cases.
-    #[arg(long, value_enum)]
-    pub game: Option<GameName>,
+    #[arg(long, value_parser = GameParser)]
+    pub game: Option<GameKind>,
     /// Threads for the table cases, measured beside one thread (default:
     /// every core). Raw cases always use one thread.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -155,7 +208,7 @@ pub struct BenchArgs {
     /// Runs per case; the medians are reported.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     pub runs: u64,
-    /// The cases of the speed targets (Reversi 12/14, checkers 12/15/16):
+    /// The cases of the speed targets (each game's `Game::BENCH.full`):
     /// minutes per run.
     #[arg(long)]
     pub full: bool,
@@ -166,8 +219,8 @@ pub struct BenchArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchCaseArgs {
-    #[arg(long, value_enum)]
-    pub game: GameName,
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
     #[arg(long)]
     pub depth: u32,
     /// The bare generator: one thread, no table, no merging.
@@ -257,9 +310,9 @@ pub struct WorkerArgs {
 pub struct SubmitArgs {
     #[command(flatten)]
     pub coordinator: CoordinatorArg,
-    /// The game: reversi or checkers.
-    #[arg(long)]
-    pub game: String,
+    /// The game.
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
     /// Plies to count.
     #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
@@ -301,8 +354,8 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    #[arg(long, value_enum)]
-    pub game: GameName,
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
     #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
     /// Count on this coordinator's cluster instead of locally.
@@ -328,8 +381,8 @@ pub struct LoadgenArgs {
     #[arg(long, default_value_t = 8)]
     pub batch: u32,
     /// The game of the job.
-    #[arg(long, default_value = "reversi")]
-    pub game: String,
+    #[arg(long, default_value = "reversi", value_parser = GameParser)]
+    pub game: GameKind,
     /// The job's depth; it is split one ply above, so units are one ply deep.
     #[arg(long, default_value_t = 10)]
     pub depth: u32,

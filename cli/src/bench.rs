@@ -11,73 +11,50 @@ use std::time::Instant;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use cpu_time::ProcessTime;
-use perft_core::{Checkers, Game, Reversi, divide};
+use perft_core::{BenchCase, Game, GameKind, GameVisitor, divide};
 use serde::{Deserialize, Serialize};
 
-use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format, GameName};
+use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format};
 use crate::error::CliError;
 use crate::report::{human_bytes, peak_memory_bytes};
 
 /// One benchmark case.
 #[derive(Debug, Clone, Copy)]
 struct Case {
-    game: GameName,
+    game: GameKind,
     depth: u32,
     /// `None`: raw; `Some(size)`: the whole engine with a table of `size`.
     table: Option<&'static str>,
 }
 
-const QUICK: [Case; 4] = [
-    Case {
-        game: GameName::Reversi,
-        depth: 11,
-        table: None,
-    },
-    Case {
-        game: GameName::Reversi,
-        depth: 13,
-        table: Some("2G"),
-    },
-    Case {
-        game: GameName::Checkers,
-        depth: 11,
-        table: None,
-    },
-    Case {
-        game: GameName::Checkers,
-        depth: 14,
-        table: Some("2G"),
-    },
-];
+/// The table size of every table case.
+const BENCH_TABLE: &str = "2G";
 
-/// The cases of the speed targets (minutes per run).
-const FULL: [Case; 5] = [
-    Case {
-        game: GameName::Reversi,
-        depth: 12,
-        table: None,
-    },
-    Case {
-        game: GameName::Reversi,
-        depth: 14,
-        table: Some("2G"),
-    },
-    Case {
-        game: GameName::Checkers,
-        depth: 12,
-        table: None,
-    },
-    Case {
-        game: GameName::Checkers,
-        depth: 15,
-        table: Some("2G"),
-    },
-    Case {
-        game: GameName::Checkers,
-        depth: 16,
-        table: Some("2G"),
-    },
-];
+/// A game's quick or full cases ([`Game::BENCH`]).
+struct CasesOf {
+    full: bool,
+}
+
+impl GameVisitor for CasesOf {
+    type Output = &'static [BenchCase];
+    fn visit<G: Game>(self) -> &'static [BenchCase] {
+        if self.full { G::BENCH.full } else { G::BENCH.quick }
+    }
+}
+
+/// Every game's cases, in registry order.
+fn cases(full: bool) -> Vec<Case> {
+    GameKind::ALL
+        .iter()
+        .flat_map(|&game| {
+            game.dispatch(CasesOf { full }).iter().map(move |case| Case {
+                game,
+                depth: case.depth,
+                table: case.table.then_some(BENCH_TABLE),
+            })
+        })
+        .collect()
+}
 
 /// What a child process measured in one run of a case.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -114,13 +91,6 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-fn game_name(game: GameName) -> &'static str {
-    match game {
-        GameName::Reversi => Reversi::NAME,
-        GameName::Checkers => Checkers::NAME,
-    }
-}
-
 /// Runs one case `runs` times in child processes.
 fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliError> {
     let exe = std::env::current_exe()?;
@@ -130,7 +100,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
         child.args([
             "bench-case",
             "--game",
-            game_name(case.game),
+            case.game.name(),
             "--depth",
             &case.depth.to_string(),
         ]);
@@ -143,7 +113,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
         if !output.status.success() {
             return Err(CliError::Failed(format!(
                 "benchmark case {} depth {} failed: {}",
-                game_name(case.game),
+                case.game.name(),
                 case.depth,
                 String::from_utf8_lossy(&output.stderr).trim()
             )));
@@ -157,13 +127,13 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
     if measured.iter().any(|m| m.leaves != leaves) {
         return Err(CliError::Failed(format!(
             "runs of {} depth {} disagree",
-            game_name(case.game),
+            case.game.name(),
             case.depth
         )));
     }
     let count: f64 = leaves.parse().unwrap_or(0.0);
     Ok(CaseResult {
-        game: game_name(case.game),
+        game: case.game.name(),
         depth: case.depth,
         mode: if case.table.is_some() { "table" } else { "raw" },
         threads,
@@ -183,7 +153,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
 
 /// `perft bench`.
 pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
-    let cases: &[Case] = if args.full { &FULL } else { &QUICK };
+    let cases = cases(args.full);
     let threads = args
         .threads
         .map_or_else(EngineArgs::default_threads, |n| n as usize);
@@ -276,11 +246,18 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
     })
 }
 
+/// [`measure`] for the game chosen on the command line.
+struct Measure<'a>(&'a BenchCaseArgs);
+
+impl GameVisitor for Measure<'_> {
+    type Output = Result<Measurement, CliError>;
+    fn visit<G: Game>(self) -> Self::Output {
+        measure::<G>(self.0)
+    }
+}
+
 /// The hidden `perft bench-case`: one measurement, as JSON on stdout.
 pub fn bench_case(args: &BenchCaseArgs) -> Result<(), CliError> {
-    let m = match args.game {
-        GameName::Reversi => measure::<Reversi>(args)?,
-        GameName::Checkers => measure::<Checkers>(args)?,
-    };
+    let m = args.game.dispatch(Measure(args))?;
     serde_json::to_writer(std::io::stdout().lock(), &m).map_err(|e| CliError::Failed(e.to_string()))
 }

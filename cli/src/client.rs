@@ -77,7 +77,7 @@ pub async fn submit_job(
     args: &SubmitArgs,
 ) -> Result<String, CliError> {
     let request = pb::SubmitJobRequest {
-        game: args.game.clone(),
+        game: args.game.name().to_owned(),
         position: args.position.clone().unwrap_or_default(),
         depth: args.depth,
         split_depth: args.split_depth.unwrap_or(0),
@@ -223,17 +223,21 @@ pub async fn fetch_report(
         .game
         .parse()
         .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
+    let mut divide: Vec<_> = table
+        .entries
+        .into_iter()
+        .map(|e| (e.r#move, e.leaves.unwrap_or_default().to_core()))
+        .collect();
+    if game.facts().sort_divide {
+        divide.sort_by(|a, b| a.0.cmp(&b.0));
+    }
     Ok(Report {
         game: game.name(),
-        reports_higher: game == GameKind::Reversi,
+        reports_higher: game.reports_higher(),
         position: job.position.clone(),
         depth: job.depth,
         total: table.total.unwrap_or_default().to_core(),
-        divide: table
-            .entries
-            .into_iter()
-            .map(|e| (e.r#move, e.leaves.unwrap_or_default().to_core()))
-            .collect(),
+        divide,
         seconds: job.seconds,
         source: Source::Job {
             id: job.job_id.clone(),

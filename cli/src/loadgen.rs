@@ -107,7 +107,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
         let mut client = crate::client::connect(&args.coordinator).await?;
         let submit = SubmitArgs {
             coordinator: args.coordinator.clone(),
-            game: args.game.clone(),
+            game: args.game,
             depth: args.depth,
             position: None,
             split_depth: Some(args.depth.saturating_sub(1)),

@@ -26,6 +26,7 @@ fn main() -> ExitCode {
     init_tracing(cli.log_format);
     let outcome = match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Perftree(args) => run::perftree(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::BenchCase(args) => bench::bench_case(&args),
         Command::Serve(args) => cluster::serve(&args),

@@ -2,9 +2,9 @@
 
 use std::time::Instant;
 
-use perft_core::{Checkers, Game, Reversi, TranspositionTable, divide_parallel};
+use perft_core::{Game, GameVisitor, TranspositionTable, divide_parallel};
 
-use crate::args::{GameName, RunArgs};
+use crate::args::{Format, PerftreeArgs, RunArgs};
 use crate::error::CliError;
 use crate::report::{Report, Source, TableReport, peak_memory_bytes};
 
@@ -19,14 +19,31 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
     }
     match text {
         None => Ok(G::start()),
-        Some(text) => text
-            .parse::<G>()
-            .map_err(|e| CliError::Usage(format!("invalid {} position '{}': {e}", G::NAME, text.trim()))),
+        Some(text) => text.parse::<G>().map_err(|e| {
+            CliError::Usage(format!(
+                "invalid {} position '{}': {e}",
+                G::NAME,
+                perft_core::shown(text.trim())
+            ))
+        }),
     }
 }
 
-pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
-    let root: G = root_position(args.position.as_deref(), args.depth)?;
+/// `root` after each of `moves`, each parsed in the position it is played
+/// in; the first illegal one is a usage error naming it.
+pub fn play_moves<G: Game>(mut root: G, moves: &[String]) -> Result<G, CliError> {
+    for text in moves.iter().flat_map(|m| m.split_whitespace()) {
+        let mv = root
+            .parse_move(text)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        root = root.play(mv);
+    }
+    Ok(root)
+}
+
+/// Counts `root` to `depth` with the engine options of `args` and reports
+/// the divide, sorted by notation where the game wants it.
+pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> {
     let threads = args.engine.threads();
     let table = match args.engine.table_bytes() {
         None => None,
@@ -41,17 +58,21 @@ pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let (result, stats) = divide_parallel(&root, args.depth, threads, table.as_ref())
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let seconds = started.elapsed().as_secs_f64();
+    let mut divide: Vec<_> = result
+        .moves
+        .iter()
+        .map(|&(mv, leaves)| (root.format_move(mv), leaves))
+        .collect();
+    if G::SORT_DIVIDE {
+        divide.sort_by(|a, b| a.0.cmp(&b.0));
+    }
     Ok(Report {
         game: G::NAME,
         reports_higher: G::GAME_OVER_IS_LEAF,
         position: root.to_string(),
         depth: args.depth,
         total: result.total,
-        divide: result
-            .moves
-            .iter()
-            .map(|&(mv, leaves)| (root.format_move(mv), leaves))
-            .collect(),
+        divide,
         seconds,
         source: Source::Local {
             threads,
@@ -61,11 +82,47 @@ pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     })
 }
 
+/// `perft run` for game `G`.
+pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
+    let root: G = root_position(args.position.as_deref(), args.depth)?;
+    let root = play_moves(root, &args.moves)?;
+    count_from(root, args)
+}
+
+/// [`count`] for the game chosen on the command line.
+pub struct Count<'a>(pub &'a RunArgs);
+
+impl GameVisitor for Count<'_> {
+    type Output = Result<Report, CliError>;
+    fn visit<G: Game>(self) -> Self::Output {
+        count::<G>(self.0)
+    }
+}
+
 /// Counts and prints.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let report = match args.game {
-        GameName::Reversi => count::<Reversi>(args)?,
-        GameName::Checkers => count::<Checkers>(args)?,
-    };
+    let report = args.game.dispatch(Count(args))?;
     report.write(args.format, &mut std::io::stdout().lock())
+}
+
+/// `perft perftree`: the divide in Stockfish's format, which perftree
+/// reads: `move count` lines sorted by move, a blank line, the total.
+pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
+    let run = RunArgs {
+        game: args.game,
+        depth: args.depth,
+        position: Some(args.fen.clone()),
+        moves: vec![args.moves.clone()],
+        format: Format::Text,
+        engine: args.engine.clone(),
+    };
+    let mut report = args.game.dispatch(Count(&run))?;
+    report.divide.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut text = String::new();
+    for (mv, leaves) in &report.divide {
+        text.push_str(&format!("{mv} {}\n", leaves.leaves));
+    }
+    text.push_str(&format!("\n{}\n", report.total.leaves));
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    Ok(())
 }

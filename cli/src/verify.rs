@@ -1,10 +1,10 @@
 //! `perft verify`: counts from the start (locally or on a cluster) and
 //! compares the total and each divide line with the published tables.
 
+use perft_core::GameKind;
 use perft_core::published::published;
-use perft_core::{Checkers, GameKind, Reversi};
 
-use crate::args::{CoordinatorArg, Format, GameName, RunArgs, SubmitArgs, VerifyArgs};
+use crate::args::{CoordinatorArg, Format, RunArgs, SubmitArgs, VerifyArgs};
 use crate::error::CliError;
 use crate::report::Report;
 
@@ -27,7 +27,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
         let mut client = crate::client::connect(&coordinator).await?;
         let submit = SubmitArgs {
             coordinator: coordinator.clone(),
-            game: game.name().to_owned(),
+            game,
             depth,
             position: None,
             split_depth: None,
@@ -47,10 +47,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
 }
 
 pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
-    let game = match args.game {
-        GameName::Reversi => GameKind::Reversi,
-        GameName::Checkers => GameKind::Checkers,
-    };
+    let game = args.game;
     let Some(expected) = published(game, args.depth) else {
         return Err(CliError::Usage(format!(
             "no published value for {game} depth {}: nothing to verify against",
@@ -64,13 +61,11 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 game: args.game,
                 depth: args.depth,
                 position: None,
+                moves: Vec::new(),
                 format: Format::Text,
                 engine: args.engine.clone(),
             };
-            match game {
-                GameKind::Reversi => crate::run::count::<Reversi>(&run)?,
-                GameKind::Checkers => crate::run::count::<Checkers>(&run)?,
-            }
+            game.dispatch(crate::run::Count(&run))?
         }
     };
     let mut mismatches = 0;
@@ -80,7 +75,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         report.total.leaves,
         &mut mismatches,
     )?;
-    if game == GameKind::Reversi {
+    if game.reports_higher() {
         compare_line(
             "higher",
             expected.total.higher,

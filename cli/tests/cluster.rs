@@ -48,6 +48,22 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
     )));
     assert_eq!(divide_lines(&checkers), divide_lines(&local));
 
+    // Chess reaches the cluster through the game registry alone.
+    let chess = run_job(&url, "chess", "5");
+    assert_eq!(chess["leaves"], "4865609");
+    let local = json(&ok(perft(
+        &url,
+        &["run", "--game", "chess", "--depth", "5", "--format", "json"],
+    )));
+    assert_eq!(divide_lines(&chess), divide_lines(&local));
+    let moves: Vec<&str> = chess["divide"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["move"].as_str().unwrap())
+        .collect();
+    assert!(moves.is_sorted(), "chess divide sorted by UCI: {moves:?}");
+
     // A split depth given by hand plans the same count.
     let id = ok(perft(
         &url,
@@ -71,13 +87,13 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
     );
     assert!(status.contains("leaves so far: 3963680\n"), "{status}");
     let list = ok(perft(&url, &["list"]));
-    assert_eq!(list.matches("done").count(), 3, "{list}");
+    assert_eq!(list.matches("done").count(), 4, "{list}");
 
     // Bad requests: one line, exit code 2.
     for (args, message) in [
         (
-            vec!["submit", "--game", "chess", "--depth", "3"],
-            "unknown game 'chess'",
+            vec!["submit", "--game", "go", "--depth", "3"],
+            "invalid value 'go' for '--game <GAME>'",
         ),
         (
             vec![

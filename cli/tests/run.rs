@@ -179,9 +179,9 @@ fn refused(args: &[&str]) -> String {
 
 #[test]
 fn bad_input_exits_2_with_one_clear_line() {
-    let unknown = refused(&["run", "--game", "chess", "--depth", "3"]);
+    let unknown = refused(&["run", "--game", "go", "--depth", "3"]);
     assert!(
-        unknown.contains("'chess'") && unknown.contains("reversi, checkers"),
+        unknown.contains("'go'") && unknown.contains("reversi, checkers, chess"),
         "{unknown}"
     );
 
@@ -236,4 +236,78 @@ fn bad_input_exits_2_with_one_clear_line() {
     assert!(missing.contains("--depth"), "{missing}");
     let format = refused(&["run", "--game", "checkers", "--depth", "1", "--format", "xml"]);
     assert!(format.contains("'xml'"), "{format}");
+}
+
+#[test]
+fn chess_runs_from_fen_and_moves_and_refuses_bad_fens() {
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let out = stdout(&perft(&[
+        "run",
+        "--game",
+        "chess",
+        "--depth",
+        "3",
+        "--position",
+        kiwipete,
+    ]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "a1b1: 1969", "sorted by UCI: {out}");
+    assert_eq!(lines[48], "", "{out}");
+    assert_eq!(lines[49], "total: 97862");
+    assert!(!out.contains("higher"), "chess has no game-over split: {out}");
+
+    // --moves for every game: played before counting.
+    let out = stdout(&perft(&[
+        "run", "--game", "chess", "--depth", "1", "--moves", "e2e4", "e7e5", "g1f3",
+    ]));
+    assert!(out.contains("total: 29\n") && out.contains("b8c6: 1\n"), "{out}");
+    let out = stdout(&perft(&[
+        "run", "--game", "reversi", "--depth", "1", "--moves", "d3",
+    ]));
+    assert!(out.contains("total: 3\n"), "{out}");
+    let out = stdout(&perft(&[
+        "run", "--game", "checkers", "--depth", "1", "--moves", "11-15",
+    ]));
+    assert!(out.contains("total: 7\n"), "{out}");
+    let illegal = refused(&["run", "--game", "chess", "--depth", "1", "--moves", "e2e5"]);
+    assert!(illegal.contains("'e2e5' is not a legal move"), "{illegal}");
+
+    for (fen, message) in [
+        (
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "white has 0 kings, a side needs exactly one",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2r b - - 0 1",
+            "white is in check but it is black's move",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+            "castling right 'K' needs the white king on e1 and a rook on h1",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 x - - 0 1",
+            "the side to move must be 'w' or 'b'",
+        ),
+    ] {
+        let line = refused(&["run", "--game", "chess", "--depth", "1", "--position", fen]);
+        assert!(
+            line.starts_with("error: invalid chess position '") && line.contains(message),
+            "{line}"
+        );
+    }
+    let too_deep = refused(&["run", "--game", "chess", "--depth", "17"]);
+    assert_eq!(too_deep, "error: depth 17 is above the chess limit of 16\n");
+}
+
+#[test]
+fn verify_checks_chess_against_the_published_table() {
+    let out = stdout(&perft(&["verify", "--game", "chess", "--depth", "5"]));
+    assert!(out.contains("match     total: 4865609\n"), "{out}");
+    assert!(out.contains("chess depth 5 matches the published table"), "{out}");
+    let missing = refused(&["verify", "--game", "chess", "--depth", "16"]);
+    assert!(
+        missing.contains("no published value for chess depth 16"),
+        "{missing}"
+    );
 }

@@ -6,7 +6,28 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::str::FromStr;
 
+use crate::published::Published;
 use crate::table::TableKey;
+
+/// One `perft bench` case: a depth from the start, counted bare (one
+/// thread, no table) or by the whole engine with a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchCase {
+    /// Plies from the start.
+    pub depth: u32,
+    /// Whether the case uses the table, planner and threads.
+    pub table: bool,
+}
+
+/// A game's `perft bench` cases: quick ones (seconds) and the ones of the
+/// speed targets (minutes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchCases {
+    /// Cases of a plain `perft bench`.
+    pub quick: &'static [BenchCase],
+    /// Cases of `perft bench --full`.
+    pub full: &'static [BenchCase],
+}
 
 /// A set of legal moves handed out in bulk, so that perft at depth 1 counts
 /// with [`MoveSet::len`] and deeper levels iterate without allocation.
@@ -41,6 +62,18 @@ pub trait Game:
 
     /// Lower-case name used on the command line and the wire.
     const NAME: &'static str;
+    /// One line for help texts: the game and how its positions are written.
+    const ABOUT: &'static str;
+    /// Whether divide tables list first moves sorted by their notation
+    /// (chess: as Stockfish users and perftree compare them) rather than in
+    /// generation order.
+    const SORT_DIVIDE: bool = false;
+    /// The depths `perft bench` measures from the start.
+    const BENCH: BenchCases;
+    /// Subtrees at least this deep are looked up in the table; shallower
+    /// ones cost less to recount than a probe (at least
+    /// [`SHALLOWEST_STORED_DEPTH`](crate::table::SHALLOWEST_STORED_DEPTH)).
+    const MIN_STORED_DEPTH: u32 = crate::table::MIN_STORED_DEPTH;
     /// Deepest perft accepted, so that no total can overflow `u128`.
     const MAX_DEPTH: u32;
     /// Most legal moves any accepted position can have: bounds every count,
@@ -80,15 +113,26 @@ pub trait Game:
     /// The position after `mv`, which must be one of `self.legal_moves()`.
     fn play(&self, mv: Self::Move) -> Self;
 
-    /// The move in the game's notation (`d3`, `pass`, `11-15`, `1x10x19`).
+    /// The move in the game's notation (`d3`, `pass`, `11-15`, `1x10x19`,
+    /// `e7e8q`).
     fn format_move(&self, mv: Self::Move) -> String;
 
+    /// What was published for this game from its start at `depth`, if
+    /// anything (the tables shipped in `core/data`).
+    fn published(depth: u32) -> Option<Published>;
+
+    /// The depths with a published count from the start, deepest last.
+    fn published_depths() -> Vec<u32>;
+
     /// Parses a move in the game's notation and checks that it is legal here.
+    /// The text must be exactly what [`Game::format_move`] writes (surrounding
+    /// spaces aside): case matters in notations such as chess's `e7e8q`. A
+    /// game with aliases overrides this.
     fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError> {
         let wanted = text.trim();
         self.legal_moves()
             .into_iter()
-            .find(|&mv| self.format_move(mv).eq_ignore_ascii_case(wanted))
+            .find(|&mv| self.format_move(mv) == wanted)
             .ok_or_else(|| MoveError::Illegal {
                 text: crate::shown(wanted),
                 position: self.to_string(),

@@ -5,6 +5,7 @@
 //! on the counting path goes through `dyn`.
 
 pub mod checkers;
+pub mod chess;
 pub mod count;
 pub mod game;
 pub mod kind;
@@ -17,9 +18,10 @@ pub mod shown;
 pub mod table;
 
 pub use checkers::Checkers;
+pub use chess::Chess;
 pub use count::Leaves;
-pub use game::{Game, MoveError, MoveSet};
-pub use kind::{GameKind, GameVisitor, UnknownGame};
+pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Plan, PlanError, Unit, Weight, weighted_sum};

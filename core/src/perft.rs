@@ -6,7 +6,7 @@
 
 use crate::count::{Leaves, Leaves64};
 use crate::game::{Game, MoveSet};
-use crate::table::{MIN_STORED_DEPTH, StoredCount, TranspositionTable};
+use crate::table::{StoredCount, TranspositionTable};
 
 /// Leaves of a node whose side to move has no move: one "higher" leaf where
 /// the game counts game-over nodes, none otherwise.
@@ -77,7 +77,7 @@ pub fn perft<G: Game>(pos: &G, depth: u32) -> Leaves {
 /// Transposition-table statistics of one or more counting threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TableStats {
-    /// Lookups made (nodes of depth >= [`MIN_STORED_DEPTH`]).
+    /// Lookups made (nodes of depth >= [`Game::MIN_STORED_DEPTH`]).
     pub probes: u64,
     /// Lookups that found the position and depth.
     pub hits: u64,
@@ -128,7 +128,7 @@ impl<'t> Counter<'t> {
     /// The `u64` recursion with lookups. Only complete counts are stored:
     /// an overflow returns `None` before anything of its subtree's root is.
     fn perft_table<G: Game>(&mut self, table: &TranspositionTable, pos: &G, depth: u32) -> Option<Leaves64> {
-        if depth < MIN_STORED_DEPTH {
+        if depth < G::MIN_STORED_DEPTH {
             return perft_u64(pos, depth);
         }
         let key = pos.table_key();

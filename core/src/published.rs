@@ -3,13 +3,41 @@
 //!
 //! Reversi: Aart Bik's table, depths 1-14 with the game-over split.
 //! Checkers: Bik's table, depths 0-28, and divide tables for depths 18-28.
+//! Chess: the start position to depth 15 and five other standard positions.
+//! Each game reaches its own tables through [`Game::published`].
 
 use crate::count::Leaves;
-use crate::kind::GameKind;
+use crate::game::Game;
+use crate::kind::{GameKind, GameVisitor};
 
 const REVERSI_START: &str = include_str!("../data/reversi-start.tsv");
 const CHECKERS_START: &str = include_str!("../data/checkers-start.tsv");
 const CHECKERS_DIVIDE: &str = include_str!("../data/checkers-divide.tsv");
+const CHESS_PUBLISHED: &str = include_str!("../data/chess-published.tsv");
+
+/// One row of the chess table: a named position, a depth, its leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PositionRow {
+    /// `start`, `kiwipete`, `position3`, ...
+    pub name: &'static str,
+    /// The position as a six-field FEN.
+    pub fen: &'static str,
+    /// Plies counted.
+    pub depth: u32,
+    /// Leaves at that depth.
+    pub leaves: u128,
+}
+
+/// The chess table: the start position to depth 15 and the five other
+/// standard test positions (the Chess Programming Wiki's "Perft Results").
+pub fn chess_rows() -> impl Iterator<Item = PositionRow> {
+    rows(CHESS_PUBLISHED).map(|row| PositionRow {
+        name: row[0],
+        fen: row[1],
+        depth: number(row[2]) as u32,
+        leaves: number(row[3]),
+    })
+}
 
 /// Data rows of a reference table: comments and the header skipped.
 fn rows(tsv: &str) -> impl Iterator<Item = Vec<&str>> {
@@ -36,45 +64,92 @@ pub struct Published {
     pub divide: Option<Vec<(String, u128)>>,
 }
 
+/// Reversi from the start at `depth`: Bik's table, with the game-over split.
+pub(crate) fn reversi_start(depth: u32) -> Option<Published> {
+    rows(REVERSI_START)
+        .find(|row| number(row[0]) == u128::from(depth))
+        .map(|row| Published {
+            total: Leaves {
+                leaves: number(row[1]),
+                higher: number(row[3]),
+            },
+            divide: None,
+        })
+}
+
+/// Checkers from the start at `depth`, with the divide where published.
+pub(crate) fn checkers_start(depth: u32) -> Option<Published> {
+    let total = rows(CHECKERS_START).find(|row| number(row[0]) == u128::from(depth))?;
+    let header = CHECKERS_DIVIDE
+        .lines()
+        .find(|line| !line.starts_with('#'))
+        .unwrap_or_default();
+    let column = header.split('\t').position(|name| name == format!("d{depth}"));
+    let divide = column.map(|col| {
+        rows(CHECKERS_DIVIDE)
+            .map(|row| (row[0].to_owned(), number(row[col])))
+            .collect()
+    });
+    Some(Published {
+        total: Leaves::full(number(total[1])),
+        divide,
+    })
+}
+
+/// Chess from the start at `depth`.
+pub(crate) fn chess_start(depth: u32) -> Option<Published> {
+    chess_rows()
+        .find(|row| row.name == "start" && row.depth == depth)
+        .map(|row| Published {
+            total: Leaves::full(row.leaves),
+            divide: None,
+        })
+}
+
+/// The depths of the Reversi table.
+pub(crate) fn reversi_depths() -> Vec<u32> {
+    rows(REVERSI_START).map(|row| number(row[0]) as u32).collect()
+}
+
+/// The depths of the checkers table.
+pub(crate) fn checkers_depths() -> Vec<u32> {
+    rows(CHECKERS_START).map(|row| number(row[0]) as u32).collect()
+}
+
+/// The depths of the chess start position's rows.
+pub(crate) fn chess_depths() -> Vec<u32> {
+    chess_rows()
+        .filter(|row| row.name == "start")
+        .map(|row| row.depth)
+        .collect()
+}
+
+struct PublishedAt(u32);
+
+impl GameVisitor for PublishedAt {
+    type Output = Option<Published>;
+    fn visit<G: Game>(self) -> Option<Published> {
+        G::published(self.0)
+    }
+}
+
+struct PublishedDepths;
+
+impl GameVisitor for PublishedDepths {
+    type Output = Vec<u32>;
+    fn visit<G: Game>(self) -> Vec<u32> {
+        G::published_depths()
+    }
+}
+
 /// What was published for `game` at `depth` from the start, if anything.
 pub fn published(game: GameKind, depth: u32) -> Option<Published> {
-    match game {
-        GameKind::Reversi => rows(REVERSI_START)
-            .find(|row| number(row[0]) == u128::from(depth))
-            .map(|row| Published {
-                total: Leaves {
-                    leaves: number(row[1]),
-                    higher: number(row[3]),
-                },
-                divide: None,
-            }),
-        GameKind::Checkers => {
-            let total = rows(CHECKERS_START).find(|row| number(row[0]) == u128::from(depth))?;
-            let header = CHECKERS_DIVIDE
-                .lines()
-                .find(|line| !line.starts_with('#'))
-                .unwrap_or_default();
-            let column = header.split('\t').position(|name| name == format!("d{depth}"));
-            let divide = column.map(|col| {
-                rows(CHECKERS_DIVIDE)
-                    .map(|row| (row[0].to_owned(), number(row[col])))
-                    .collect()
-            });
-            Some(Published {
-                total: Leaves::full(number(total[1])),
-                divide,
-            })
-        }
-    }
+    game.dispatch(PublishedAt(depth))
 }
 
 /// The depths with a published total, deepest last.
 pub fn published_depths(game: GameKind) -> Vec<u32> {
-    let tsv = match game {
-        GameKind::Reversi => REVERSI_START,
-        GameKind::Checkers => CHECKERS_START,
-    };
-    rows(tsv).map(|row| number(row[0]) as u32).collect()
+    game.dispatch(PublishedDepths)
 }
 
 #[cfg(test)]
@@ -94,6 +169,11 @@ mod tests {
             }
         );
         assert!(published(GameKind::Reversi, 15).is_none());
+        assert_eq!(published_depths(GameKind::Chess), (1..=15).collect::<Vec<_>>());
+        assert_eq!(
+            published(GameKind::Chess, 14).unwrap().total,
+            Leaves::full(61_885_021_521_585_529_237)
+        );
         assert_eq!(published(GameKind::Checkers, 12).unwrap().divide, None);
         for depth in 18..=28 {
             let p = published(GameKind::Checkers, depth).unwrap();

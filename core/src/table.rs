@@ -6,7 +6,10 @@
 //! count. The hash only picks the bucket.
 //!
 //! Storage is a flat array of `AtomicU64`, its buckets aligned to 64-byte
-//! cache lines. A bucket holds [`BUCKET_ENTRIES`] entries behind one lock bit:
+//! cache lines and no entry straddling two: entries of 2-word keys (32
+//! bytes) pack two to a line, wider ones (a 4-word chess key makes 48-byte
+//! entries) take a line each, padded. A bucket holds [`BUCKET_ENTRIES`]
+//! entries behind one lock bit:
 //! a thread that finds the bucket locked treats a probe as a miss and skips a
 //! store, so nobody ever waits and nobody ever reads a half-written entry.
 
@@ -15,8 +18,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Entries per bucket; a store replaces the one with the smallest subtree.
 pub const BUCKET_ENTRIES: usize = 2;
 
-/// Subtrees this shallow are cheaper to recount than to look up.
+/// Subtrees this shallow are cheaper to recount than to look up: the
+/// default of [`Game::MIN_STORED_DEPTH`](crate::Game::MIN_STORED_DEPTH).
 pub const MIN_STORED_DEPTH: u32 = 3;
+
+/// The table never stores shallower subtrees than this, whatever the game:
+/// a depth-1 count is one move generation.
+pub const SHALLOWEST_STORED_DEPTH: u32 = 2;
 
 /// Meta word: remaining depth in bits 0..8 (0 = empty), the game-over leaves
 /// in bits 8..56, the bucket lock in bit 63 (of the bucket's first entry).
@@ -36,6 +44,17 @@ impl<const N: usize> TableKey for [u64; N] {
     #[inline(always)]
     fn words(&self) -> &[u64] {
         self
+    }
+}
+
+/// Words from one entry to the next for entries of `entry_words` words:
+/// as many as fit whole in a 64-byte line share it, else one line (or more)
+/// each, so a probe never splits an entry across two lines.
+const fn stride_of(entry_words: usize) -> usize {
+    if 8 % entry_words == 0 {
+        entry_words
+    } else {
+        entry_words.next_multiple_of(8)
     }
 }
 
@@ -68,6 +87,9 @@ pub struct TranspositionTable {
     base: usize,
     /// Words per entry: key words, the leaves, the meta word.
     entry_words: usize,
+    /// Words from one entry's start to the next: `entry_words`, padded to
+    /// a whole cache line when entries would otherwise straddle lines.
+    stride: usize,
     key_words: usize,
     buckets: u64,
 }
@@ -77,7 +99,7 @@ impl TranspositionTable {
     /// `None` when that is not even one bucket.
     pub fn with_bytes(bytes: u64, key_words: usize) -> Option<TranspositionTable> {
         let entry_words = key_words + 2;
-        let bucket_bytes = (entry_words * BUCKET_ENTRIES * 8) as u64;
+        let bucket_bytes = (stride_of(entry_words) * BUCKET_ENTRIES * 8) as u64;
         // 64 bytes of the budget go to aligning bucket 0 on a cache line.
         let buckets = bytes.saturating_sub(64) / bucket_bytes;
         (buckets > 0).then(|| Self::allocate(buckets, entry_words, key_words))
@@ -89,7 +111,8 @@ impl TranspositionTable {
     }
 
     fn allocate(buckets: u64, entry_words: usize, key_words: usize) -> TranspositionTable {
-        let words = buckets as usize * entry_words * BUCKET_ENTRIES + 8;
+        let stride = stride_of(entry_words);
+        let words = buckets as usize * stride * BUCKET_ENTRIES + 8;
         // Plain `AtomicU64` alignment keeps this a lazy `calloc`: the
         // allocator memsets over-aligned zeroed allocations eagerly.
         let zeroed = Box::<[AtomicU64]>::new_zeroed_slice(words);
@@ -104,6 +127,7 @@ impl TranspositionTable {
             words,
             base,
             entry_words,
+            stride,
             key_words,
             buckets,
         }
@@ -134,7 +158,12 @@ impl TranspositionTable {
     #[inline(always)]
     fn bucket_of(&self, words: &[u64]) -> usize {
         let index = ((u128::from(hash(words)) * u128::from(self.buckets)) >> 64) as usize;
-        index * self.entry_words * BUCKET_ENTRIES
+        index * self.stride * BUCKET_ENTRIES
+    }
+
+    /// Bytes of one bucket (a whole number of cache lines).
+    pub fn bucket_bytes(&self) -> u64 {
+        (self.stride * BUCKET_ENTRIES * 8) as u64
     }
 
     /// Index of the lock word: the meta word of the bucket's first entry.
@@ -191,7 +220,7 @@ impl TranspositionTable {
         // A look without the lock first: a miss, the common case, then never
         // writes the bucket's cache line. A match is confirmed under the lock.
         let seems_stored = (0..BUCKET_ENTRIES).any(|slot| {
-            let entry = bucket + slot * self.entry_words;
+            let entry = bucket + slot * self.stride;
             self.matches(
                 entry,
                 self.word(entry + self.entry_words - 1).load(Ordering::Relaxed),
@@ -204,7 +233,7 @@ impl TranspositionTable {
         }
         let first_meta = self.try_lock(bucket)?;
         let found = (0..BUCKET_ENTRIES).find_map(|slot| {
-            let entry = bucket + slot * self.entry_words;
+            let entry = bucket + slot * self.stride;
             let meta = self.meta_of(entry, slot, first_meta);
             self.matches(entry, meta, words, depth).then(|| StoredCount {
                 leaves: self.word(entry + self.key_words).load(Ordering::Relaxed),
@@ -217,10 +246,11 @@ impl TranspositionTable {
 
     /// Stores a complete count, replacing the entry of the same key and
     /// depth, else the one with the fewest leaves. Depths below
-    /// [`MIN_STORED_DEPTH`] and counts the entry cannot hold are skipped.
+    /// [`SHALLOWEST_STORED_DEPTH`] and counts the entry cannot hold are
+    /// skipped.
     #[inline]
     pub fn store<K: TableKey>(&self, key: &K, depth: u32, count: StoredCount) {
-        if depth < MIN_STORED_DEPTH || depth > DEPTH_MASK as u32 || count.higher > HIGHER_MAX {
+        if depth < SHALLOWEST_STORED_DEPTH || depth > DEPTH_MASK as u32 || count.higher > HIGHER_MAX {
             return;
         }
         let words = key.words();
@@ -232,7 +262,7 @@ impl TranspositionTable {
         let mut victim = 0;
         let mut smallest = u64::MAX;
         for slot in 0..BUCKET_ENTRIES {
-            let entry = bucket + slot * self.entry_words;
+            let entry = bucket + slot * self.stride;
             let meta = self.meta_of(entry, slot, first_meta);
             if self.matches(entry, meta, words, depth) {
                 victim = slot;
@@ -248,7 +278,7 @@ impl TranspositionTable {
                 victim = slot;
             }
         }
-        let entry = bucket + victim * self.entry_words;
+        let entry = bucket + victim * self.stride;
         for (i, &w) in words.iter().enumerate() {
             self.word(entry + i).store(w, Ordering::Relaxed);
         }
@@ -271,10 +301,10 @@ impl TranspositionTable {
         let (mut used, mut seen) = (0u64, 0u64);
         let mut bucket = 0;
         while bucket < self.buckets {
-            let first = bucket as usize * self.entry_words * BUCKET_ENTRIES;
+            let first = bucket as usize * self.stride * BUCKET_ENTRIES;
             for slot in 0..BUCKET_ENTRIES {
                 let meta = self
-                    .word(first + slot * self.entry_words + self.entry_words - 1)
+                    .word(first + slot * self.stride + self.entry_words - 1)
                     .load(Ordering::Relaxed);
                 used += u64::from(meta & DEPTH_MASK != 0);
                 seen += 1;

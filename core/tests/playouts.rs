@@ -4,8 +4,9 @@
 //! invariants.
 
 use perft_core::checkers::{CheckersMove, Side};
+use perft_core::chess::Colour;
 use perft_core::reversi::{ReversiMove, flips};
-use perft_core::{Checkers, Game, Leaves, MoveSet, Reversi, divide, perft};
+use perft_core::{Checkers, Chess, Game, Leaves, MoveSet, Reversi, divide, perft};
 use proptest::prelude::*;
 
 /// Plays `choices` from the start (each picks among the legal moves) and
@@ -83,8 +84,39 @@ fn check_checkers_ply(parent: &Checkers, mv: CheckersMove, child: &Checkers) -> 
     Ok(())
 }
 
+fn check_chess_ply(parent: &Chess, child: &Chess) -> Result<(), TestCaseError> {
+    // Parsing the child's FEN validates it: one king a side, no pawn on a
+    // back rank, and the side that just moved is not in check.
+    let fen = child.to_string();
+    prop_assert_eq!(fen.parse::<Chess>().ok(), Some(*child));
+    prop_assert_eq!(child.side_to_move(), parent.side_to_move().other());
+    let mirror = child.colour_flipped();
+    prop_assert_eq!(mirror.table_key(), child.table_key(), "mirror of {}", fen);
+    prop_assert_eq!(mirror.count_moves(), child.count_moves());
+    prop_assert_eq!(mirror.colour_flipped(), *child);
+    prop_assert_eq!(
+        child.side_pieces(Colour::White) & child.side_pieces(Colour::Black),
+        0
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn chess_playouts_keep_invariants(choices in proptest::collection::vec(any::<u16>(), 0..160)) {
+        let mut failure = Ok(());
+        let end = playout::<Chess>(&choices, |parent, _, child| {
+            if failure.is_ok() {
+                failure = check_common(parent).and_then(|()| check_chess_ply(parent, child));
+            }
+        });
+        failure?;
+        check_common(&end)?;
+        let mirror = end.colour_flipped();
+        prop_assert_eq!(perft(&mirror, 2), perft(&end, 2));
+    }
 
     #[test]
     fn reversi_playouts_keep_invariants(choices in proptest::collection::vec(any::<u16>(), 0..70)) {
@@ -116,6 +148,7 @@ proptest! {
     fn divide_sums_to_perft_from_random_positions(choices in proptest::collection::vec(any::<u16>(), 0..60), depth in 0u32..5) {
         check_divide(&playout::<Reversi>(&choices, |_, _, _| {}), depth)?;
         check_divide(&playout::<Checkers>(&choices, |_, _, _| {}), depth)?;
+        check_divide(&playout::<Chess>(&choices, |_, _, _| {}), depth.min(3))?;
     }
 }
 
@@ -144,6 +177,8 @@ proptest! {
     ) {
         check_plan(&playout::<Reversi>(&choices, |_, _, _| {}), depth, split.min(depth))?;
         check_plan(&playout::<Checkers>(&choices, |_, _, _| {}), depth, split.min(depth))?;
+        let depth = depth.min(4);
+        check_plan(&playout::<Chess>(&choices, |_, _, _| {}), depth, split.min(depth))?;
     }
 }
 

@@ -2,8 +2,10 @@
 //! size stays within the budget, and counts are the same with and without
 //! it, on one thread or several.
 
-use perft_core::table::{MIN_STORED_DEPTH, StoredCount};
-use perft_core::{Checkers, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft};
+use perft_core::table::{MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount};
+use perft_core::{
+    Checkers, Chess, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft,
+};
 
 /// The count a stress-test writer stores for (key, depth): any function of
 /// both, so a hit can be checked against it.
@@ -66,8 +68,8 @@ fn a_hit_needs_the_same_key_and_depth() {
     assert_eq!(table.probe(&[1, 3], 5), None);
     assert_eq!(table.probe(&[2, 2], 5), None);
     // Shallow subtrees are not stored.
-    table.store(&[7, 7], MIN_STORED_DEPTH - 1, count);
-    assert_eq!(table.probe(&[7, 7], MIN_STORED_DEPTH - 1), None);
+    table.store(&[7, 7], SHALLOWEST_STORED_DEPTH - 1, count);
+    assert_eq!(table.probe(&[7, 7], SHALLOWEST_STORED_DEPTH - 1), None);
 }
 
 #[test]
@@ -75,7 +77,9 @@ fn table_never_exceeds_its_budget() {
     for bytes in [256u64, 1000, 4096, 1 << 20, (1 << 20) + 100, 3 << 30] {
         for key_words in [2, 4] {
             let table = TranspositionTable::with_bytes(bytes, key_words).unwrap();
-            let bucket = (key_words as u64 + 2) * 2 * 8;
+            let bucket = table.bucket_bytes();
+            assert_eq!(bucket % 64, 0, "buckets are whole cache lines");
+            assert_eq!(bucket, if key_words == 2 { 64 } else { 128 });
             assert!(table.bytes() <= bytes, "{} > {bytes}", table.bytes());
             assert!(
                 table.bytes() + bucket + 64 > bytes,
@@ -110,7 +114,7 @@ fn check_same_counts<G: Game>(pos: &G, depth: u32) {
         plain.total,
         "{pos} depth {depth} with table"
     );
-    assert!(depth < MIN_STORED_DEPTH || counter.stats.probes > 0);
+    assert!(depth < G::MIN_STORED_DEPTH || counter.stats.probes > 0);
     for threads in [1, 3] {
         for table in [None, Some(&table)] {
             let (threaded, _) = divide_parallel(pos, depth, threads, table).unwrap();
@@ -123,6 +127,11 @@ fn check_same_counts<G: Game>(pos: &G, depth: u32) {
 fn counts_are_the_same_with_and_without_table_and_threads_from_the_start() {
     check_same_counts(&Reversi::start(), 9);
     check_same_counts(&Checkers::start(), 10);
+    check_same_counts(&Chess::start(), 5);
+    let kiwipete: Chess = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+        .parse()
+        .unwrap();
+    check_same_counts(&kiwipete, 4);
 }
 
 #[test]
@@ -137,6 +146,7 @@ fn counts_are_the_same_with_and_without_table_and_threads_from_random_positions(
     for round in 0..12 {
         let mut reversi = Reversi::start();
         let mut checkers = Checkers::start();
+        let mut chess = Chess::start();
         for _ in 0..(next() % 40) {
             let moves: Vec<_> = reversi.legal_moves().into_iter().collect();
             if let Some(&mv) = moves.get(next() as usize % moves.len().max(1)) {
@@ -146,9 +156,14 @@ fn counts_are_the_same_with_and_without_table_and_threads_from_random_positions(
             if let Some(&mv) = moves.get(next() as usize % moves.len().max(1)) {
                 checkers = checkers.play(mv);
             }
+            let moves: Vec<_> = chess.legal_moves().into_iter().collect();
+            if let Some(&mv) = moves.get(next() as usize % moves.len().max(1)) {
+                chess = chess.play(mv);
+            }
         }
         check_same_counts(&reversi, 5 + round % 3);
         check_same_counts(&checkers, 6 + round % 3);
+        check_same_counts(&chess, 3 + round % 2);
     }
 }
 

@@ -4,7 +4,8 @@ use arrayvec::ArrayVec;
 
 use super::board::{DARK_CROWN_ROW, Direction, LIGHT_CROWN_ROW};
 use super::movegen;
-use crate::game::{Game, MoveError, MoveSet};
+use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+use crate::published::Published;
 
 /// The side to move. Dark (`B` in FEN, squares 1-12 at the start) moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,6 +149,33 @@ impl Game for Checkers {
     const MAX_DEPTH: u32 = 40;
     const MAX_MOVES: u32 = MAX_MOVES as u32;
     const GAME_OVER_IS_LEAF: bool = false;
+    const ABOUT: &'static str = "English draughts 8x8; positions as PDN FEN";
+    const BENCH: BenchCases = BenchCases {
+        quick: &[
+            BenchCase {
+                depth: 11,
+                table: false,
+            },
+            BenchCase {
+                depth: 14,
+                table: true,
+            },
+        ],
+        full: &[
+            BenchCase {
+                depth: 12,
+                table: false,
+            },
+            BenchCase {
+                depth: 15,
+                table: true,
+            },
+            BenchCase {
+                depth: 16,
+                table: true,
+            },
+        ],
+    };
 
     fn start() -> Checkers {
         Checkers {
@@ -229,6 +257,14 @@ impl Game for Checkers {
             text.push_str(&square.to_string());
         }
         text
+    }
+
+    fn published(depth: u32) -> Option<Published> {
+        crate::published::checkers_start(depth)
+    }
+
+    fn published_depths() -> Vec<u32> {
+        crate::published::checkers_depths()
     }
 
     /// Accepts the full notation (`11-15`, `1x10x19`) and, for a capture,

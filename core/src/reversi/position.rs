@@ -1,7 +1,8 @@
 //! The Reversi position and its [`Game`] implementation.
 
 use super::bitboard::{flips, legal_moves_mask};
-use crate::game::{Game, MoveSet};
+use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+use crate::published::Published;
 
 /// The colour of a disc. Dark (`X`) moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,6 +129,29 @@ impl Game for Reversi {
     /// One move per square at most.
     const MAX_MOVES: u32 = 64;
     const GAME_OVER_IS_LEAF: bool = true;
+    const ABOUT: &'static str = "Reversi (Othello) 8x8; positions as 64 squares a1..h8 and X or O";
+    const BENCH: BenchCases = BenchCases {
+        quick: &[
+            BenchCase {
+                depth: 11,
+                table: false,
+            },
+            BenchCase {
+                depth: 13,
+                table: true,
+            },
+        ],
+        full: &[
+            BenchCase {
+                depth: 12,
+                table: false,
+            },
+            BenchCase {
+                depth: 14,
+                table: true,
+            },
+        ],
+    };
 
     fn start() -> Reversi {
         // d5 and e4 dark, d4 and e5 light; dark to move.
@@ -182,5 +206,26 @@ impl Game for Reversi {
             None => "pass".to_owned(),
             Some(square) => super::text::square_name(square),
         }
+    }
+
+    fn published(depth: u32) -> Option<Published> {
+        crate::published::reversi_start(depth)
+    }
+
+    fn published_depths() -> Vec<u32> {
+        crate::published::reversi_depths()
+    }
+
+    /// Also accepts the upper-case squares of Othello literature (`F5`)
+    /// and `PASS`.
+    fn parse_move(&self, text: &str) -> Result<ReversiMove, MoveError> {
+        let wanted = text.trim();
+        self.legal_moves()
+            .into_iter()
+            .find(|&mv| self.format_move(mv).eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| MoveError::Illegal {
+                text: wanted.to_owned(),
+                position: self.to_string(),
+            })
     }
 }

@@ -1,0 +1,207 @@
+//! Squares and bitboards: bit `8 * rank + file` is the square, a1 = 0,
+//! h1 = 7, a8 = 56. The leaper and line tables are built at compile time.
+
+/// A square index, 0 (a1) to 63 (h8).
+pub type Square = u8;
+
+/// Squares of file a.
+pub const FILE_A: u64 = 0x0101_0101_0101_0101;
+/// Squares of file h.
+pub const FILE_H: u64 = FILE_A << 7;
+/// Squares of rank 1.
+pub const RANK_1: u64 = 0xFF;
+/// Squares of rank 8.
+pub const RANK_8: u64 = RANK_1 << 56;
+
+/// The single-bit board of `square`.
+#[inline(always)]
+pub const fn bit(square: Square) -> u64 {
+    1u64 << square
+}
+
+/// File of a square, 0 (a) to 7 (h).
+#[inline(always)]
+pub const fn file_of(square: Square) -> u8 {
+    square & 7
+}
+
+/// Rank of a square, 0 (rank 1) to 7 (rank 8).
+#[inline(always)]
+pub const fn rank_of(square: Square) -> u8 {
+    square >> 3
+}
+
+/// The square as written in UCI and FEN (`e4`).
+pub fn square_name(square: Square) -> String {
+    let file = char::from(b'a' + file_of(square));
+    let rank = char::from(b'1' + rank_of(square));
+    format!("{file}{rank}")
+}
+
+/// Parses `e4` into a square.
+pub fn parse_square(text: &str) -> Option<Square> {
+    match text.as_bytes() {
+        &[file @ b'a'..=b'h', rank @ b'1'..=b'8'] => Some((rank - b'1') * 8 + (file - b'a')),
+        _ => None,
+    }
+}
+
+/// Iterates the squares of a bitboard, lowest first.
+#[derive(Clone, Copy, Debug)]
+pub struct Squares(pub u64);
+
+impl Iterator for Squares {
+    type Item = Square;
+    #[inline(always)]
+    fn next(&mut self) -> Option<Square> {
+        if self.0 == 0 {
+            return None;
+        }
+        let square = self.0.trailing_zeros() as Square;
+        self.0 &= self.0 - 1;
+        Some(square)
+    }
+}
+
+/// The squares reached from `square` by each (file, rank) step in `steps`,
+/// without leaving the board.
+const fn leaper(square: usize, steps: &[(i32, i32)]) -> u64 {
+    let (file, rank) = ((square % 8) as i32, (square / 8) as i32);
+    let mut targets = 0u64;
+    let mut i = 0;
+    while i < steps.len() {
+        let (f, r) = (file + steps[i].0, rank + steps[i].1);
+        if f >= 0 && f < 8 && r >= 0 && r < 8 {
+            targets |= 1u64 << (r * 8 + f);
+        }
+        i += 1;
+    }
+    targets
+}
+
+const fn leaper_table(steps: &[(i32, i32)]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        table[square] = leaper(square, steps);
+        square += 1;
+    }
+    table
+}
+
+/// Knight targets of each square.
+pub static KNIGHT: [u64; 64] = leaper_table(&[
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+]);
+/// King targets of each square.
+pub static KING: [u64; 64] = leaper_table(&[
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+]);
+/// Squares a white pawn on each square attacks.
+pub static WHITE_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, 1), (1, 1)]);
+/// Squares a black pawn on each square attacks.
+pub static BLACK_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, -1), (1, -1)]);
+
+/// The four rook directions as (file, rank) steps.
+pub const ROOK_STEPS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+/// The four diagonal directions.
+pub const BISHOP_STEPS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+
+/// Slider attacks from `square` along `steps`, stopping at (and including)
+/// the first blocker in `occupied`: the slow reference the tables are built
+/// from and tested against.
+pub const fn ray_attacks(square: usize, occupied: u64, steps: &[(i32, i32); 4]) -> u64 {
+    let mut targets = 0u64;
+    let mut d = 0;
+    while d < 4 {
+        let (mut f, mut r) = ((square % 8) as i32, (square / 8) as i32);
+        loop {
+            f += steps[d].0;
+            r += steps[d].1;
+            if f < 0 || f >= 8 || r < 0 || r >= 8 {
+                break;
+            }
+            let b = 1u64 << (r * 8 + f);
+            targets |= b;
+            if occupied & b != 0 {
+                break;
+            }
+        }
+        d += 1;
+    }
+    targets
+}
+
+/// Squares strictly between two squares on a common line, or 0.
+/// Indexed `[a][b]`.
+pub static BETWEEN: [[u64; 64]; 64] = line_tables().0;
+/// The whole line (edge to edge) through two squares on a common line, or
+/// 0. Indexed `[a][b]`.
+pub static LINE: [[u64; 64]; 64] = line_tables().1;
+
+const fn line_tables() -> ([[u64; 64]; 64], [[u64; 64]; 64]) {
+    let mut between = [[0u64; 64]; 64];
+    let mut line = [[0u64; 64]; 64];
+    let all: [(i32, i32); 8] = [
+        (1, 0),
+        (-1, 0),
+        (0, 1),
+        (0, -1),
+        (1, 1),
+        (1, -1),
+        (-1, 1),
+        (-1, -1),
+    ];
+    let mut a = 0;
+    while a < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let (df, dr) = all[d];
+            // The full line through `a` in this direction, both ways.
+            let mut full = 1u64 << a;
+            let mut sign = -1;
+            while sign <= 1 {
+                let (mut f, mut r) = ((a % 8) as i32, (a / 8) as i32);
+                loop {
+                    f += sign * df;
+                    r += sign * dr;
+                    if f < 0 || f >= 8 || r < 0 || r >= 8 {
+                        break;
+                    }
+                    full |= 1u64 << (r * 8 + f);
+                }
+                sign += 2;
+            }
+            let (mut f, mut r) = ((a % 8) as i32, (a / 8) as i32);
+            let mut path = 0u64;
+            loop {
+                f += df;
+                r += dr;
+                if f < 0 || f >= 8 || r < 0 || r >= 8 {
+                    break;
+                }
+                let b = (r * 8 + f) as usize;
+                between[a][b] = path;
+                line[a][b] = full;
+                path |= 1u64 << b;
+            }
+            d += 1;
+        }
+        a += 1;
+    }
+    (between, line)
+}

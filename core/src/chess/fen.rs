@@ -1,0 +1,374 @@
+//! FEN: `board side castling en-passant halfmove fullmove`. EPD's first
+//! four fields alone are accepted too (the clocks then read 0 and 1).
+//! Parsing validates the position; [`Display`](std::fmt::Display) writes
+//! all six fields.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::bitboard::{RANK_1, RANK_8, Squares, bit, parse_square, square_name};
+use super::position::{Chess, Colour, NO_SQUARE, Piece, rights};
+use crate::shown as echo;
+
+/// Why a FEN text was refused. Each message is one line naming the fault;
+/// text from the input is cut to 80 characters, control characters escaped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// Not 4 to 6 space-separated fields.
+    #[error(
+        "a FEN has 6 fields (board, side, castling, en passant, halfmove, fullmove) or EPD's first 4, found {found}"
+    )]
+    FieldCount {
+        /// Fields found.
+        found: usize,
+    },
+    /// The board does not have eight `/`-separated ranks.
+    #[error("the board has {found} ranks separated by '/', expected 8")]
+    RankCount {
+        /// Ranks found.
+        found: usize,
+    },
+    /// A rank that does not describe exactly eight squares.
+    #[error("rank {rank} '{found}' does not describe exactly 8 squares")]
+    RankLength {
+        /// The rank, 1-8.
+        rank: u8,
+        /// The rank's text.
+        found: String,
+    },
+    /// A character that is neither a piece letter nor a digit 1-8.
+    #[error("'{found}' in rank {rank} is not a piece letter (PNBRQK, pnbrqk) or a digit 1-8")]
+    BadPiece {
+        /// The rank, 1-8.
+        rank: u8,
+        /// The character, escaped.
+        found: String,
+    },
+    /// The side to move is not `w` or `b`.
+    #[error("the side to move must be 'w' or 'b', found '{found}'")]
+    BadSide {
+        /// The field as given.
+        found: String,
+    },
+    /// A castling field that is not `-` or some of `KQkq`, each once.
+    #[error("the castling field must be '-' or letters of KQkq each at most once, found '{found}'")]
+    BadCastling {
+        /// The field as given.
+        found: String,
+    },
+    /// An en passant field that is not `-` or a square on the rank a pawn
+    /// of the side not to move has just passed.
+    #[error("the en passant field must be '-' or a square on rank {rank}, found '{found}'")]
+    BadEnPassant {
+        /// The rank it must be on, 3 or 6.
+        rank: u8,
+        /// The field as given.
+        found: String,
+    },
+    /// An en passant square no double push can have left.
+    #[error(
+        "en passant square {square} needs a {colour} pawn just past it and the two squares behind it empty"
+    )]
+    EnPassantWithoutPush {
+        /// The square.
+        square: String,
+        /// The side that pushed.
+        colour: &'static str,
+    },
+    /// A clock that is not a number in range.
+    #[error("the {clock} clock must be a number from {min} to 65535, found '{found}'")]
+    BadClock {
+        /// `halfmove` or `fullmove`.
+        clock: &'static str,
+        /// Its smallest value.
+        min: u16,
+        /// The field as given.
+        found: String,
+    },
+    /// Not exactly one king of a colour.
+    #[error("{colour} has {count} kings, a side needs exactly one")]
+    KingCount {
+        /// `white` or `black`.
+        colour: &'static str,
+        /// Kings found.
+        count: u32,
+    },
+    /// More than sixteen pieces of a colour.
+    #[error("{colour} has {count} pieces, a side has at most 16")]
+    TooManyPieces {
+        /// `white` or `black`.
+        colour: &'static str,
+        /// Pieces found.
+        count: u32,
+    },
+    /// A pawn on rank 1 or 8.
+    #[error("a pawn on {square} cannot exist: pawns never stand on rank 1 or 8")]
+    PawnOnBackRank {
+        /// The square.
+        square: String,
+    },
+    /// The side that just moved left its king attacked.
+    #[error("{colour} is in check but it is {to_move}'s move")]
+    OpponentInCheck {
+        /// The side in check.
+        colour: &'static str,
+        /// The side to move.
+        to_move: &'static str,
+    },
+    /// A castling right whose king or rook is not at home.
+    #[error("castling right '{right}' needs the {colour} king on {king} and a rook on {rook}")]
+    CastlingWithoutPieces {
+        /// The FEN letter.
+        right: char,
+        /// Whose right.
+        colour: &'static str,
+        /// The king's home square.
+        king: String,
+        /// The rook's home square.
+        rook: String,
+    },
+}
+
+/// The piece and colour of a FEN letter.
+fn piece_of(letter: char) -> Option<(Colour, Piece)> {
+    let colour = if letter.is_ascii_uppercase() {
+        Colour::White
+    } else {
+        Colour::Black
+    };
+    let piece = Piece::ALL
+        .into_iter()
+        .find(|p| p.letter() == letter.to_ascii_lowercase())?;
+    Some((colour, piece))
+}
+
+fn parse_board(field: &str, pos: &mut Chess) -> Result<(), FenError> {
+    let ranks: Vec<&str> = field.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(FenError::RankCount { found: ranks.len() });
+    }
+    for (i, text) in ranks.iter().enumerate() {
+        let rank = 7 - i as u8;
+        let mut file = 0u8;
+        for c in text.chars() {
+            if let Some(empty) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                file += empty as u8;
+            } else {
+                let (colour, piece) = piece_of(c).ok_or_else(|| FenError::BadPiece {
+                    rank: rank + 1,
+                    found: echo(&c.to_string()),
+                })?;
+                if file < 8 {
+                    let b = bit(rank * 8 + file);
+                    pos.colours[colour.index()] |= b;
+                    pos.pieces[piece.index()] |= b;
+                }
+                file += 1;
+            }
+            if file > 8 {
+                break;
+            }
+        }
+        if file != 8 {
+            return Err(FenError::RankLength {
+                rank: rank + 1,
+                found: echo(text),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn parse_castling(field: &str) -> Result<u8, FenError> {
+    if field == "-" {
+        return Ok(0);
+    }
+    let mut castling = 0u8;
+    for c in field.chars() {
+        let right = rights::ALL
+            .iter()
+            .find(|r| r.1 == c)
+            .map(|r| r.0)
+            .filter(|right| castling & right == 0)
+            .ok_or_else(|| FenError::BadCastling { found: echo(field) })?;
+        castling |= right;
+    }
+    if castling == 0 {
+        return Err(FenError::BadCastling { found: echo(field) });
+    }
+    Ok(castling)
+}
+
+fn parse_clock(field: Option<&str>, clock: &'static str, min: u16, default: u16) -> Result<u16, FenError> {
+    let Some(text) = field else { return Ok(default) };
+    match text.parse::<u16>() {
+        Ok(n) if n >= min => Ok(n),
+        _ => Err(FenError::BadClock {
+            clock,
+            min,
+            found: echo(text),
+        }),
+    }
+}
+
+/// The checks that make a set of pieces a position that can exist.
+fn validate(pos: &Chess) -> Result<(), FenError> {
+    for colour in [Colour::White, Colour::Black] {
+        let mine = pos.colours[colour.index()];
+        let kings = (pos.pieces[Piece::King.index()] & mine).count_ones();
+        if kings != 1 {
+            return Err(FenError::KingCount {
+                colour: colour.name(),
+                count: kings,
+            });
+        }
+        if mine.count_ones() > 16 {
+            return Err(FenError::TooManyPieces {
+                colour: colour.name(),
+                count: mine.count_ones(),
+            });
+        }
+    }
+    if let Some(square) = Squares(pos.pieces[Piece::Pawn.index()] & (RANK_1 | RANK_8)).next() {
+        return Err(FenError::PawnOnBackRank {
+            square: square_name(square),
+        });
+    }
+    let waiting = pos.side.other();
+    if pos.attackers(pos.king(waiting), pos.side, pos.occupied(), 0) != 0 {
+        return Err(FenError::OpponentInCheck {
+            colour: waiting.name(),
+            to_move: pos.side.name(),
+        });
+    }
+    for (right, letter, king, rook) in rights::ALL {
+        let colour = if letter.is_ascii_uppercase() {
+            Colour::White
+        } else {
+            Colour::Black
+        };
+        let mine = pos.colours[colour.index()];
+        let at_home = pos.pieces[Piece::King.index()] & mine & bit(king) != 0
+            && pos.pieces[Piece::Rook.index()] & mine & bit(rook) != 0;
+        if pos.castling & right != 0 && !at_home {
+            return Err(FenError::CastlingWithoutPieces {
+                right: letter,
+                colour: colour.name(),
+                king: square_name(king),
+                rook: square_name(rook),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The en passant field, checked against the board: the square must lie
+/// just behind a pawn that has just pushed two squares.
+fn parse_en_passant(field: &str, pos: &Chess) -> Result<u8, FenError> {
+    if field == "-" {
+        return Ok(NO_SQUARE);
+    }
+    let rank = if pos.side == Colour::White { 6 } else { 3 };
+    let square = parse_square(field)
+        .filter(|&s| s / 8 + 1 == rank)
+        .ok_or_else(|| FenError::BadEnPassant {
+            rank,
+            found: echo(field),
+        })?;
+    let pusher = pos.side.other();
+    // The pawn stands one square further from its home than `square`; the
+    // squares it crossed (the en passant square and its start) are empty.
+    let (pawn, start) = if pusher == Colour::Black {
+        (square - 8, square + 8)
+    } else {
+        (square + 8, square - 8)
+    };
+    let pushed = pos.pieces[Piece::Pawn.index()] & pos.colours[pusher.index()] & bit(pawn) != 0
+        && pos.occupied() & (bit(square) | bit(start)) == 0;
+    if !pushed {
+        return Err(FenError::EnPassantWithoutPush {
+            square: square_name(square),
+            colour: pusher.name(),
+        });
+    }
+    Ok(pos.legal_en_passant(square))
+}
+
+impl FromStr for Chess {
+    type Err = FenError;
+
+    fn from_str(text: &str) -> Result<Chess, FenError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if !(4..=6).contains(&fields.len()) {
+            return Err(FenError::FieldCount { found: fields.len() });
+        }
+        let mut pos = Chess {
+            colours: [0; 2],
+            pieces: [0; 6],
+            side: Colour::White,
+            castling: 0,
+            en_passant: NO_SQUARE,
+            halfmove: 0,
+            fullmove: 1,
+        };
+        parse_board(fields[0], &mut pos)?;
+        pos.side = match fields[1] {
+            "w" => Colour::White,
+            "b" => Colour::Black,
+            found => return Err(FenError::BadSide { found: echo(found) }),
+        };
+        pos.castling = parse_castling(fields[2])?;
+        validate(&pos)?;
+        pos.en_passant = parse_en_passant(fields[3], &pos)?;
+        pos.halfmove = parse_clock(fields.get(4).copied(), "halfmove", 0, 0)?;
+        pos.fullmove = parse_clock(fields.get(5).copied(), "fullmove", 1, 1)?;
+        Ok(pos)
+    }
+}
+
+impl fmt::Display for Chess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..8u8).rev() {
+            let mut empty = 0;
+            for file in 0..8u8 {
+                match self.piece_on(rank * 8 + file) {
+                    None => empty += 1,
+                    Some((colour, piece)) => {
+                        if empty > 0 {
+                            write!(f, "{empty}")?;
+                            empty = 0;
+                        }
+                        let letter = piece.letter();
+                        let letter = if colour == Colour::White {
+                            letter.to_ascii_uppercase()
+                        } else {
+                            letter
+                        };
+                        write!(f, "{letter}")?;
+                    }
+                }
+            }
+            if empty > 0 {
+                write!(f, "{empty}")?;
+            }
+            if rank > 0 {
+                f.write_str("/")?;
+            }
+        }
+        let side = if self.side == Colour::White { "w" } else { "b" };
+        write!(f, " {side} ")?;
+        if self.castling == 0 {
+            f.write_str("-")?;
+        }
+        for (right, letter, _, _) in rights::ALL {
+            if self.castling & right != 0 {
+                write!(f, "{letter}")?;
+            }
+        }
+        match self.en_passant() {
+            None => f.write_str(" -")?,
+            Some(square) => write!(f, " {}", square_name(square))?,
+        }
+        write!(f, " {} {}", self.halfmove, self.fullmove)
+    }
+}

@@ -1,0 +1,72 @@
+//! The table key: the whole position in four words, seen from the side to
+//! move. Each square holds a 4-bit code spread over four bit planes:
+//!
+//! | code | piece                                             |
+//! |------|---------------------------------------------------|
+//! | 0    | empty                                             |
+//! | 1-6  | the mover's pawn, knight, bishop, rook, queen, king |
+//! | 7-12 | the opponent's, in the same order                 |
+//! | 13   | the mover's rook that may still castle            |
+//! | 14   | the opponent's rook that may still castle         |
+//! | 15   | the opponent's pawn that may be taken en passant  |
+//!
+//! With black to move the board is flipped vertically first, so a position
+//! and its colour-mirrored twin share one key (and so one table entry).
+//! Castling rights and the en passant square ride on the codes, so nothing
+//! else is needed: equal keys are equal positions up to colour and clocks.
+
+use super::bitboard::bit;
+use super::position::{Chess, Colour, NO_SQUARE, Piece, rights};
+
+/// Adds `board`'s squares to the planes of `code`'s set bits.
+#[inline(always)]
+fn paint(planes: &mut [u64; 4], board: u64, code: u8) {
+    for (i, plane) in planes.iter_mut().enumerate() {
+        if code >> i & 1 != 0 {
+            *plane |= board;
+        }
+    }
+}
+
+/// The colour-normalised key of `pos`.
+#[inline]
+pub(super) fn table_key(pos: &Chess) -> [u64; 4] {
+    let flip = pos.side == Colour::Black;
+    let view = |board: u64| if flip { board.swap_bytes() } else { board };
+    let mover = view(pos.colours[pos.side.index()]);
+    let opponent = view(pos.colours[pos.side.other().index()]);
+    let mut planes = [0u64; 4];
+    for piece in Piece::ALL {
+        let board = view(pos.pieces[piece.index()]);
+        let code = piece.index() as u8 + 1;
+        paint(&mut planes, board & mover, code);
+        paint(&mut planes, board & opponent, code + 6);
+    }
+    // Castling rooks: seen from the mover, its rooks' homes are a1 and h1,
+    // the opponent's a8 and h8. Codes 4 -> 13 and 10 -> 14 only add bits.
+    let (mover_rights, opponent_rights) = if flip {
+        (pos.castling >> 2, pos.castling & 3)
+    } else {
+        (pos.castling & 3, pos.castling >> 2)
+    };
+    let homes = |r: u8, base: u8| {
+        let king_side = if r & rights::WHITE_KING != 0 {
+            bit(base + 7)
+        } else {
+            0
+        };
+        let queen_side = if r & rights::WHITE_QUEEN != 0 {
+            bit(base)
+        } else {
+            0
+        };
+        king_side | queen_side
+    };
+    paint(&mut planes, homes(mover_rights, 0), 13 ^ 4);
+    paint(&mut planes, homes(opponent_rights, 56), 14 ^ 10);
+    // The pawn that may be taken en passant: code 7 -> 15.
+    if pos.en_passant != NO_SQUARE {
+        paint(&mut planes, view(bit(pos.en_passant ^ 8)), 15 ^ 7);
+    }
+    planes
+}

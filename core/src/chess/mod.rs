@@ -1,0 +1,123 @@
+//! Chess: bitboards, magic slider attacks, fully legal move generation,
+//! FEN, UCI moves and a colour-normalised table key.
+//!
+//! Squares are numbered a1 = 0 to h8 = 63. Perft follows the standard
+//! convention: legal moves only, a promotion is four moves, castling one,
+//! checkmate and stalemate above full depth contribute nothing, no draw
+//! rules.
+
+mod attacks;
+mod bitboard;
+mod fen;
+mod key;
+mod movegen;
+mod position;
+
+pub use bitboard::{Square, parse_square, square_name};
+pub use fen::FenError;
+pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
+
+use crate::game::{BenchCase, BenchCases, Game};
+use crate::published::Published;
+
+impl Chess {
+    /// The same position with colours swapped and the board flipped
+    /// vertically: the mirror has the same perft counts and table key.
+    pub fn colour_flipped(&self) -> Chess {
+        let swap = |[white, black]: [u64; 2]| [black.swap_bytes(), white.swap_bytes()];
+        Chess {
+            colours: swap(self.colours),
+            pieces: self.pieces.map(u64::swap_bytes),
+            side: self.side.other(),
+            castling: (self.castling >> 2) | ((self.castling & 3) << 2),
+            en_passant: if self.en_passant == position::NO_SQUARE {
+                self.en_passant
+            } else {
+                self.en_passant ^ 56
+            },
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+        }
+    }
+}
+
+impl Game for Chess {
+    type Move = ChessMove;
+    type Moves = ChessMoves;
+    type Key = [u64; 4];
+    type PositionError = FenError;
+
+    const NAME: &'static str = "chess";
+    /// No position has more than 218 legal moves, and 218^16 < 2.5e37 is
+    /// below u128's 3.4e38, so no perft to depth 16 can overflow; 218^17
+    /// could. (The start position passes 2^64 at depth 14.)
+    const MAX_DEPTH: u32 = 16;
+    /// The move list's capacity, which no accepted position exceeds.
+    const MAX_MOVES: u32 = MAX_MOVES as u32;
+    const GAME_OVER_IS_LEAF: bool = false;
+    const ABOUT: &'static str = "chess; positions as FEN (or EPD's first four fields), moves in UCI";
+    const SORT_DIVIDE: bool = true;
+    /// A depth-2 chess subtree is some 30 plays and move counts, far more
+    /// than a probe, and transposes often.
+    const MIN_STORED_DEPTH: u32 = 2;
+    const BENCH: BenchCases = BenchCases {
+        quick: &[
+            BenchCase {
+                depth: 6,
+                table: false,
+            },
+            BenchCase {
+                depth: 7,
+                table: true,
+            },
+        ],
+        full: &[
+            BenchCase {
+                depth: 7,
+                table: false,
+            },
+            BenchCase {
+                depth: 8,
+                table: true,
+            },
+        ],
+    };
+
+    fn start() -> Chess {
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+            .parse()
+            .unwrap_or_else(|e| unreachable!("the start FEN is valid: {e}"))
+    }
+
+    #[inline(always)]
+    fn table_key(&self) -> [u64; 4] {
+        key::table_key(self)
+    }
+
+    #[inline(always)]
+    fn legal_moves(&self) -> ChessMoves {
+        movegen::legal_moves(self)
+    }
+
+    #[inline(always)]
+    fn count_moves(&self) -> u64 {
+        movegen::count_moves(self)
+    }
+
+    #[inline(always)]
+    fn play(&self, mv: ChessMove) -> Chess {
+        self.play_move(mv)
+    }
+
+    fn format_move(&self, mv: ChessMove) -> String {
+        mv.uci()
+    }
+
+    fn published(depth: u32) -> Option<Published> {
+        crate::published::chess_start(depth)
+    }
+
+    fn published_depths() -> Vec<u32> {
+        crate::published::chess_depths()
+    }
+}

@@ -1,0 +1,393 @@
+//! Fully legal move generation: the king's targets are tested one by one,
+//! every other piece is limited by the check mask (what captures or blocks
+//! a single checker) and, when pinned, by its pin ray. Nothing is played
+//! to find out whether it was legal, except en passant (see
+//! [`Chess::en_passant_is_legal`]).
+//!
+//! Generation is generic over the colour to move (`WHITE`) and over a
+//! [`Sink`], so counting at depth 1 runs the same code with popcounts in
+//! place of pushes.
+
+use super::attacks::sliders;
+use super::bitboard::{BETWEEN, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_8, Square, Squares, bit};
+use super::position::{
+    Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of, rights,
+};
+
+/// Where generated moves go.
+pub(super) trait Sink {
+    /// `piece` on `from` may go to each square of `targets`.
+    fn targets(&mut self, from: Square, piece: Piece, targets: u64);
+    /// Pawns may move to each square of `targets` from `offset` squares
+    /// behind it (`to - offset`), none of them promoting.
+    fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind);
+    /// Pawns promote on each square of `targets`, from `to - offset`:
+    /// four moves each.
+    fn promotions(&mut self, targets: u64, offset: i8);
+    /// One special move (en passant, castling).
+    fn one(&mut self, mv: ChessMove);
+}
+
+/// Counts moves without making them.
+pub(super) struct Count(pub(super) u64);
+
+impl Sink for Count {
+    #[inline(always)]
+    fn targets(&mut self, _: Square, _: Piece, targets: u64) {
+        self.0 += u64::from(targets.count_ones());
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, _: i8, _: MoveKind) {
+        self.0 += u64::from(targets.count_ones());
+    }
+    #[inline(always)]
+    fn promotions(&mut self, targets: u64, _: i8) {
+        self.0 += 4 * u64::from(targets.count_ones());
+    }
+    #[inline(always)]
+    fn one(&mut self, _: ChessMove) {
+        self.0 += 1;
+    }
+}
+
+/// The pieces a pawn may promote to, in UCI letter order of Stockfish's
+/// output (queen first).
+const PROMOTIONS: [Piece; 4] = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight];
+
+impl Sink for ChessMoves {
+    #[inline(always)]
+    fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
+        for to in Squares(targets) {
+            self.push(ChessMove {
+                from,
+                to,
+                piece,
+                kind: MoveKind::Normal,
+            });
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind) {
+        for to in Squares(targets) {
+            self.push(ChessMove {
+                from: to.wrapping_sub(offset as u8),
+                to,
+                piece: Piece::Pawn,
+                kind,
+            });
+        }
+    }
+    #[inline(always)]
+    fn promotions(&mut self, targets: u64, offset: i8) {
+        for to in Squares(targets) {
+            for piece in PROMOTIONS {
+                self.push(ChessMove {
+                    from: to.wrapping_sub(offset as u8),
+                    to,
+                    piece: Piece::Pawn,
+                    kind: MoveKind::Promotion(piece),
+                });
+            }
+        }
+    }
+    #[inline(always)]
+    fn one(&mut self, mv: ChessMove) {
+        self.push(mv);
+    }
+}
+
+/// Whether a board has two squares or more (no popcount needed).
+#[inline(always)]
+const fn more_than_one(board: u64) -> bool {
+    board & board.wrapping_sub(1) != 0
+}
+
+/// One rank forward for the side to move.
+#[inline(always)]
+const fn forward<const WHITE: bool>(board: u64) -> u64 {
+    if WHITE { board << 8 } else { board >> 8 }
+}
+
+/// Every legal move of the side to move (`WHITE` must match it) into `sink`.
+#[inline(always)]
+pub(super) fn generate<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S) {
+    let tables = sliders();
+    let (us, them) = if WHITE {
+        (Colour::White, Colour::Black)
+    } else {
+        (Colour::Black, Colour::White)
+    };
+    let ours = pos.colours[us.index()];
+    let theirs = pos.colours[them.index()];
+    let occupied = ours | theirs;
+    let piece = |p: Piece| pos.pieces[p.index()];
+    let king = pos.king(us);
+    let their_rooks = (piece(Piece::Rook) | piece(Piece::Queen)) & theirs;
+    let their_bishops = (piece(Piece::Bishop) | piece(Piece::Queen)) & theirs;
+
+    let checkers = pos.attackers(king, them, occupied, 0);
+
+    // The king: each target tested with the king off the board, so it
+    // cannot hide behind itself from a slider.
+    let without_king = occupied ^ bit(king);
+    let mut king_targets = 0;
+    for to in Squares(KING[usize::from(king)] & !ours) {
+        if pos.attackers(to, them, without_king, 0) == 0 {
+            king_targets |= bit(to);
+        }
+    }
+    sink.targets(king, Piece::King, king_targets);
+    if more_than_one(checkers) {
+        return;
+    }
+
+    let check_mask = if checkers == 0 {
+        !0
+    } else {
+        BETWEEN[usize::from(king)][checkers.trailing_zeros() as usize] | checkers
+    };
+
+    // Pinned pieces: ours alone between the king and an enemy slider.
+    let mut pinned = 0u64;
+    let snipers = (tables.rook(king, theirs) & their_rooks) | (tables.bishop(king, theirs) & their_bishops);
+    for sniper in Squares(snipers) {
+        let between = BETWEEN[usize::from(king)][usize::from(sniper)] & occupied;
+        if between != 0 && !more_than_one(between) {
+            pinned |= between & ours;
+        }
+    }
+    let allowed = !ours & check_mask;
+    let pin_ray = |from: Square| {
+        if pinned & bit(from) != 0 {
+            LINE[usize::from(king)][usize::from(from)]
+        } else {
+            !0
+        }
+    };
+
+    for from in Squares(piece(Piece::Knight) & ours & !pinned) {
+        sink.targets(from, Piece::Knight, KNIGHT[usize::from(from)] & allowed);
+    }
+    for from in Squares(piece(Piece::Bishop) & ours) {
+        sink.targets(
+            from,
+            Piece::Bishop,
+            tables.bishop(from, occupied) & allowed & pin_ray(from),
+        );
+    }
+    for from in Squares(piece(Piece::Rook) & ours) {
+        sink.targets(
+            from,
+            Piece::Rook,
+            tables.rook(from, occupied) & allowed & pin_ray(from),
+        );
+    }
+    for from in Squares(piece(Piece::Queen) & ours) {
+        sink.targets(
+            from,
+            Piece::Queen,
+            tables.queen(from, occupied) & allowed & pin_ray(from),
+        );
+    }
+
+    pawn_moves::<WHITE, S>(pos, sink, pinned, check_mask, king);
+
+    if pos.en_passant != NO_SQUARE {
+        let to = pos.en_passant;
+        let capturers = pawn_attackers_of(us, to) & piece(Piece::Pawn) & ours;
+        for from in Squares(capturers) {
+            if pos.en_passant_is_legal(from, to) {
+                sink.one(ChessMove {
+                    from,
+                    to,
+                    piece: Piece::Pawn,
+                    kind: MoveKind::EnPassant,
+                });
+            }
+        }
+    }
+
+    if checkers == 0 {
+        castling::<WHITE, S>(pos, sink, king, occupied);
+    }
+}
+
+/// Pushes, double pushes, captures and promotions (en passant apart).
+#[inline(always)]
+fn pawn_moves<const WHITE: bool, S: Sink>(
+    pos: &Chess,
+    sink: &mut S,
+    pinned: u64,
+    check_mask: u64,
+    king: Square,
+) {
+    let us = if WHITE { Colour::White } else { Colour::Black };
+    let ours = pos.colours[us.index()];
+    let theirs = pos.colours[us.other().index()];
+    let empty = !(ours | theirs);
+    let pawns = pos.pieces[Piece::Pawn.index()] & ours;
+    let last_rank = if WHITE { RANK_8 } else { RANK_1 };
+    // The rank a single push reaches from the start rank.
+    let third_rank = if WHITE { RANK_1 << 16 } else { RANK_8 >> 16 };
+    let up: i8 = if WHITE { 8 } else { -8 };
+
+    // Unpinned pawns in bulk.
+    let free = pawns & !pinned;
+    let single = forward::<WHITE>(free) & empty;
+    let double = forward::<WHITE>(single & third_rank) & empty & check_mask;
+    let single = single & check_mask;
+    let targets = theirs & check_mask;
+    // Captures towards file a and towards file h, with their offsets.
+    let (west, west_offset, east, east_offset) = if WHITE {
+        (
+            (free & !FILE_A) << 7 & targets,
+            7i8,
+            (free & !FILE_H) << 9 & targets,
+            9i8,
+        )
+    } else {
+        (
+            (free & !FILE_A) >> 9 & targets,
+            -9i8,
+            (free & !FILE_H) >> 7 & targets,
+            -7i8,
+        )
+    };
+    sink.pawns(single & !last_rank, up, MoveKind::Normal);
+    sink.pawns(double, 2 * up, MoveKind::DoublePush);
+    sink.pawns(west & !last_rank, west_offset, MoveKind::Normal);
+    sink.pawns(east & !last_rank, east_offset, MoveKind::Normal);
+    sink.promotions(single & last_rank, up);
+    sink.promotions(west & last_rank, west_offset);
+    sink.promotions(east & last_rank, east_offset);
+
+    // Pinned pawns one by one, along their pin ray.
+    for from in Squares(pawns & pinned) {
+        let ray = LINE[usize::from(king)][usize::from(from)] & check_mask;
+        let one = forward::<WHITE>(bit(from)) & empty;
+        let two = forward::<WHITE>(one & third_rank) & empty;
+        let captures = pawn_attackers_of(us.other(), from) & theirs;
+        let moves = (one | captures) & ray;
+        for to in Squares(moves) {
+            if bit(to) & last_rank != 0 {
+                sink.promotions(bit(to), to.wrapping_sub(from) as i8);
+            } else {
+                sink.pawns(bit(to), to.wrapping_sub(from) as i8, MoveKind::Normal);
+            }
+        }
+        sink.pawns(two & ray, 2 * up, MoveKind::DoublePush);
+    }
+}
+
+/// Castling: the right, an empty path between king and rook, and no
+/// attacked square on the king's way (the caller checked it is not in
+/// check).
+#[inline(always)]
+fn castling<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S, king: Square, occupied: u64) {
+    let (king_side, queen_side, them) = if WHITE {
+        (rights::WHITE_KING, rights::WHITE_QUEEN, Colour::Black)
+    } else {
+        (rights::BLACK_KING, rights::BLACK_QUEEN, Colour::White)
+    };
+    let safe = |square: Square| pos.attackers(square, them, occupied, 0) == 0;
+    if pos.castling & king_side != 0
+        && occupied & (bit(king + 1) | bit(king + 2)) == 0
+        && safe(king + 1)
+        && safe(king + 2)
+    {
+        sink.one(ChessMove {
+            from: king,
+            to: king + 2,
+            piece: Piece::King,
+            kind: MoveKind::Castle,
+        });
+    }
+    if pos.castling & queen_side != 0
+        && occupied & (bit(king - 1) | bit(king - 2) | bit(king - 3)) == 0
+        && safe(king - 1)
+        && safe(king - 2)
+    {
+        sink.one(ChessMove {
+            from: king,
+            to: king - 2,
+            piece: Piece::King,
+            kind: MoveKind::Castle,
+        });
+    }
+}
+
+/// Every legal move.
+pub(super) fn legal_moves(pos: &Chess) -> ChessMoves {
+    let mut moves = ChessMoves::new();
+    match pos.side {
+        Colour::White => generate::<true, _>(pos, &mut moves),
+        Colour::Black => generate::<false, _>(pos, &mut moves),
+    }
+    moves
+}
+
+/// The number of legal moves, counted without making them. Counting is
+/// popcounts; the default x86-64 target has no popcount instruction, so
+/// where the CPU has one the counter runs a copy compiled to use it.
+#[inline(always)]
+pub(super) fn count_moves(pos: &Chess) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: `count_moves_popcnt` only needs the popcnt instruction,
+        // which the CPU was just found to have.
+        return unsafe { count_moves_popcnt(pos) };
+    }
+    count_moves_portable(pos)
+}
+
+/// [`count_moves_portable`] compiled with the popcnt instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+pub(super) fn count_moves_popcnt(pos: &Chess) -> u64 {
+    count_moves_portable(pos)
+}
+
+/// The number of legal moves, for any CPU.
+#[inline(always)]
+pub(super) fn count_moves_portable(pos: &Chess) -> u64 {
+    let mut count = Count(0);
+    match pos.side {
+        Colour::White => generate::<true, _>(pos, &mut count),
+        Colour::Black => generate::<false, _>(pos, &mut count),
+    }
+    count.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    /// Both counters agree with the move list on positions of random
+    /// playouts (this runs the popcnt copy where the CPU has popcnt).
+    #[test]
+    fn popcnt_and_portable_counters_agree_with_the_move_list() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200 {
+            let mut pos = Chess::start();
+            for _ in 0..(state % 120) {
+                let moves = legal_moves(&pos);
+                let expected = moves.len() as u64;
+                assert_eq!(count_moves_portable(&pos), expected, "{pos}");
+                assert_eq!(count_moves(&pos), expected, "{pos}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("popcnt") {
+                    // SAFETY: the CPU has popcnt (checked just above).
+                    assert_eq!(unsafe { count_moves_popcnt(&pos) }, expected, "{pos}");
+                }
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+            }
+        }
+    }
+}

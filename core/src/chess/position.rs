@@ -1,0 +1,364 @@
+//! The chess position, its moves, and `play`.
+
+use arrayvec::ArrayVec;
+
+use super::attacks::sliders;
+use super::bitboard::{BLACK_PAWN_ATTACKS, KING, KNIGHT, Square, WHITE_PAWN_ATTACKS, bit, square_name};
+use crate::game::MoveSet;
+
+/// A side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Colour {
+    /// Moves first; pawns move up the board (towards rank 8).
+    White = 0,
+    /// Pawns move down the board.
+    Black = 1,
+}
+
+impl Colour {
+    /// The other side.
+    pub const fn other(self) -> Colour {
+        match self {
+            Colour::White => Colour::Black,
+            Colour::Black => Colour::White,
+        }
+    }
+
+    /// Index into per-colour arrays.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `white` or `black`, for messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Colour::White => "white",
+            Colour::Black => "black",
+        }
+    }
+}
+
+/// A piece type; the value indexes [`Chess`]'s per-type boards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Piece {
+    /// Pawn.
+    Pawn = 0,
+    /// Knight.
+    Knight = 1,
+    /// Bishop.
+    Bishop = 2,
+    /// Rook.
+    Rook = 3,
+    /// Queen.
+    Queen = 4,
+    /// King.
+    King = 5,
+}
+
+impl Piece {
+    /// Every piece type, in index order.
+    pub const ALL: [Piece; 6] = [
+        Piece::Pawn,
+        Piece::Knight,
+        Piece::Bishop,
+        Piece::Rook,
+        Piece::Queen,
+        Piece::King,
+    ];
+
+    /// Index into per-type arrays.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The lower-case letter of FEN (black) and of UCI promotions.
+    pub const fn letter(self) -> char {
+        match self {
+            Piece::Pawn => 'p',
+            Piece::Knight => 'n',
+            Piece::Bishop => 'b',
+            Piece::Rook => 'r',
+            Piece::Queen => 'q',
+            Piece::King => 'k',
+        }
+    }
+}
+
+/// Castling rights as bits of a `u8`.
+pub(super) mod rights {
+    /// White may castle king side (`K`).
+    pub const WHITE_KING: u8 = 1;
+    /// White may castle queen side (`Q`).
+    pub const WHITE_QUEEN: u8 = 2;
+    /// Black may castle king side (`k`).
+    pub const BLACK_KING: u8 = 4;
+    /// Black may castle queen side (`q`).
+    pub const BLACK_QUEEN: u8 = 8;
+    /// Each right with its FEN letter, king square and rook square.
+    pub const ALL: [(u8, char, u8, u8); 4] = [
+        (WHITE_KING, 'K', 4, 7),
+        (WHITE_QUEEN, 'Q', 4, 0),
+        (BLACK_KING, 'k', 60, 63),
+        (BLACK_QUEEN, 'q', 60, 56),
+    ];
+}
+
+/// No en passant square.
+pub(super) const NO_SQUARE: u8 = 64;
+
+/// Rights kept when a move starts or ends on each square: touching a king
+/// or rook home square loses the rights that need it.
+static CASTLING_KEPT: [u8; 64] = {
+    let mut kept = [0x0Fu8; 64];
+    let mut i = 0;
+    while i < 4 {
+        let (right, _, king, rook) = rights::ALL[i];
+        kept[king as usize] &= !right;
+        kept[rook as usize] &= !right;
+        i += 1;
+    }
+    kept
+};
+
+/// A chess position: pieces by colour and by type, the side to move,
+/// castling rights, the en passant square and the two clocks.
+///
+/// Invariants (checked when parsing, kept by `play`): one king a side,
+/// no pawn on rank 1 or 8, the side not to move is not in check, every
+/// castling right has its king and rook at home, and `en_passant` is set
+/// only when a legal en passant capture exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Chess {
+    pub(super) colours: [u64; 2],
+    pub(super) pieces: [u64; 6],
+    pub(super) side: Colour,
+    pub(super) castling: u8,
+    /// The square a pawn passed over, or [`NO_SQUARE`].
+    pub(super) en_passant: u8,
+    pub(super) halfmove: u16,
+    pub(super) fullmove: u16,
+}
+
+/// What a move does besides moving one piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveKind {
+    /// A plain move or capture.
+    Normal,
+    /// A pawn's two-square advance.
+    DoublePush,
+    /// A pawn taking en passant.
+    EnPassant,
+    /// The king's two-square move, which also moves the rook.
+    Castle,
+    /// A pawn reaching the last rank, becoming this piece.
+    Promotion(Piece),
+}
+
+/// A chess move: the piece, where it goes, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChessMove {
+    pub(super) from: Square,
+    pub(super) to: Square,
+    pub(super) piece: Piece,
+    pub(super) kind: MoveKind,
+}
+
+impl ChessMove {
+    /// The square the piece leaves.
+    pub const fn from(&self) -> Square {
+        self.from
+    }
+
+    /// The square it goes to (for castling, the king's).
+    pub const fn to(&self) -> Square {
+        self.to
+    }
+
+    /// The piece that moves.
+    pub const fn piece(&self) -> Piece {
+        self.piece
+    }
+
+    /// What else the move does.
+    pub const fn kind(&self) -> MoveKind {
+        self.kind
+    }
+
+    /// The move in UCI: `e2e4`, `e7e8q`, castling as `e1g1`.
+    pub fn uci(&self) -> String {
+        let mut text = square_name(self.from) + &square_name(self.to);
+        if let MoveKind::Promotion(piece) = self.kind {
+            text.push(piece.letter());
+        }
+        text
+    }
+}
+
+/// Most legal moves any chess position has is 218; 256 leaves room.
+pub const MAX_MOVES: usize = 256;
+
+/// The legal moves of a chess position.
+pub type ChessMoves = ArrayVec<ChessMove, MAX_MOVES>;
+
+impl MoveSet<ChessMove> for ChessMoves {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        ArrayVec::len(self)
+    }
+}
+
+/// Squares from which a pawn of `colour` attacks `square`.
+#[inline(always)]
+pub(super) fn pawn_attackers_of(colour: Colour, square: Square) -> u64 {
+    // A white pawn attacks `square` from where a black pawn on `square`
+    // would attack.
+    match colour {
+        Colour::White => BLACK_PAWN_ATTACKS[usize::from(square)],
+        Colour::Black => WHITE_PAWN_ATTACKS[usize::from(square)],
+    }
+}
+
+impl Chess {
+    /// The pieces of one side.
+    pub const fn side_pieces(&self, colour: Colour) -> u64 {
+        self.colours[colour.index()]
+    }
+
+    /// The pieces of one type, both sides.
+    pub const fn pieces_of(&self, piece: Piece) -> u64 {
+        self.pieces[piece.index()]
+    }
+
+    /// The side to move.
+    pub const fn side_to_move(&self) -> Colour {
+        self.side
+    }
+
+    /// The en passant square, kept only when a legal capture exists there.
+    pub const fn en_passant(&self) -> Option<Square> {
+        if self.en_passant == NO_SQUARE {
+            None
+        } else {
+            Some(self.en_passant)
+        }
+    }
+
+    /// All pieces.
+    #[inline(always)]
+    pub(super) const fn occupied(&self) -> u64 {
+        self.colours[0] | self.colours[1]
+    }
+
+    /// The king square of `colour`.
+    #[inline(always)]
+    pub(super) const fn king(&self, colour: Colour) -> Square {
+        (self.pieces[Piece::King as usize] & self.colours[colour.index()]).trailing_zeros() as Square
+    }
+
+    /// The piece on `square`, if any.
+    pub fn piece_on(&self, square: Square) -> Option<(Colour, Piece)> {
+        let b = bit(square);
+        let colour = if self.colours[0] & b != 0 {
+            Colour::White
+        } else if self.colours[1] & b != 0 {
+            Colour::Black
+        } else {
+            return None;
+        };
+        let piece = Piece::ALL.into_iter().find(|p| self.pieces[p.index()] & b != 0)?;
+        Some((colour, piece))
+    }
+
+    /// Pieces of `by` attacking `square`, with `occupied` as the blockers
+    /// and `removed` taken off `by`'s pieces.
+    #[inline(always)]
+    pub(super) fn attackers(&self, square: Square, by: Colour, occupied: u64, removed: u64) -> u64 {
+        let theirs = self.colours[by.index()] & !removed;
+        let s = usize::from(square);
+        let tables = sliders();
+        let rooks = (self.pieces[Piece::Rook as usize] | self.pieces[Piece::Queen as usize]) & theirs;
+        let bishops = (self.pieces[Piece::Bishop as usize] | self.pieces[Piece::Queen as usize]) & theirs;
+        (KNIGHT[s] & self.pieces[Piece::Knight as usize] & theirs)
+            | (KING[s] & self.pieces[Piece::King as usize] & theirs)
+            | (pawn_attackers_of(by, square) & self.pieces[Piece::Pawn as usize] & theirs)
+            | (tables.rook(square, occupied) & rooks)
+            | (tables.bishop(square, occupied) & bishops)
+    }
+
+    /// Whether the side to move can take en passant from `from` onto
+    /// `to` without leaving its king attacked. This is the one move tested
+    /// on the board after it: taking removes two pieces from one rank, which
+    /// no pin ray describes.
+    #[inline]
+    pub(super) fn en_passant_is_legal(&self, from: Square, to: Square) -> bool {
+        let captured = bit(to ^ 8);
+        let occupied = (self.occupied() ^ bit(from) ^ captured) | bit(to);
+        let king = self.king(self.side);
+        self.attackers(king, self.side.other(), occupied, captured) == 0
+    }
+
+    /// The en passant square to keep after a double push over `passed`:
+    /// the square when some pawn of the side to move can legally take.
+    pub(super) fn legal_en_passant(&self, passed: Square) -> u8 {
+        let capturers = pawn_attackers_of(self.side, passed)
+            & self.pieces[Piece::Pawn as usize]
+            & self.colours[self.side.index()];
+        let legal = super::bitboard::Squares(capturers).any(|from| self.en_passant_is_legal(from, passed));
+        if legal { passed } else { NO_SQUARE }
+    }
+
+    /// The position after `mv`, which must be legal here.
+    #[inline(always)]
+    pub(super) fn play_move(&self, mv: ChessMove) -> Chess {
+        let mut next = *self;
+        let (us, them) = (self.side.index(), self.side.other().index());
+        let (from, to) = (bit(mv.from), bit(mv.to));
+        let capture = self.colours[them] & to != 0;
+        if capture {
+            next.colours[them] &= !to;
+            for board in &mut next.pieces {
+                *board &= !to;
+            }
+        }
+        next.colours[us] ^= from | to;
+        next.pieces[mv.piece.index()] ^= from | to;
+        next.en_passant = NO_SQUARE;
+        match mv.kind {
+            MoveKind::Normal => {}
+            MoveKind::DoublePush => {
+                next.side = self.side.other();
+                next.en_passant = next.legal_en_passant((mv.from + mv.to) / 2);
+            }
+            MoveKind::EnPassant => {
+                let captured = bit(mv.to ^ 8);
+                next.colours[them] ^= captured;
+                next.pieces[Piece::Pawn as usize] ^= captured;
+            }
+            MoveKind::Castle => {
+                let (rook_from, rook_to) = if mv.to > mv.from {
+                    (mv.to + 1, mv.to - 1)
+                } else {
+                    (mv.to - 2, mv.to + 1)
+                };
+                let rook = bit(rook_from) | bit(rook_to);
+                next.colours[us] ^= rook;
+                next.pieces[Piece::Rook as usize] ^= rook;
+            }
+            MoveKind::Promotion(piece) => {
+                next.pieces[Piece::Pawn as usize] ^= to;
+                next.pieces[piece.index()] |= to;
+            }
+        }
+        next.castling &= CASTLING_KEPT[usize::from(mv.from)] & CASTLING_KEPT[usize::from(mv.to)];
+        next.halfmove = if capture || mv.piece == Piece::Pawn {
+            0
+        } else {
+            self.halfmove.saturating_add(1)
+        };
+        if self.side == Colour::Black {
+            next.fullmove = self.fullmove.saturating_add(1);
+        }
+        next.side = self.side.other();
+        next
+    }
+}
