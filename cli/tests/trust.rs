@@ -118,7 +118,7 @@ fn a_failing_journal_loses_no_acknowledged_count() {
                 .env("RUST_LOG", "error")
                 .env("PERFT_JOURNAL_FAULT_FILE", &fault)
                 .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::null())
+                .stderr(std::process::Stdio::inherit())
                 .spawn()
                 .unwrap(),
         );

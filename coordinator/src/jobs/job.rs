@@ -70,8 +70,10 @@ impl Job {
         self.error = error;
         self.finished_ms = Some(unix_ms());
         self.pending.clear();
+        // A finished job holds no lease: a resumed one leases afresh.
         for unit in &mut self.units {
             unit.queued = false;
+            unit.clear_leases();
         }
     }
 

@@ -269,3 +269,48 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
         assert_eq!(d.votes.len(), 3);
     }
 }
+
+#[test]
+fn a_failed_job_resumes_with_its_counts_and_leases_afresh() {
+    let now = Instant::now();
+    let mut jobs = Jobs::default();
+    let (spec, planned) = planned(5, 1);
+    let units = planned.units.len();
+    jobs.submit("j".into(), spec, planned, now);
+    let first = jobs
+        .lease(WorkerRef::named("w"), 1, &mut None, None, now, TTL)
+        .remove(0);
+    assert_eq!(
+        jobs.report("j", first.unit_id, count(&first), WorkerRef::named("w")),
+        Reported::Accepted
+    );
+    let mut t = now;
+    while jobs.view("j").unwrap().state != JobState::Failed {
+        assert!(
+            !jobs
+                .lease(WorkerRef::named("flaky"), 1, &mut None, None, t, TTL)
+                .is_empty()
+        );
+        t += TTL;
+        jobs.expire(t);
+    }
+    // Leases still held when the job failed do not block the resumed job.
+    jobs.lease(WorkerRef::named("other"), usize::MAX, &mut None, None, t, TTL);
+    assert_eq!(jobs.resume("zzz").unwrap_err(), JobError::NotFound("zzz".into()));
+    let resumed = jobs.resume("j").unwrap();
+    assert_eq!((resumed.state, resumed.units_done), (JobState::Running, 1));
+    let rest = jobs.lease(WorkerRef::named("w"), usize::MAX, &mut None, None, t, TTL);
+    assert_eq!(rest.len(), units - 1, "every open unit is leased again");
+    for unit in &rest {
+        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("w"));
+    }
+    let divide = jobs.divide("j").unwrap();
+    assert_eq!(divide.job.state, JobState::Done);
+    assert_eq!(
+        divide.total,
+        perft_core::published::published(GameKind::Checkers, 5)
+            .unwrap()
+            .total
+    );
+    assert!(matches!(jobs.resume("j"), Err(JobError::NotFailed { .. })));
+}

@@ -171,6 +171,11 @@ impl Unit {
         dropped
     }
 
+    /// Ends every lease without counting failures (the job finished).
+    pub fn clear_leases(&mut self) {
+        self.leases.clear();
+    }
+
     /// Forgets the lease failures and, when no majority was found, the
     /// votes: a resumed job counts such a unit afresh. True when votes were
     /// dropped.

@@ -137,6 +137,9 @@ struct Progress {
 #[must_use = "a write is only durable once its commit is awaited"]
 pub struct Commit {
     seq: u64,
+    /// A read's barrier: the state read is durable once nothing up to `seq`
+    /// is pending, even if some of it was lost and rebuilt without.
+    barrier: bool,
     progress: watch::Receiver<Progress>,
 }
 
@@ -147,7 +150,7 @@ impl Commit {
         loop {
             {
                 let progress = self.progress.borrow_and_update();
-                if progress.lost.iter().any(|range| range.contains(&self.seq)) {
+                if !self.barrier && progress.lost.iter().any(|range| range.contains(&self.seq)) {
                     return Err(lost());
                 }
                 if progress.committed >= self.seq {
@@ -434,6 +437,7 @@ impl Journal {
         }
         Commit {
             seq,
+            barrier: false,
             progress: self.progress.subscribe(),
         }
     }
@@ -443,6 +447,7 @@ impl Journal {
     pub fn barrier(&self) -> Commit {
         Commit {
             seq: self.sent.load(Ordering::Acquire),
+            barrier: true,
             progress: self.progress.subscribe(),
         }
     }
