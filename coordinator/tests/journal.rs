@@ -125,3 +125,42 @@ fn a_damaged_or_foreign_file_is_refused() {
     let err = Journal::open(other.path()).unwrap_err();
     assert!(err.to_string().contains("not a Deep Perft journal"), "{err}");
 }
+
+#[test]
+fn an_empty_or_missing_database_beside_its_log_is_refused() {
+    for database in [Some(Vec::new()), None] {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(bytes) = &database {
+            std::fs::write(dir.path().join("journal.sqlite"), bytes).unwrap();
+        }
+        std::fs::write(dir.path().join("journal.sqlite-wal"), vec![7u8; 4096]).unwrap();
+        let err = Journal::open(dir.path()).unwrap_err();
+        assert!(matches!(err, JournalError::Corrupt { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("the database is missing or empty but its write-ahead log holds 4096 bytes"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn an_older_journal_and_a_locked_dir_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Journal::open(dir.path()).unwrap());
+    let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
+    db.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'", [])
+        .unwrap();
+    drop(db);
+    let err = Journal::open(dir.path()).unwrap_err();
+    assert!(matches!(err, JournalError::Older { found: 1, .. }), "{err}");
+
+    let locked = tempfile::tempdir().unwrap();
+    let first = Journal::open(locked.path()).unwrap();
+    let err = Journal::open(locked.path()).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!("in use by another coordinator (pid {}", std::process::id())),
+        "{err}"
+    );
+    drop(first);
+}

@@ -101,6 +101,18 @@ pub enum FenError {
         /// Pieces found.
         count: u32,
     },
+    /// More pieces than the side's missing pawns could have promoted to:
+    /// such material bounds no move count (the move list holds 256; a
+    /// position within this rule has at most 218).
+    #[error("{colour} has {extra} more queens, rooks, bishops or knights than its {missing} missing pawns could have become")]
+    TooManyPromoted {
+        /// `white` or `black`.
+        colour: &'static str,
+        /// Pieces beyond the starting set.
+        extra: u32,
+        /// Pawns off the board.
+        missing: u32,
+    },
     /// A pawn on rank 1 or 8.
     #[error("a pawn on {square} cannot exist: pawns never stand on rank 1 or 8")]
     PawnOnBackRank {
@@ -226,6 +238,19 @@ fn validate(pos: &Chess) -> Result<(), FenError> {
             return Err(FenError::TooManyPieces {
                 colour: colour.name(),
                 count: mine.count_ones(),
+            });
+        }
+        let count = |piece: Piece| (pos.pieces[piece.index()] & mine).count_ones();
+        let missing = 8u32.saturating_sub(count(Piece::Pawn));
+        let extra = count(Piece::Queen).saturating_sub(1)
+            + count(Piece::Rook).saturating_sub(2)
+            + count(Piece::Bishop).saturating_sub(2)
+            + count(Piece::Knight).saturating_sub(2);
+        if extra > missing {
+            return Err(FenError::TooManyPromoted {
+                colour: colour.name(),
+                extra,
+                missing,
             });
         }
     }
