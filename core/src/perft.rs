@@ -2,10 +2,12 @@
 //!
 //! The recursion counts in `u64` (two adds a node) and checks for overflow
 //! above depth 2; a subtree too big for `u64` is split into its children and
-//! summed in `u128`, so every total is exact whatever the depth.
+//! summed in `u128`, so every total is exact whatever the depth. Moves are
+//! handed to the recursion by [`Game::for_each_move`], so no move list is
+//! built or copied on the way down.
 
 use crate::count::{Leaves, Leaves64};
-use crate::game::{Game, MoveSet};
+use crate::game::Game;
 use crate::table::{MIN_STORED_DEPTH, StoredCount, TranspositionTable};
 
 /// Leaves of a node whose side to move has no move: one "higher" leaf where
@@ -37,33 +39,104 @@ fn perft_1<G: Game>(pos: &G) -> Leaves64 {
 /// sum cannot overflow.
 #[inline(always)]
 fn perft_2<G: Game>(pos: &G) -> Leaves64 {
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
-        return game_over::<G>();
-    }
-    moves
-        .into_iter()
-        .fold(Leaves64::ZERO, |acc, mv| acc.add_small(perft_1(&pos.play(mv))))
+    let mut total = Leaves64::ZERO;
+    let mut moves = 0u32;
+    pos.for_each_move(|mv| {
+        moves += 1;
+        total = total.add_small(perft_1(&pos.play(mv)));
+    });
+    if moves == 0 { game_over::<G>() } else { total }
 }
 
-/// Perft in `u64`; `None` when the count does not fit.
-pub(crate) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
+/// Depths 0 to 2, which never recurse.
+#[inline(always)]
+fn perft_shallow<G: Game>(pos: &G, depth: u32) -> Leaves64 {
     match depth {
-        0 => Some(Leaves64::full(1)),
-        1 => Some(perft_1(pos)),
-        2 => Some(perft_2(pos)),
-        _ => {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                return Some(game_over::<G>());
-            }
-            let mut total = Leaves64::ZERO;
-            for mv in moves {
-                total = total.checked_add(perft_u64(&pos.play(mv), depth - 1)?)?;
-            }
-            Some(total)
-        }
+        0 => Leaves64::full(1),
+        1 => perft_1(pos),
+        _ => perft_2(pos),
     }
+}
+
+/// The sum of `child` over the children of `pos`, or `None` once it does
+/// not fit in `u64` (the remaining children are then skipped).
+#[inline(always)]
+fn sum_children<G: Game>(pos: &G, mut child: impl FnMut(&G) -> Option<Leaves64>) -> Option<Leaves64> {
+    let mut total = Some(Leaves64::ZERO);
+    let mut moves = 0u32;
+    pos.for_each_move(|mv| {
+        moves += 1;
+        if let Some(sum) = total {
+            total = child(&pos.play(mv)).and_then(|n| sum.checked_add(n));
+        }
+    });
+    if moves == 0 { Some(game_over::<G>()) } else { total }
+}
+
+/// One node of the `u64` recursion; `recurse` counts a child one ply less
+/// deep (the kernel's own copy of this function).
+#[inline(always)]
+fn perft_u64_node<G: Game>(
+    pos: &G,
+    depth: u32,
+    recurse: impl Fn(&G, u32) -> Option<Leaves64>,
+) -> Option<Leaves64> {
+    if depth < 3 {
+        return Some(perft_shallow(pos, depth));
+    }
+    sum_children(pos, |child| recurse(child, depth - 1))
+}
+
+/// One node of the `u64` recursion with lookups. Only complete counts are
+/// stored: an overflow returns `None` before anything of its subtree's root
+/// is.
+#[inline(always)]
+fn perft_table_node<G: Game>(
+    table: &TranspositionTable,
+    stats: &mut TableStats,
+    pos: &G,
+    depth: u32,
+    mut recurse: impl FnMut(&mut TableStats, &G, u32) -> Option<Leaves64>,
+) -> Option<Leaves64> {
+    if depth < MIN_STORED_DEPTH {
+        return Some(perft_shallow(pos, depth));
+    }
+    let key = pos.table_key();
+    stats.probes += 1;
+    if let Some(stored) = table.probe(&key, depth) {
+        stats.hits += 1;
+        return Some(Leaves64 {
+            leaves: stored.leaves,
+            higher: stored.higher,
+        });
+    }
+    let total = sum_children(pos, |child| recurse(stats, child, depth - 1))?;
+    table.store(
+        &key,
+        depth,
+        StoredCount {
+            leaves: total.leaves,
+            higher: total.higher,
+        },
+    );
+    Some(total)
+}
+
+/// The `u64` recursion without a table.
+fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
+    perft_u64_node(pos, depth, perft_u64)
+}
+
+/// The `u64` recursion with lookups in `table`.
+fn perft_table<G: Game>(
+    table: &TranspositionTable,
+    stats: &mut TableStats,
+    pos: &G,
+    depth: u32,
+) -> Option<Leaves64> {
+    perft_table_node(table, stats, pos, depth, |stats, child, depth| {
+        perft_table(table, stats, child, depth)
+    })
 }
 
 /// The leaves of the tree of `depth` plies below `pos`.
@@ -73,7 +146,6 @@ pub(crate) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
 pub fn perft<G: Game>(pos: &G, depth: u32) -> Leaves {
     Counter::new(None).perft(pos, depth)
 }
-
 /// Transposition-table statistics of one or more counting threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TableStats {
@@ -113,7 +185,7 @@ impl<'t> Counter<'t> {
     pub fn perft<G: Game>(&mut self, pos: &G, depth: u32) -> Leaves {
         let counted = match self.table {
             None => perft_u64(pos, depth),
-            Some(table) => self.perft_table(table, pos, depth),
+            Some(table) => perft_table(table, &mut self.stats, pos, depth),
         };
         if let Some(count) = counted {
             return count.into();
@@ -123,40 +195,6 @@ impl<'t> Counter<'t> {
             .into_iter()
             .map(|mv| self.perft(&pos.play(mv), depth - 1))
             .sum()
-    }
-
-    /// The `u64` recursion with lookups. Only complete counts are stored:
-    /// an overflow returns `None` before anything of its subtree's root is.
-    fn perft_table<G: Game>(&mut self, table: &TranspositionTable, pos: &G, depth: u32) -> Option<Leaves64> {
-        if depth < MIN_STORED_DEPTH {
-            return perft_u64(pos, depth);
-        }
-        let key = pos.table_key();
-        self.stats.probes += 1;
-        if let Some(stored) = table.probe(&key, depth) {
-            self.stats.hits += 1;
-            return Some(Leaves64 {
-                leaves: stored.leaves,
-                higher: stored.higher,
-            });
-        }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return Some(game_over::<G>());
-        }
-        let mut total = Leaves64::ZERO;
-        for mv in moves {
-            total = total.checked_add(self.perft_table(table, &pos.play(mv), depth - 1)?)?;
-        }
-        table.store(
-            &key,
-            depth,
-            StoredCount {
-                leaves: total.leaves,
-                higher: total.higher,
-            },
-        );
-        Some(total)
     }
 }
 
