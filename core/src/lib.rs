@@ -7,6 +7,7 @@
 pub mod checkers;
 pub mod count;
 pub mod game;
+pub mod kernel;
 pub mod kind;
 pub mod parallel;
 pub mod perft;
@@ -18,6 +19,7 @@ pub mod table;
 pub use checkers::Checkers;
 pub use count::Leaves;
 pub use game::{Game, MoveError, MoveSet};
+pub use kernel::Kernel;
 pub use kind::{GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;
 pub use perft::{Counter, Divide, TableStats, divide, perft};
