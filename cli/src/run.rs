@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use perft_core::{Checkers, Game, Reversi, TranspositionTable, divide_parallel};
+use perft_core::{Checkers, Divide, Game, Kernel, Reversi, TranspositionTable, divide, divide_parallel};
 
 use crate::args::{GameName, RunArgs};
 use crate::error::CliError;
@@ -25,8 +25,21 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
     }
 }
 
+/// `perft run --raw`: the bare move generator on one thread, no table, no
+/// merging; every leaf is enumerated (bulk-counted at the last ply).
+pub fn count_raw<G: Game>(root: &G, depth: u32) -> Divide<G::Move> {
+    divide(root, depth)
+}
+
 pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let root: G = root_position(args.position.as_deref(), args.depth)?;
+    if args.raw {
+        tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting raw");
+        let started = Instant::now();
+        let result = count_raw(&root, args.depth);
+        let seconds = started.elapsed().as_secs_f64();
+        return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
+    }
     let threads = args.engine.threads();
     let table = match args.engine.table_bytes() {
         None => None,
@@ -41,11 +54,25 @@ pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let (result, stats) = divide_parallel(&root, args.depth, threads, table.as_ref())
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let seconds = started.elapsed().as_secs_f64();
-    Ok(Report {
+    let table = table.map(|table| TableReport::new(&table, stats));
+    Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+}
+
+/// The report of a local count.
+fn report<G: Game>(
+    root: &G,
+    depth: u32,
+    result: &Divide<G::Move>,
+    seconds: f64,
+    threads: usize,
+    table: Option<TableReport>,
+    raw: bool,
+) -> Report {
+    Report {
         game: G::NAME,
         reports_higher: G::GAME_OVER_IS_LEAF,
         position: root.to_string(),
-        depth: args.depth,
+        depth,
         total: result.total,
         divide: result
             .moves
@@ -55,10 +82,12 @@ pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
         seconds,
         source: Source::Local {
             threads,
-            table: table.map(|table| TableReport::new(&table, stats)),
+            table,
+            kernel: Kernel::best().name(),
+            raw,
             peak_memory_bytes: peak_memory_bytes(),
         },
-    })
+    }
 }
 
 /// Counts and prints.

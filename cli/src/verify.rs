@@ -64,6 +64,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 game: args.game,
                 depth: args.depth,
                 position: None,
+                raw: false,
                 format: Format::Text,
                 engine: args.engine.clone(),
             };
