@@ -174,6 +174,11 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The bare move generator: one thread, no table, no merging of
+    /// transposed or symmetric positions, bulk counting at the last ply.
+    /// The mode to compare with other engines' published speeds.
+    #[arg(long, conflicts_with_all = ["threads", "hash", "no_hash"])]
+    pub raw: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -223,7 +228,7 @@ pub struct BenchCaseArgs {
     pub game: GameKind,
     #[arg(long)]
     pub depth: u32,
-    /// The bare generator: one thread, no table, no merging.
+    /// The bare generator, as `perft run --raw` counts.
     #[arg(long)]
     pub raw: bool,
     #[command(flatten)]

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use cpu_time::ProcessTime;
-use perft_core::{BenchCase, Game, GameKind, GameVisitor, divide};
+use perft_core::{BenchCase, Game, GameKind, GameVisitor};
 use serde::{Deserialize, Serialize};
 
 use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format};
@@ -224,7 +224,7 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
     let started = Instant::now();
     let cpu = ProcessTime::now();
     let leaves = if args.raw {
-        divide(&root, args.depth).total
+        crate::run::count_raw(&root, args.depth).total
     } else {
         let table = match args.engine.table_bytes() {
             Some(bytes) => Some(

@@ -33,6 +33,10 @@ pub enum Source {
         threads: usize,
         /// The transposition table, when one was used.
         table: Option<TableReport>,
+        /// The instruction set the recursion ran on (`x86-64-v3`, ...).
+        kernel: &'static str,
+        /// `perft run --raw`: the bare generator, nothing merged.
+        raw: bool,
         /// The process's peak resident memory, where the OS tells it.
         peak_memory_bytes: Option<u64>,
     },
@@ -112,6 +116,10 @@ struct JsonReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     threads: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    kernel: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     table: Option<Option<TableReport>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     peak_memory_bytes: Option<Option<u64>>,
@@ -164,6 +172,8 @@ impl Report {
             Source::Local {
                 threads,
                 table,
+                kernel,
+                raw,
                 peak_memory_bytes,
             } => {
                 writeln!(out, "threads: {threads}")?;
@@ -179,6 +189,10 @@ impl Report {
                         100.0 * t.hit_rate(),
                         100.0 * t.fill
                     )?,
+                }
+                writeln!(out, "kernel: {kernel}")?;
+                if *raw {
+                    writeln!(out, "mode: raw (one thread, no table, no merging)")?;
                 }
                 if let Some(bytes) = peak_memory_bytes {
                     writeln!(out, "peak memory: {}", human_bytes(*bytes))?;
@@ -213,6 +227,8 @@ impl Report {
             job: None,
             state: None,
             threads: None,
+            kernel: None,
+            raw: None,
             table: None,
             peak_memory_bytes: None,
         };
@@ -220,8 +236,12 @@ impl Report {
             Source::Local {
                 threads,
                 table,
+                kernel,
+                raw,
                 peak_memory_bytes,
             } => {
+                json.kernel = Some(kernel);
+                json.raw = Some(*raw);
                 json.threads = Some(*threads);
                 json.table = Some(*table);
                 json.peak_memory_bytes = Some(*peak_memory_bytes);

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use perft_core::{Game, GameVisitor, TranspositionTable, divide_parallel};
+use perft_core::{Divide, Game, GameVisitor, Kernel, TranspositionTable, divide, divide_parallel};
 
 use crate::args::{Format, PerftreeArgs, RunArgs};
 use crate::error::CliError;
@@ -41,9 +41,22 @@ pub fn play_moves<G: Game>(mut root: G, moves: &[String]) -> Result<G, CliError>
     Ok(root)
 }
 
+/// `perft run --raw`: the bare move generator on one thread, no table, no
+/// merging; every leaf is enumerated (bulk-counted at the last ply).
+pub fn count_raw<G: Game>(root: &G, depth: u32) -> Divide<G::Move> {
+    divide(root, depth)
+}
+
 /// Counts `root` to `depth` with the engine options of `args` and reports
 /// the divide, sorted by notation where the game wants it.
 pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> {
+    if args.raw {
+        tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting raw");
+        let started = Instant::now();
+        let result = count_raw(&root, args.depth);
+        let seconds = started.elapsed().as_secs_f64();
+        return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
+    }
     let threads = args.engine.threads();
     let table = match args.engine.table_bytes() {
         None => None,
@@ -58,6 +71,21 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
     let (result, stats) = divide_parallel(&root, args.depth, threads, table.as_ref())
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let seconds = started.elapsed().as_secs_f64();
+    let table = table.map(|table| TableReport::new(&table, stats));
+    Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+}
+
+/// The report of a local count, its divide sorted by notation where the
+/// game wants it.
+fn report<G: Game>(
+    root: &G,
+    depth: u32,
+    result: &Divide<G::Move>,
+    seconds: f64,
+    threads: usize,
+    table: Option<TableReport>,
+    raw: bool,
+) -> Report {
     let mut divide: Vec<_> = result
         .moves
         .iter()
@@ -66,20 +94,22 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
     if G::SORT_DIVIDE {
         divide.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    Ok(Report {
+    Report {
         game: G::NAME,
         reports_higher: G::GAME_OVER_IS_LEAF,
         position: root.to_string(),
-        depth: args.depth,
+        depth,
         total: result.total,
         divide,
         seconds,
         source: Source::Local {
             threads,
-            table: table.map(|table| TableReport::new(&table, stats)),
+            table,
+            kernel: Kernel::best().name(),
+            raw,
             peak_memory_bytes: peak_memory_bytes(),
         },
-    })
+    }
 }
 
 /// `perft run` for game `G`.
@@ -113,6 +143,7 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         depth: args.depth,
         position: Some(args.fen.clone()),
         moves: vec![args.moves.clone()],
+        raw: false,
         format: Format::Text,
         engine: args.engine.clone(),
     };

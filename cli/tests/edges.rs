@@ -15,7 +15,15 @@ fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
     let (_server, url) = serve(data.path(), &[]);
     let full = || std::fs::File::create("/dev/full").unwrap();
     let submitted = Command::new(PERFT)
-        .args(["submit", "--coordinator", &url, "--game", "checkers", "--depth", "6"])
+        .args([
+            "submit",
+            "--coordinator",
+            &url,
+            "--game",
+            "checkers",
+            "--depth",
+            "6",
+        ])
         .stdout(full())
         .output()
         .unwrap();
@@ -26,7 +34,10 @@ fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
         .strip_prefix("error: job ")
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("the job id is named: {stderr}"));
-    assert!(stderr.contains("was created, but its id could not be written"), "{stderr}");
+    assert!(
+        stderr.contains("was created, but its id could not be written"),
+        "{stderr}"
+    );
     assert!(ok(perft(&url, &["status", id])).contains(&format!("job: {id}")));
     for verb in [&["list"][..], &["status", id], &["health"]] {
         let mut args = verb.to_vec();
@@ -44,7 +55,13 @@ fn servers_outlive_the_reader_of_their_stderr() {
     let data = tempfile::tempdir().unwrap();
     let mut server = Running(
         Command::new(PERFT)
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir", data.path().to_str().unwrap()])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+                data.path().to_str().unwrap(),
+            ])
             .env("RUST_LOG", "debug")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -62,7 +79,17 @@ fn servers_outlive_the_reader_of_their_stderr() {
     drop(server.0.stderr.take());
     let mut worker = Running(
         Command::new(PERFT)
-            .args(["worker", "--coordinator", &url, "--threads", "1", "--hash", "16M", "--name", "mute"])
+            .args([
+                "worker",
+                "--coordinator",
+                &url,
+                "--threads",
+                "1",
+                "--hash",
+                "16M",
+                "--name",
+                "mute",
+            ])
             .env("RUST_LOG", "debug")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -70,9 +97,23 @@ fn servers_outlive_the_reader_of_their_stderr() {
             .unwrap(),
     );
     drop(worker.0.stderr.take());
-    let job = ok(perft(&url, &["submit", "--game", "checkers", "--depth", "9", "--split-depth", "3"]));
+    let job = ok(perft(
+        &url,
+        &[
+            "submit",
+            "--game",
+            "checkers",
+            "--depth",
+            "9",
+            "--split-depth",
+            "3",
+        ],
+    ));
     ok(perft(&url, &["watch", job.trim()]));
-    assert!(server.0.try_wait().unwrap().is_none(), "the coordinator still runs");
+    assert!(
+        server.0.try_wait().unwrap().is_none(),
+        "the coordinator still runs"
+    );
     assert!(worker.0.try_wait().unwrap().is_none(), "the worker still runs");
 }
 
@@ -89,11 +130,20 @@ fn bad_tls_certificates_name_their_cause() {
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     let ca_key = KeyPair::generate().unwrap();
     let ca = ca_params.self_signed(&ca_key).unwrap();
-    let (ca_pem, ca_key_pem) = (write("ca.pem", &ca.pem()), write("ca.key", &ca_key.serialize_pem()));
+    let (ca_pem, ca_key_pem) = (
+        write("ca.pem", &ca.pem()),
+        write("ca.key", &ca_key.serialize_pem()),
+    );
     let serve_with = |cert: &str, key: &str| {
         let data = tempfile::tempdir().unwrap();
         Command::new(PERFT)
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir", data.path().to_str().unwrap()])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+                data.path().to_str().unwrap(),
+            ])
             .args(["--tls-cert", cert, "--tls-key", key])
             .output()
             .unwrap()
@@ -119,19 +169,39 @@ fn bad_tls_certificates_name_their_cause() {
     )
     .expect("serves with a good pair");
     let out = Command::new(PERFT)
-        .args(["list", "--coordinator", &format!("https://{address}"), "--tls-ca", &ca_pem])
+        .args([
+            "list",
+            "--coordinator",
+            &format!("https://{address}"),
+            "--tls-ca",
+            &ca_pem,
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.to_lowercase().contains("certificate"), "the cause is named: {stderr}");
+    assert!(
+        stderr.to_lowercase().contains("certificate"),
+        "the cause is named: {stderr}"
+    );
 }
 
 #[test]
 fn watch_follows_a_job_across_a_coordinator_restart() {
     let data = tempfile::tempdir().unwrap();
     let (mut server, url) = serve(data.path(), &["--lease-seconds", "2"]);
-    let job = ok(perft(&url, &["submit", "--game", "checkers", "--depth", "10", "--split-depth", "3"]));
+    let job = ok(perft(
+        &url,
+        &[
+            "submit",
+            "--game",
+            "checkers",
+            "--depth",
+            "10",
+            "--split-depth",
+            "3",
+        ],
+    ));
     let job = job.trim().to_owned();
     let watch = Command::new(PERFT)
         .args(["watch", &job, "--coordinator", &url])
@@ -147,7 +217,11 @@ fn watch_follows_a_job_across_a_coordinator_restart() {
     let _worker = worker(&url, "after-restart", &[]);
     let out = watch.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains(&format!("job {job} done")), "{stdout}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("reconnecting"));
 }

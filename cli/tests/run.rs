@@ -311,3 +311,33 @@ fn verify_checks_chess_against_the_published_table() {
         "{missing}"
     );
 }
+
+/// `--raw` is the bare generator: every leaf enumerated on one thread with
+/// no table, the same totals, and it says so; it takes no engine options.
+#[test]
+fn raw_counts_the_same_on_one_thread_without_table() {
+    let out = stdout(&perft(&["run", "--game", "checkers", "--depth", "9", "--raw"]));
+    assert!(out.contains("\ntotal: 3963680\n"), "{out}");
+    assert!(out.contains("\nthreads: 1\ntable: none\nkernel: "), "{out}");
+    assert!(
+        out.contains("\nmode: raw (one thread, no table, no merging)\n"),
+        "{out}"
+    );
+    let report = json(&[
+        "run", "--game", "reversi", "--depth", "9", "--raw", "--format", "json",
+    ]);
+    assert_eq!(report["leaves"], "3005288");
+    assert_eq!(sum_divide(&report), 3_005_288);
+    assert_eq!(report["raw"], true);
+    assert!(report["kernel"].is_string(), "{report}");
+    let planned = json(&["run", "--game", "reversi", "--depth", "9", "--format", "json"]);
+    assert_eq!(planned["raw"], false);
+    assert_eq!(planned["kernel"], report["kernel"]);
+    for engine in [["--threads", "2"], ["--hash", "16M"]] {
+        let args = [
+            "run", "--game", "reversi", "--depth", "3", "--raw", engine[0], engine[1],
+        ];
+        assert!(refused(&args).contains("--raw"));
+    }
+    assert!(refused(&["run", "--game", "reversi", "--depth", "3", "--raw", "--no-hash"]).contains("--raw"));
+}

@@ -159,7 +159,10 @@ fn an_older_journal_and_a_locked_dir_are_refused() {
     let first = Journal::open(locked.path()).unwrap();
     let err = Journal::open(locked.path()).unwrap_err();
     assert!(
-        err.to_string().contains(&format!("in use by another coordinator (pid {}", std::process::id())),
+        err.to_string().contains(&format!(
+            "in use by another coordinator (pid {}",
+            std::process::id()
+        )),
         "{err}"
     );
     drop(first);

@@ -106,6 +106,16 @@ pub trait Game:
     /// empty set means the game is over.
     fn legal_moves(&self) -> Self::Moves;
 
+    /// Calls `f` with every legal move, in the order of [`Game::legal_moves`].
+    /// The counting recursion walks moves this way so that no move list is
+    /// built or copied; games override it to hand out moves as generated.
+    #[inline(always)]
+    fn for_each_move(&self, mut f: impl FnMut(Self::Move)) {
+        for mv in self.legal_moves() {
+            f(mv);
+        }
+    }
+
     /// The number of legal moves, as `legal_moves().len()` but as cheap as
     /// the game can make it: this is the whole work of a depth-1 node.
     fn count_moves(&self) -> u64;

@@ -2,10 +2,14 @@
 //!
 //! The recursion counts in `u64` (two adds a node) and checks for overflow
 //! above depth 2; a subtree too big for `u64` is split into its children and
-//! summed in `u128`, so every total is exact whatever the depth.
+//! summed in `u128`, so every total is exact whatever the depth. Moves are
+//! handed to the recursion by [`Game::for_each_move`], so no move list is
+//! built or copied on the way down. The recursion is compiled once per
+//! [`Kernel`] and the counter calls the copy it was given.
 
 use crate::count::{Leaves, Leaves64};
-use crate::game::{Game, MoveSet};
+use crate::game::Game;
+use crate::kernel::Kernel;
 use crate::table::{StoredCount, TranspositionTable};
 
 /// Leaves of a node whose side to move has no move: one "higher" leaf where
@@ -33,40 +37,126 @@ fn perft_1<G: Game>(pos: &G) -> Leaves64 {
     }
 }
 
-/// Depth 2: the children's move counts. At most `MAX_MOVES^2` leaves, so the
-/// sum cannot overflow.
+/// Depths 0 and 1, which need no move list.
 #[inline(always)]
-fn perft_2<G: Game>(pos: &G) -> Leaves64 {
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
-        return game_over::<G>();
+fn perft_0_1<G: Game>(pos: &G, depth: u32) -> Leaves64 {
+    if depth == 0 {
+        Leaves64::full(1)
+    } else {
+        perft_1(pos)
     }
-    moves
-        .into_iter()
-        .fold(Leaves64::ZERO, |acc, mv| acc.add_small(perft_1(&pos.play(mv))))
 }
 
-/// Perft in `u64`; `None` when the count does not fit.
-pub(crate) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
-    match depth {
-        0 => Some(Leaves64::full(1)),
-        1 => Some(perft_1(pos)),
-        2 => Some(perft_2(pos)),
-        _ => {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                return Some(game_over::<G>());
+/// The probe of a table node: the stored count, if any.
+#[inline(always)]
+fn probe<G: Game>(
+    table: &TranspositionTable,
+    stats: &mut TableStats,
+    key: &G::Key,
+    depth: u32,
+) -> Option<Leaves64> {
+    stats.probes += 1;
+    let stored = table.probe(key, depth)?;
+    stats.hits += 1;
+    Some(Leaves64 {
+        leaves: stored.leaves,
+        higher: stored.higher,
+    })
+}
+
+/// Stores a complete count of a table node.
+#[inline(always)]
+fn store<G: Game>(table: &TranspositionTable, key: &G::Key, depth: u32, total: Leaves64) {
+    let count = StoredCount {
+        leaves: total.leaves,
+        higher: total.higher,
+    };
+    table.store(key, depth, count);
+}
+
+/// Defines a module holding the whole recursion compiled with the given
+/// attributes (none, or a `#[target_feature]`). Everything with a closure
+/// is written inside the module: a closure inherits the target features
+/// of the function it is written in, not of the one it is inlined into,
+/// and the closures here are the bodies of the two last plies. Everything
+/// else these functions call is `#[inline(always)]`.
+macro_rules! kernel_copy {
+    ($module:ident $(, #[$attr:meta])*) => {
+        mod $module {
+            use super::*;
+
+            /// Depth 2: the children's move counts. At most `MAX_MOVES^2`
+            /// leaves, so the sum cannot overflow.
+            $(#[$attr])*
+            #[inline]
+            fn perft_2<G: Game>(pos: &G) -> Leaves64 {
+                let mut total = Leaves64::ZERO;
+                let mut moves = 0u32;
+                pos.for_each_move(|mv| {
+                    moves += 1;
+                    total = total.add_small(perft_1(&pos.play(mv)));
+                });
+                if moves == 0 { game_over::<G>() } else { total }
             }
-            let mut total = Leaves64::ZERO;
-            for mv in moves {
-                total = total.checked_add(perft_u64(&pos.play(mv), depth - 1)?)?;
+
+            /// The sum of `child` over the children of `pos`, or `None` once
+            /// it does not fit in `u64` (the remaining children are then
+            /// skipped).
+            $(#[$attr])*
+            #[inline]
+            fn sum_children<G: Game>(pos: &G, mut child: impl FnMut(&G) -> Option<Leaves64>) -> Option<Leaves64> {
+                let mut total = Some(Leaves64::ZERO);
+                let mut moves = 0u32;
+                pos.for_each_move(|mv| {
+                    moves += 1;
+                    if let Some(sum) = total {
+                        total = child(&pos.play(mv)).and_then(|n| sum.checked_add(n));
+                    }
+                });
+                if moves == 0 { Some(game_over::<G>()) } else { total }
             }
-            Some(total)
+
+            /// The `u64` recursion without a table.
+            $(#[$attr])*
+            pub(super) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
+                match depth {
+                    0 | 1 => Some(perft_0_1(pos, depth)),
+                    2 => Some(perft_2(pos)),
+                    _ => sum_children(pos, |child| perft_u64(child, depth - 1)),
+                }
+            }
+
+            /// The `u64` recursion with lookups in `table`. Only complete
+            /// counts are stored: an overflow returns `None` before anything
+            /// of its subtree's root is.
+            $(#[$attr])*
+            pub(super) fn perft_table<G: Game>(
+                table: &TranspositionTable,
+                stats: &mut TableStats,
+                pos: &G,
+                depth: u32,
+            ) -> Option<Leaves64> {
+                if depth < G::MIN_STORED_DEPTH {
+                    return perft_u64(pos, depth);
+                }
+                let key = pos.table_key();
+                if let Some(stored) = probe::<G>(table, stats, &key, depth) {
+                    return Some(stored);
+                }
+                let total = sum_children(pos, |child| perft_table(table, stats, child, depth - 1))?;
+                store::<G>(table, &key, depth, total);
+                Some(total)
+            }
         }
-    }
+    };
 }
 
-/// The leaves of the tree of `depth` plies below `pos`.
+kernel_copy!(portable);
+#[cfg(target_arch = "x86_64")]
+kernel_copy!(v3, #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]);
+
+/// The leaves of the tree of `depth` plies below `pos`, counted on the best
+/// kernel for this CPU.
 ///
 /// A leaf is a node at full depth, or (where [`Game::GAME_OVER_IS_LEAF`]) a
 /// game-over node above it, which is also counted in [`Leaves::higher`].
@@ -90,32 +180,45 @@ impl std::ops::AddAssign for TableStats {
     }
 }
 
-/// Counts perft for one thread, with or without a shared table, and keeps
-/// that thread's table statistics.
+/// Counts perft for one thread, with or without a shared table, on one
+/// kernel, and keeps that thread's table statistics.
 #[derive(Debug)]
 pub struct Counter<'t> {
     table: Option<&'t TranspositionTable>,
+    /// Always one that [`Kernel::is_available`] accepted.
+    kernel: Kernel,
     /// What this counter's lookups found so far.
     pub stats: TableStats,
 }
 
 impl<'t> Counter<'t> {
-    /// A counter using `table` when given.
+    /// A counter using `table` when given, on [`Kernel::best`].
     pub fn new(table: Option<&'t TranspositionTable>) -> Counter<'t> {
         Counter {
             table,
+            kernel: Kernel::best(),
             stats: TableStats::default(),
         }
+    }
+
+    /// A counter on `kernel`, or `None` when this CPU cannot run it.
+    pub fn with_kernel(table: Option<&'t TranspositionTable>, kernel: Kernel) -> Option<Counter<'t>> {
+        kernel.is_available().then_some(Counter {
+            table,
+            kernel,
+            stats: TableStats::default(),
+        })
+    }
+
+    /// The kernel this counter counts on.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// The leaves below `pos`, exact in `u128` whatever the depth: a
     /// subtree too big for the `u64` recursion is split into its children.
     pub fn perft<G: Game>(&mut self, pos: &G, depth: u32) -> Leaves {
-        let counted = match self.table {
-            None => perft_u64(pos, depth),
-            Some(table) => self.perft_table(table, pos, depth),
-        };
-        if let Some(count) = counted {
+        if let Some(count) = self.perft_u64(pos, depth) {
             return count.into();
         }
         // Only reachable at depth >= 3 with a non-empty move set.
@@ -125,38 +228,25 @@ impl<'t> Counter<'t> {
             .sum()
     }
 
-    /// The `u64` recursion with lookups. Only complete counts are stored:
-    /// an overflow returns `None` before anything of its subtree's root is.
-    fn perft_table<G: Game>(&mut self, table: &TranspositionTable, pos: &G, depth: u32) -> Option<Leaves64> {
-        if depth < G::MIN_STORED_DEPTH {
-            return perft_u64(pos, depth);
+    /// The `u64` count on this counter's kernel and table.
+    fn perft_u64<G: Game>(&mut self, pos: &G, depth: u32) -> Option<Leaves64> {
+        let stats = &mut self.stats;
+        match (self.kernel, self.table) {
+            (Kernel::Portable, None) => portable::perft_u64(pos, depth),
+            (Kernel::Portable, Some(table)) => portable::perft_table(table, stats, pos, depth),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the counter holds only a kernel that `is_available`
+            // found this CPU supports (see `new` and `with_kernel`), and v3
+            // enables nothing beyond what that check tested.
+            (Kernel::X86_64V3, None) => unsafe { v3::perft_u64(pos, depth) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            (Kernel::X86_64V3, Some(table)) => unsafe { v3::perft_table(table, stats, pos, depth) },
+            #[cfg(not(target_arch = "x86_64"))]
+            (_, None) => portable::perft_u64(pos, depth),
+            #[cfg(not(target_arch = "x86_64"))]
+            (_, Some(table)) => portable::perft_table(table, stats, pos, depth),
         }
-        let key = pos.table_key();
-        self.stats.probes += 1;
-        if let Some(stored) = table.probe(&key, depth) {
-            self.stats.hits += 1;
-            return Some(Leaves64 {
-                leaves: stored.leaves,
-                higher: stored.higher,
-            });
-        }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return Some(game_over::<G>());
-        }
-        let mut total = Leaves64::ZERO;
-        for mv in moves {
-            total = total.checked_add(self.perft_table(table, &pos.play(mv), depth - 1)?)?;
-        }
-        table.store(
-            &key,
-            depth,
-            StoredCount {
-                leaves: total.leaves,
-                higher: total.higher,
-            },
-        );
-        Some(total)
     }
 }
 

@@ -133,6 +133,21 @@ impl TranspositionTable {
         }
     }
 
+    /// Empties the table and lays it out again for the keys of game `G`, in
+    /// the memory it already has. A worker switching games reuses its table
+    /// this way rather than freeing it and faulting a new one in: on a VM
+    /// that hands freed memory back to its host, that costs seconds of
+    /// system time per GiB (see `BENCHMARKS.md`).
+    pub fn reset_for_game<G: crate::Game>(&mut self) {
+        for word in self.words.iter_mut() {
+            *word.get_mut() = 0;
+        }
+        self.key_words = std::mem::size_of::<G::Key>() / 8;
+        self.entry_words = self.key_words + 2;
+        // `allocate` keeps 8 words for the alignment offset.
+        self.buckets = ((self.words.len() - 8) / (self.entry_words * BUCKET_ENTRIES)) as u64;
+    }
+
     /// Whether the operating system was asked to back the table with huge
     /// pages (Linux transparent huge pages).
     pub fn huge_pages_advised(&self) -> bool {

@@ -269,7 +269,9 @@ fn error_too_many_promoted_pieces() {
         "white has 9 more queens, rooks, bishops or knights than its 8 missing pawns could have become"
     );
     // The record position for legal moves (218) is within the rule.
-    let record: perft_core::Chess = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1".parse().unwrap();
+    let record: perft_core::Chess = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1"
+        .parse()
+        .unwrap();
     assert_eq!(perft_core::Game::count_moves(&record), 218);
 }
 

@@ -198,3 +198,21 @@ fn huge_page_advice_in_smaps() -> bool {
     }
     false
 }
+
+/// A table emptied for another game keeps its memory and counts exactly.
+#[test]
+fn a_reset_table_is_empty_and_counts_the_new_game_exactly() {
+    let mut table = TranspositionTable::for_game::<Reversi>(1 << 20).unwrap();
+    let (bytes, entries) = (table.bytes(), table.entries());
+    Counter::new(Some(&table)).perft(&Reversi::start(), 7);
+    assert!(table.fill(1000) > 0.0);
+    table.reset_for_game::<Checkers>();
+    assert_eq!(
+        (table.bytes(), table.entries(), table.fill(1000)),
+        (bytes, entries, 0.0)
+    );
+    assert_eq!(
+        Counter::new(Some(&table)).perft(&Checkers::start(), 9),
+        perft(&Checkers::start(), 9)
+    );
+}

@@ -59,7 +59,8 @@ impl FaultInjector {
     }
 }
 
-/// The table of the game being counted, replaced when the game changes.
+/// The one table of this process, for the game being counted; emptied and
+/// reused in place when the game changes.
 #[derive(Debug, Default)]
 struct Tables {
     bytes: Option<u64>,
@@ -84,9 +85,20 @@ impl Tables {
         match &*current {
             Some((g, table)) if *g == game => Some(Arc::clone(table)),
             _ => {
-                // Drop the old table first so two never coexist here.
-                *current = None;
-                let table = Arc::new(TranspositionTable::for_game::<G>(bytes)?);
+                // One table per process: the old game's table is emptied and
+                // reused once the threads still counting on it are done
+                // (they never need this lock to finish), so two never
+                // coexist and its memory is never faulted in twice.
+                let table = match current.take() {
+                    None => Arc::new(TranspositionTable::for_game::<G>(bytes)?),
+                    Some((_, mut table)) => loop {
+                        if let Some(reused) = Arc::get_mut(&mut table) {
+                            reused.reset_for_game::<G>();
+                            break table;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    },
+                };
                 *current = Some((game, Arc::clone(&table)));
                 Some(table)
             }
@@ -251,5 +263,39 @@ impl Pool {
         for thread in self.threads {
             let _ = thread.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perft_core::{Checkers, Reversi};
+
+    /// A game switch waits for the threads still on the old table, then
+    /// empties and reuses that same allocation: never two tables.
+    #[test]
+    fn a_game_switch_reuses_the_one_table() {
+        let tables = Tables {
+            bytes: Some(1 << 20),
+            ..Tables::default()
+        };
+        let reversi = tables.for_game::<Reversi>(GameKind::Reversi).unwrap();
+        Counter::new(Some(&reversi)).perft(&Reversi::start(), 7);
+        assert!(reversi.fill(1000) > 0.0);
+        let (first, bytes) = (Arc::as_ptr(&reversi), reversi.bytes());
+        // A counting thread still holds the old table for a moment.
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            drop(reversi);
+        });
+        let checkers = tables.for_game::<Checkers>(GameKind::Checkers).unwrap();
+        holder.join().unwrap();
+        assert_eq!(Arc::as_ptr(&checkers), first);
+        assert_eq!(checkers.bytes(), bytes);
+        assert_eq!(checkers.fill(1000), 0.0);
+        assert_eq!(
+            Counter::new(Some(&checkers)).perft(&Checkers::start(), 8),
+            perft_core::perft(&Checkers::start(), 8)
+        );
     }
 }

@@ -59,16 +59,16 @@ fn jumpers(movers: u32, them: u32, empty: u32, direction: Direction) -> u32 {
     back.step(back.step(empty) & them) & movers
 }
 
-/// True when the side to move has at least one capture (and so must capture).
+/// The pieces of the side to move that can jump now: when not empty, the
+/// side must capture, and only these pieces can start a sequence.
 #[inline(always)]
-fn any_capture<const DARK: bool>(s: Sides) -> bool {
+fn capture_starts<const DARK: bool>(s: Sides) -> u32 {
     let [f1, f2] = forward::<DARK>();
     let [b1, b2] = backward::<DARK>();
-    (jumpers(s.us, s.them, s.empty, f1)
+    jumpers(s.us, s.them, s.empty, f1)
         | jumpers(s.us, s.them, s.empty, f2)
         | jumpers(s.kings, s.them, s.empty, b1)
-        | jumpers(s.kings, s.them, s.empty, b2))
-        != 0
+        | jumpers(s.kings, s.them, s.empty, b2)
 }
 
 /// A capture sequence in progress.
@@ -143,10 +143,11 @@ fn finish(j: Jumping) -> CheckersMove {
     }
 }
 
-/// Every capture sequence of the side to move.
+/// Every capture sequence of the side to move, followed only from the
+/// pieces in `starts` (those that can jump): the other pieces have none.
 #[inline(always)]
-fn captures<const DARK: bool, F: FnMut(CheckersMove)>(s: Sides, sink: &mut F) {
-    let mut pieces = s.us;
+fn captures<const DARK: bool, F: FnMut(CheckersMove)>(s: Sides, starts: u32, sink: &mut F) {
+    let mut pieces = starts;
     while pieces != 0 {
         let at = pieces & pieces.wrapping_neg();
         pieces &= pieces - 1;
@@ -169,8 +170,9 @@ fn captures<const DARK: bool, F: FnMut(CheckersMove)>(s: Sides, sink: &mut F) {
 #[inline(always)]
 pub(super) fn generate<const DARK: bool, F: FnMut(CheckersMove)>(pos: &Checkers, mut sink: F) {
     let s = sides::<DARK>(pos);
-    if any_capture::<DARK>(s) {
-        captures::<DARK, F>(s, &mut sink);
+    let starts = capture_starts::<DARK>(s);
+    if starts != 0 {
+        captures::<DARK, F>(s, starts, &mut sink);
         return;
     }
     let [f1, f2] = forward::<DARK>();
@@ -195,9 +197,10 @@ pub(super) fn generate<const DARK: bool, F: FnMut(CheckersMove)>(pos: &Checkers,
 #[inline(always)]
 pub(super) fn count<const DARK: bool>(pos: &Checkers) -> u64 {
     let s = sides::<DARK>(pos);
-    if any_capture::<DARK>(s) {
+    let starts = capture_starts::<DARK>(s);
+    if starts != 0 {
         let mut n = 0u64;
-        captures::<DARK, _>(s, &mut |_| n += 1);
+        captures::<DARK, _>(s, starts, &mut |_| n += 1);
         return n;
     }
     let [f1, f2] = forward::<DARK>();

@@ -211,6 +211,15 @@ impl Game for Checkers {
         moves
     }
 
+    /// Straight from the generator's sink: no list in between.
+    #[inline(always)]
+    fn for_each_move(&self, f: impl FnMut(CheckersMove)) {
+        match self.to_move {
+            Side::Dark => movegen::generate::<true, _>(self, f),
+            Side::Light => movegen::generate::<false, _>(self, f),
+        }
+    }
+
     #[inline(always)]
     fn count_moves(&self) -> u64 {
         match self.to_move {

@@ -104,7 +104,9 @@ pub enum FenError {
     /// More pieces than the side's missing pawns could have promoted to:
     /// such material bounds no move count (the move list holds 256; a
     /// position within this rule has at most 218).
-    #[error("{colour} has {extra} more queens, rooks, bishops or knights than its {missing} missing pawns could have become")]
+    #[error(
+        "{colour} has {extra} more queens, rooks, bishops or knights than its {missing} missing pawns could have become"
+    )]
     TooManyPromoted {
         /// `white` or `black`.
         colour: &'static str,

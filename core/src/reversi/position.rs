@@ -177,6 +177,23 @@ impl Game for Reversi {
         }
     }
 
+    /// The squares of the move mask in order, or the pass: no iterator
+    /// state to test on every move.
+    #[inline(always)]
+    fn for_each_move(&self, mut f: impl FnMut(ReversiMove)) {
+        let mut squares = legal_moves_mask(self.player, self.opponent);
+        if squares == 0 {
+            if legal_moves_mask(self.opponent, self.player) != 0 {
+                f(ReversiMove::PASS);
+            }
+            return;
+        }
+        while squares != 0 {
+            f(ReversiMove(squares.trailing_zeros() as u8));
+            squares &= squares - 1;
+        }
+    }
+
     #[inline(always)]
     fn count_moves(&self) -> u64 {
         match legal_moves_mask(self.player, self.opponent) {
