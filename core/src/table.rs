@@ -144,8 +144,10 @@ impl TranspositionTable {
         }
         self.key_words = std::mem::size_of::<G::Key>() / 8;
         self.entry_words = self.key_words + 2;
+        // A wider key may need a wider stride: the layout is redone whole.
+        self.stride = stride_of(self.entry_words);
         // `allocate` keeps 8 words for the alignment offset.
-        self.buckets = ((self.words.len() - 8) / (self.entry_words * BUCKET_ENTRIES)) as u64;
+        self.buckets = ((self.words.len() - 8) / (self.stride * BUCKET_ENTRIES)) as u64;
     }
 
     /// Whether the operating system was asked to back the table with huge

@@ -216,3 +216,25 @@ fn a_reset_table_is_empty_and_counts_the_new_game_exactly() {
         perft(&Checkers::start(), 9)
     );
 }
+
+/// A table emptied for a game of another key width (Reversi's two words,
+/// chess's four) takes that game's layout whole and counts exactly.
+#[test]
+fn a_table_reset_for_a_wider_key_counts_exactly() {
+    let mut table = TranspositionTable::for_game::<Reversi>(1 << 20).unwrap();
+    Counter::new(Some(&table)).perft(&Reversi::start(), 7);
+    table.reset_for_game::<perft_core::Chess>();
+    let start = perft_core::Chess::start();
+    assert_eq!(
+        Counter::new(Some(&table)).perft(&start, 5),
+        perft_core::published::published(perft_core::GameKind::Chess, 5)
+            .unwrap()
+            .total
+    );
+    assert!(table.bytes() <= 1 << 20);
+    table.reset_for_game::<Checkers>();
+    assert_eq!(
+        Counter::new(Some(&table)).perft(&Checkers::start(), 9),
+        perft(&Checkers::start(), 9)
+    );
+}
