@@ -180,9 +180,18 @@ impl Unreported {
                 tracing::debug!(accepted = reply.accepted, ignored = reply.ignored, "reported");
             }
             // The coordinator will never take these counts (a fault of this
-            // worker): keeping them would retry forever.
-            Err(status) if status.code() == Code::InvalidArgument => {
-                tracing::error!(error = %status.message(), results = self.results.len(), "the coordinator refused these counts; dropping them");
+            // worker): they are handed back, so the units are counted
+            // again (elsewhere, or here once the fault is gone).
+            Err(status) if status.code() == Code::InvalidArgument && !self.results.is_empty() => {
+                tracing::error!(error = %status.message(), results = self.results.len(), "the coordinator refused these counts; handing the units back");
+                let refused = std::mem::take(&mut self.results);
+                self.released.extend(refused.into_iter().map(|r| pb::UnitRef {
+                    job_id: r.job_id,
+                    unit_id: r.unit_id,
+                    epoch: r.epoch,
+                    lease_tag: r.lease_tag,
+                }));
+                return Box::pin(self.flush(client, worker)).await;
             }
             Err(status) => return Err(status),
         }
