@@ -336,53 +336,56 @@ fn print_job(job: &pb::Job) -> Result<(), CliError> {
     Ok(())
 }
 
-pub fn status(args: &JobArgs) -> Result<(), CliError> {
+/// Runs one call about `args.job` and prints the job it answers with.
+fn job_verb(
+    args: &JobArgs,
+    call: impl AsyncFnOnce(
+        &mut PerftServiceClient<AuthChannel>,
+        String,
+    ) -> Result<tonic::Response<pb::Job>, Status>,
+    print: impl FnOnce(&pb::Job) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     runtime()?.block_on(async {
         let mut client = connect(&args.coordinator).await?;
-        let job = client
-            .get_job(pb::GetJobRequest {
-                job_id: args.job.clone(),
-            })
+        let job = call(&mut client, args.job.clone())
             .await
             .map_err(status_error)?
             .into_inner();
-        print_job(&job)
+        print(&job)
     })
 }
 
+pub fn status(args: &JobArgs) -> Result<(), CliError> {
+    job_verb(
+        args,
+        async |client, job_id| client.get_job(pb::GetJobRequest { job_id }).await,
+        print_job,
+    )
+}
+
 pub fn cancel(args: &JobArgs) -> Result<(), CliError> {
-    runtime()?.block_on(async {
-        let mut client = connect(&args.coordinator).await?;
-        let job = client
-            .cancel_job(pb::CancelJobRequest {
-                job_id: args.job.clone(),
-            })
-            .await
-            .map_err(status_error)?
-            .into_inner();
-        outln!("job {} {}", job.job_id, state_name(&job))
-    })
+    job_verb(
+        args,
+        async |client, job_id| client.cancel_job(pb::CancelJobRequest { job_id }).await,
+        |job| outln!("job {} {}", job.job_id, state_name(job)),
+    )
 }
 
 /// `perft resume`: queues a failed job's open units again.
 pub fn resume(args: &JobArgs) -> Result<(), CliError> {
-    runtime()?.block_on(async {
-        let mut client = connect(&args.coordinator).await?;
-        let job = client
-            .resume_job(pb::ResumeJobRequest {
-                job_id: args.job.clone(),
-            })
-            .await
-            .map_err(status_error)?
-            .into_inner();
-        outln!(
-            "job {} {}: {}/{} units counted",
-            job.job_id,
-            state_name(&job),
-            job.units_done,
-            job.units_total
-        )
-    })
+    job_verb(
+        args,
+        async |client, job_id| client.resume_job(pb::ResumeJobRequest { job_id }).await,
+        |job| {
+            outln!(
+                "job {} {}: {}/{} units counted",
+                job.job_id,
+                state_name(job),
+                job.units_done,
+                job.units_total
+            )
+        },
+    )
 }
 
 /// `perft health`: the standard gRPC health check, as probes use it.

@@ -7,7 +7,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{PERFT, Running, ok, perft, refused, serve, try_serve, worker};
+use common::{PERFT, Running, ok, perft, refused, serve, try_serve, try_serve_with, worker};
 
 #[test]
 fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
@@ -53,28 +53,11 @@ fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
 #[test]
 fn servers_outlive_the_reader_of_their_stderr() {
     let data = tempfile::tempdir().unwrap();
-    let mut server = Running(
-        Command::new(PERFT)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                data.path().to_str().unwrap(),
-            ])
-            .env("RUST_LOG", "debug")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.0.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let url = format!("http://{}", line.trim().strip_prefix("listening on ").unwrap());
+    let (mut server, address) = try_serve_with("127.0.0.1:0", data.path(), &[], |serve| {
+        serve.env("RUST_LOG", "debug").stderr(Stdio::piped());
+    })
+    .expect("the coordinator starts");
+    let url = format!("http://{address}");
     // The reader of its logs goes away; every log line now fails to write.
     drop(server.0.stderr.take());
     let mut worker = Running(

@@ -205,6 +205,35 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             .unwrap()
             .into_inner()
             .job_id;
+        // A worker claiming 2^32-1 threads is taken to have 1024; the
+        // automatic split it asks for stays within --max-units.
+        let greedy = pb::RegisterRequest {
+            name: "greedy".to_owned(),
+            threads: u32::MAX,
+            protocol_version: pb::PROTOCOL_VERSION,
+            ..Default::default()
+        };
+        workers.register(greedy).await.unwrap();
+        let huge = clients
+            .submit_job(pb::SubmitJobRequest {
+                game: "checkers".to_owned(),
+                depth: 30,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .job_id;
+        let planned = clients
+            .cancel_job(pb::CancelJobRequest { job_id: huge })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            (1..=20_000).contains(&planned.units_total),
+            "{} units",
+            planned.units_total
+        );
         let liar = register(&mut workers, "liar").await;
         let bystander = register(&mut workers, "bystander").await;
         let leases = workers

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{PERFT, Running, ok, perft, refused, serve, try_serve, worker};
+use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, worker};
 use perft_core::{GameKind, published::published};
 
 /// `perft status` as (state, units done, units total).
@@ -105,33 +105,12 @@ fn a_failing_journal_loses_no_acknowledged_count() {
     let fault = data.path().join("disk-full");
     let journal_dir = data.path().join("journal");
     let start = |listen: &str| {
-        let mut server = Running(
-            Command::new(PERFT)
-                .args([
-                    "serve",
-                    "--listen",
-                    listen,
-                    "--data-dir",
-                    journal_dir.to_str().unwrap(),
-                ])
-                .args(["--lease-seconds", "2"])
+        try_serve_with(listen, &journal_dir, &["--lease-seconds", "2"], |serve| {
+            serve
                 .env("RUST_LOG", "error")
-                .env("PERFT_JOURNAL_FAULT_FILE", &fault)
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::inherit())
-                .spawn()
-                .unwrap(),
-        );
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(server.0.stdout.take().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        (
-            server,
-            line.trim().strip_prefix("listening on ").unwrap().to_owned(),
-        )
+                .env("PERFT_JOURNAL_FAULT_FILE", &fault);
+        })
+        .expect("the coordinator starts")
     };
     let (mut server, address) = start("127.0.0.1:0");
     let url = format!("http://{address}");

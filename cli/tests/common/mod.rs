@@ -29,17 +29,28 @@ impl Running {
 /// Starts `perft serve` on `listen` with `extra` arguments; returns it and
 /// the address it printed, or `None` if it did not start.
 pub fn try_serve(listen: &str, data: &Path, extra: &[&str], log: &str) -> Option<(Running, String)> {
-    let mut server = Running(
-        Command::new(PERFT)
-            .args(["serve", "--listen", listen, "--data-dir", data.to_str().unwrap()])
-            .args(extra)
-            .env("RUST_LOG", log)
-            .env_remove("PERFT_TOKEN")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perft serve starts"),
-    );
+    try_serve_with(listen, data, extra, |serve| {
+        serve.env("RUST_LOG", log);
+    })
+}
+
+/// [`try_serve`] with the command adjusted by `configure` (environment,
+/// stderr) before it starts.
+pub fn try_serve_with(
+    listen: &str,
+    data: &Path,
+    extra: &[&str],
+    configure: impl FnOnce(&mut Command),
+) -> Option<(Running, String)> {
+    let mut command = Command::new(PERFT);
+    command
+        .args(["serve", "--listen", listen, "--data-dir", data.to_str().unwrap()])
+        .args(extra)
+        .env_remove("PERFT_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    configure(&mut command);
+    let mut server = Running(command.spawn().expect("perft serve starts"));
     let mut line = String::new();
     BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
