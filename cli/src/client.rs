@@ -34,7 +34,11 @@ pub fn status_error(status: Status) -> CliError {
     }
 }
 
-pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<AuthChannel>, CliError> {
+/// A connection to the coordinator and its client config; a failure names
+/// its cause (TLS above all).
+async fn channel(
+    coordinator: &CoordinatorArg,
+) -> Result<(tonic::transport::Channel, perft_proto::connect::ClientConfig), CliError> {
     let config = coordinator.client_config()?;
     let endpoint = config.endpoint().map_err(|e| CliError::Usage(e.to_string()))?;
     let channel = endpoint.connect().await.map_err(|e| {
@@ -44,6 +48,11 @@ pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<
             crate::output::chain(&e)
         ))
     })?;
+    Ok((channel, config))
+}
+
+pub async fn connect(coordinator: &CoordinatorArg) -> Result<PerftServiceClient<AuthChannel>, CliError> {
+    let (channel, config) = channel(coordinator).await?;
     Ok(PerftServiceClient::with_interceptor(
         channel,
         config.interceptor(),
@@ -393,15 +402,7 @@ pub fn health(args: &HealthArgs) -> Result<(), CliError> {
     use tonic_health::pb::health_check_response::ServingStatus;
     use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
     runtime()?.block_on(async {
-        let config = args.coordinator.client_config()?;
-        let endpoint = config.endpoint().map_err(|e| CliError::Usage(e.to_string()))?;
-        let channel = endpoint.connect().await.map_err(|e| {
-            CliError::Failed(format!(
-                "cannot reach the coordinator at {}: {}",
-                config.url,
-                crate::output::chain(&e)
-            ))
-        })?;
+        let (channel, _) = channel(&args.coordinator).await?;
         let reply = HealthClient::new(channel)
             .check(HealthCheckRequest {
                 service: String::new(),
