@@ -34,7 +34,7 @@ const HIGHER_MAX: u64 = (1 << 48) - 1;
 const LOCK: u64 = 1 << 63;
 
 /// A normalised position as the table stores it: a few `u64` words compared
-/// whole on every hit (2 words for Reversi and checkers, 4 would hold chess).
+/// whole on every hit (2 words for Reversi and checkers, 4 for chess).
 pub trait TableKey: Copy + Eq + Send + Sync {
     /// The key's words.
     fn words(&self) -> &[u64];
