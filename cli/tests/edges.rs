@@ -7,7 +7,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{PERFT, Running, ok, perft, refused, serve, try_serve, try_serve_with, worker};
+use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, worker, worker_with};
 
 #[test]
 fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
@@ -60,25 +60,9 @@ fn servers_outlive_the_reader_of_their_stderr() {
     let url = format!("http://{address}");
     // The reader of its logs goes away; every log line now fails to write.
     drop(server.0.stderr.take());
-    let mut worker = Running(
-        Command::new(PERFT)
-            .args([
-                "worker",
-                "--coordinator",
-                &url,
-                "--threads",
-                "1",
-                "--hash",
-                "16M",
-                "--name",
-                "mute",
-            ])
-            .env("RUST_LOG", "debug")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let mut worker = worker_with(&url, "mute", &[], |worker| {
+        worker.env("RUST_LOG", "debug").stderr(Stdio::piped());
+    });
     drop(worker.0.stderr.take());
     let job = ok(perft(
         &url,

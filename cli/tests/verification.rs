@@ -6,9 +6,9 @@
 mod common;
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use common::{PERFT, Running, ok, perft, serve, worker};
+use common::{ok, perft, serve, worker, worker_with};
 
 #[test]
 fn verification_catches_every_injected_fault() {
@@ -16,26 +16,13 @@ fn verification_catches_every_injected_fault() {
     let _ = std::fs::remove_dir_all(&data);
     let (_server, url) = serve(&data, &[]);
     // The faulty worker logs each fault it injects; its stderr is kept.
-    let mut faulty = Running(
-        Command::new(PERFT)
-            .args([
-                "worker",
-                "--coordinator",
-                &url,
-                "--threads",
-                "1",
-                "--hash",
-                "16M",
-                "--name",
-                "faulty",
-            ])
+    let mut faulty = worker_with(&url, "faulty", &[], |worker| {
+        worker
             .env("RUST_LOG", "warn")
             .env("PERFT_FAULT_EVERY", "3")
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let _good = [worker(&url, "good1", &[]), worker(&url, "good2", &[])];
+            .stderr(Stdio::piped());
+    });
+    let good1 = worker(&url, "good1", &[]);
 
     let id = ok(perft(
         &url,
@@ -52,6 +39,25 @@ fn verification_catches_every_injected_fault() {
     ))
     .trim()
     .to_owned();
+    // With two machines every decided unit has the faulty worker's vote, and
+    // a disagreement waits for a third: once six units are decided it has
+    // counted at least one wrong, which only the third machine can settle.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "six units decided in time");
+        let status = ok(perft(&url, &["status", &id]));
+        let done: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("units: "))
+            .and_then(|u| u.split('/').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        if done >= 6 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _good = [good1, worker(&url, "good2", &[])];
     ok(perft(&url, &["watch", &id]));
     let divide: serde_json::Value =
         serde_json::from_str(&ok(perft(&url, &["divide", &id, "--format", "json"]))).unwrap();

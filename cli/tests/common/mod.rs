@@ -68,27 +68,32 @@ pub fn serve(data: &Path, extra: &[&str]) -> (Running, String) {
 
 /// A worker of `url` with one thread and a small table, plus `extra`.
 pub fn worker(url: &str, name: &str, extra: &[&str]) -> Running {
-    Running(
-        Command::new(PERFT)
-            .args([
-                "worker",
-                "--coordinator",
-                url,
-                "--threads",
-                "1",
-                "--hash",
-                "16M",
-                "--name",
-                name,
-            ])
-            .args(extra)
-            .env("RUST_LOG", "error")
-            .env_remove("PERFT_FAULT_EVERY")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perft worker starts"),
-    )
+    worker_with(url, name, extra, |_| {})
+}
+
+/// [`worker`] with the command adjusted by `configure` (environment,
+/// stderr) before it starts.
+pub fn worker_with(url: &str, name: &str, extra: &[&str], configure: impl FnOnce(&mut Command)) -> Running {
+    let mut command = Command::new(PERFT);
+    command
+        .args([
+            "worker",
+            "--coordinator",
+            url,
+            "--threads",
+            "1",
+            "--hash",
+            "16M",
+            "--name",
+            name,
+        ])
+        .args(extra)
+        .env("RUST_LOG", "error")
+        .env_remove("PERFT_FAULT_EVERY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    configure(&mut command);
+    Running(command.spawn().expect("perft worker starts"))
 }
 
 /// Runs `perft args` against the coordinator at `url`.
