@@ -109,6 +109,32 @@ fn parse_pieces(list: &str) -> Result<(u32, u32), FenError> {
     Ok((men, kings))
 }
 
+/// The invariants of [`Checkers`] that a text or a packed position can
+/// break, checked alike for both: the colours are disjoint, at most 12 pieces
+/// a side, no man on its crowning row. (FEN cannot put a king on an empty
+/// square; the packed form checks that itself.)
+pub(super) fn validate(dark: u32, light: u32, kings: u32) -> Result<(), FenError> {
+    if let Some(square) = (1..=32u8).find(|&sq| dark & light & (1 << (sq - 1)) != 0) {
+        return Err(FenError::Overlap { square });
+    }
+    for (side, pieces) in [(Side::Dark, dark), (Side::Light, light)] {
+        if pieces.count_ones() > 12 {
+            return Err(FenError::TooManyPieces {
+                colour: colour_name(side),
+                count: pieces.count_ones(),
+            });
+        }
+        let crowned = pieces & !kings & side.crown_row();
+        if crowned != 0 {
+            return Err(FenError::ManOnCrowningRow {
+                colour: colour_name(side),
+                square: crowned.trailing_zeros() as u8 + 1,
+            });
+        }
+    }
+    Ok(())
+}
+
 impl FromStr for Checkers {
     type Err = FenError;
 
@@ -149,28 +175,12 @@ impl FromStr for Checkers {
         let (dark_men, dark_kings) = boards[0].unwrap_or_default();
         let (light_men, light_kings) = boards[1].unwrap_or_default();
         let (dark, light) = (dark_men | dark_kings, light_men | light_kings);
-        if let Some(square) = (1..=32u8).find(|&sq| dark & light & (1 << (sq - 1)) != 0) {
-            return Err(FenError::Overlap { square });
-        }
-        for (side, men, pieces) in [(Side::Dark, dark_men, dark), (Side::Light, light_men, light)] {
-            if pieces.count_ones() > 12 {
-                return Err(FenError::TooManyPieces {
-                    colour: colour_name(side),
-                    count: pieces.count_ones(),
-                });
-            }
-            let crowned = men & side.crown_row();
-            if crowned != 0 {
-                return Err(FenError::ManOnCrowningRow {
-                    colour: colour_name(side),
-                    square: crowned.trailing_zeros() as u8 + 1,
-                });
-            }
-        }
+        let kings = dark_kings | light_kings;
+        validate(dark, light, kings)?;
         Ok(Checkers {
             dark,
             light,
-            kings: dark_kings | light_kings,
+            kings,
             to_move,
         })
     }

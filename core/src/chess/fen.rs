@@ -226,7 +226,7 @@ fn parse_clock(field: Option<&str>, clock: &'static str, min: u16, default: u16)
 }
 
 /// The checks that make a set of pieces a position that can exist.
-fn validate(pos: &Chess) -> Result<(), FenError> {
+pub(super) fn validate(pos: &Chess) -> Result<(), FenError> {
     for colour in [Colour::White, Colour::Black] {
         let mine = pos.colours[colour.index()];
         let kings = (pos.pieces[Piece::King.index()] & mine).count_ones();
@@ -289,19 +289,35 @@ fn validate(pos: &Chess) -> Result<(), FenError> {
     Ok(())
 }
 
-/// The en passant field, checked against the board: the square must lie
-/// just behind a pawn that has just pushed two squares.
+/// The en passant field, checked against the board by [`en_passant`].
 fn parse_en_passant(field: &str, pos: &Chess) -> Result<u8, FenError> {
     if field == "-" {
         return Ok(NO_SQUARE);
     }
     let rank = if pos.side == Colour::White { 6 } else { 3 };
-    let square = parse_square(field)
-        .filter(|&s| s / 8 + 1 == rank)
-        .ok_or_else(|| FenError::BadEnPassant {
+    let square = parse_square(field).ok_or_else(|| FenError::BadEnPassant {
+        rank,
+        found: echo(field),
+    })?;
+    en_passant(square, pos)
+}
+
+/// The en passant square to store for `square` (0..64) in `pos`, whose
+/// board and side are set: the square must lie just behind a pawn that has
+/// just pushed two squares; it is kept only when a legal en passant capture
+/// exists ([`NO_SQUARE`] otherwise), so equal positions store equal squares.
+pub(super) fn en_passant(square: u8, pos: &Chess) -> Result<u8, FenError> {
+    let rank = if pos.side == Colour::White { 6 } else { 3 };
+    if square >= 64 || square / 8 + 1 != rank {
+        return Err(FenError::BadEnPassant {
             rank,
-            found: echo(field),
-        })?;
+            found: if square < 64 {
+                square_name(square)
+            } else {
+                square.to_string()
+            },
+        });
+    }
     let pusher = pos.side.other();
     // The pawn stands one square further from its home than `square`; the
     // squares it crossed (the en passant square and its start) are empty.
