@@ -76,6 +76,8 @@ pub trait Game:
     const MIN_STORED_DEPTH: u32 = crate::table::MIN_STORED_DEPTH;
     /// Deepest perft accepted, so that no total can overflow `u128`.
     const MAX_DEPTH: u32;
+    /// Bytes of the packed form.
+    const PACKED_BYTES: usize;
     /// Most legal moves any accepted position can have: bounds every count,
     /// so a count from outside the process that no tree can reach is
     /// refused ([`Game::max_leaves`]).
@@ -97,6 +99,12 @@ pub trait Game:
 
     /// The standard starting position.
     fn start() -> Self;
+
+    /// Appends exactly `PACKED_BYTES` bytes to `out`.
+    fn pack(&self, out: &mut Vec<u8>);
+
+    /// The position packed by `pack`, validated with the same invariants the text parser enforces.
+    fn unpack(bytes: &[u8]) -> Result<Self, UnpackError>;
 
     /// The normalised key of this position. Two positions with the same key
     /// have the same perft count at every depth.
@@ -148,6 +156,40 @@ pub trait Game:
                 position: self.to_string(),
             })
     }
+}
+
+/// Why bytes are no packed position of a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnpackError {
+    /// Not the game's [`Game::PACKED_BYTES`].
+    #[error("a packed {game} position is {expected} bytes, found {found}")]
+    Length {
+        /// [`Game::NAME`].
+        game: &'static str,
+        /// [`Game::PACKED_BYTES`].
+        expected: usize,
+        /// Bytes given.
+        found: usize,
+    },
+    /// The right length, but no position that can exist (or not the one
+    /// way `pack` writes it).
+    #[error("packed {game} position: {reason}")]
+    Invalid {
+        /// [`Game::NAME`].
+        game: &'static str,
+        /// What is wrong, one line.
+        reason: String,
+    },
+}
+
+/// `bytes` as an array of the packed length `N`, or the [`UnpackError::Length`]
+/// naming `game`: the first step of every `unpack`.
+pub(crate) fn packed_array<const N: usize>(game: &'static str, bytes: &[u8]) -> Result<[u8; N], UnpackError> {
+    bytes.try_into().map_err(|_| UnpackError::Length {
+        game,
+        expected: N,
+        found: bytes.len(),
+    })
 }
 
 /// Why a move text was refused.

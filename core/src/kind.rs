@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::Game;
+use crate::{Game, UnpackError};
 
 /// Generic code to run for a game chosen at run time.
 pub trait GameVisitor {
@@ -33,6 +33,8 @@ pub struct GameFacts {
     pub reports_higher: bool,
     /// [`Game::SORT_DIVIDE`]: divide lines are printed sorted by move.
     pub sort_divide: bool,
+    /// [`Game::PACKED_BYTES`]: the length of every packed position.
+    pub packed_bytes: usize,
 }
 
 impl GameFacts {
@@ -44,6 +46,7 @@ impl GameFacts {
             max_depth: G::MAX_DEPTH,
             reports_higher: G::GAME_OVER_IS_LEAF,
             sort_divide: G::SORT_DIVIDE,
+            packed_bytes: G::PACKED_BYTES,
         }
     }
 }
@@ -121,6 +124,42 @@ impl GameKind {
     /// Whether results carry the game-over ("higher") split.
     pub const fn reports_higher(self) -> bool {
         self.facts().reports_higher
+    }
+
+    /// Bytes of the game's packed positions ([`Game::PACKED_BYTES`]).
+    pub const fn packed_bytes(self) -> usize {
+        self.facts().packed_bytes
+    }
+
+    /// The position's text for people (Display of the game), or why the bytes are not a position.
+    pub fn show_packed(self, bytes: &[u8]) -> Result<String, UnpackError> {
+        struct Show<'a>(&'a [u8]);
+        impl GameVisitor for Show<'_> {
+            type Output = Result<String, UnpackError>;
+            fn visit<G: Game>(self) -> Self::Output {
+                G::unpack(self.0).map(|pos| pos.to_string())
+            }
+        }
+        self.dispatch(Show(bytes))
+    }
+
+    /// Parses a position text (empty/whitespace = start) and packs it.
+    pub fn pack_text(self, text: &str) -> Result<Vec<u8>, String> {
+        struct Pack<'a>(&'a str);
+        impl GameVisitor for Pack<'_> {
+            type Output = Result<Vec<u8>, String>;
+            fn visit<G: Game>(self) -> Self::Output {
+                let pos = if self.0.trim().is_empty() {
+                    G::start()
+                } else {
+                    self.0.parse::<G>().map_err(|e| e.to_string())?
+                };
+                let mut out = Vec::with_capacity(G::PACKED_BYTES);
+                pos.pack(&mut out);
+                Ok(out)
+            }
+        }
+        self.dispatch(Pack(text))
     }
 
     /// Every game's name, in registry order.

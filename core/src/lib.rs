@@ -21,7 +21,7 @@ pub mod table;
 pub use checkers::Checkers;
 pub use chess::Chess;
 pub use count::Leaves;
-pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;

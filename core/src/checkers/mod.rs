@@ -8,6 +8,7 @@
 mod board;
 mod fen;
 mod movegen;
+mod packed;
 mod position;
 
 pub use board::Direction;

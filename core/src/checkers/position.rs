@@ -147,6 +147,8 @@ impl Game for Checkers {
     // perft(28) is 1.6e19 with a branching factor under 5: depth 40 stays
     // below 1e28, far inside u128.
     const MAX_DEPTH: u32 = 40;
+    /// Three boards and the side byte.
+    const PACKED_BYTES: usize = super::packed::BYTES;
     const MAX_MOVES: u32 = MAX_MOVES as u32;
     const GAME_OVER_IS_LEAF: bool = false;
     const ABOUT: &'static str = "English draughts 8x8; positions as PDN FEN";
@@ -184,6 +186,14 @@ impl Game for Checkers {
             kings: 0,
             to_move: Side::Dark,
         }
+    }
+
+    fn pack(&self, out: &mut Vec<u8>) {
+        super::packed::pack(self, out);
+    }
+
+    fn unpack(bytes: &[u8]) -> Result<Checkers, crate::game::UnpackError> {
+        super::packed::unpack(bytes)
     }
 
     /// Side to move first, seen as dark: with light to move the board is

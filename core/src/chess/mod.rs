@@ -11,6 +11,7 @@ mod bitboard;
 mod fen;
 mod key;
 mod movegen;
+mod packed;
 mod position;
 
 pub use bitboard::{Square, parse_square, square_name};
@@ -52,6 +53,8 @@ impl Game for Chess {
     /// below u128's 3.4e38, so no perft to depth 16 can overflow; 218^17
     /// could. (The start position passes 2^64 at depth 14.)
     const MAX_DEPTH: u32 = 16;
+    /// Occupancy, 32 piece nibbles, flags, en passant and the two clocks.
+    const PACKED_BYTES: usize = packed::BYTES;
     /// The move list's capacity, which no accepted position exceeds.
     const MAX_MOVES: u32 = MAX_MOVES as u32;
     const GAME_OVER_IS_LEAF: bool = false;
@@ -87,6 +90,14 @@ impl Game for Chess {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
             .parse()
             .unwrap_or_else(|e| unreachable!("the start FEN is valid: {e}"))
+    }
+
+    fn pack(&self, out: &mut Vec<u8>) {
+        packed::pack(self, out);
+    }
+
+    fn unpack(bytes: &[u8]) -> Result<Chess, crate::game::UnpackError> {
+        packed::unpack(bytes)
     }
 
     #[inline(always)]

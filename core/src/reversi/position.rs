@@ -126,6 +126,8 @@ impl Game for Reversi {
     const NAME: &'static str = "reversi";
     // Growth slows below 10x a ply; 10^30 is far inside u128.
     const MAX_DEPTH: u32 = 30;
+    /// Two boards and the side byte.
+    const PACKED_BYTES: usize = super::packed::BYTES;
     /// One move per square at most.
     const MAX_MOVES: u32 = 64;
     const GAME_OVER_IS_LEAF: bool = true;
@@ -160,6 +162,14 @@ impl Game for Reversi {
             opponent: (1 << 27) | (1 << 36),
             to_move: Disc::Dark,
         }
+    }
+
+    fn pack(&self, out: &mut Vec<u8>) {
+        super::packed::pack(self, out);
+    }
+
+    fn unpack(bytes: &[u8]) -> Result<Reversi, crate::game::UnpackError> {
+        super::packed::unpack(bytes)
     }
 
     /// Colour-free and the smallest of the eight board symmetries.
