@@ -204,14 +204,23 @@ fn reversi_invariants() {
     let both = reversi_bytes(start.player() | 1, start.opponent() | 1, 0);
     assert_eq!(reason::<Reversi>(&both), "square a1 holds discs of both colours");
     let side = reversi_bytes(start.player(), start.opponent(), 2);
-    assert_eq!(reason::<Reversi>(&side), "side to move byte 2, expected 0 (X) or 1 (O)");
+    assert_eq!(
+        reason::<Reversi>(&side),
+        "side to move byte 2, expected 0 (X) or 1 (O)"
+    );
     // An empty centre is a position like any other here.
     let empty = reversi_bytes(1, 2, 1);
     assert_eq!(Reversi::unpack(&empty).map(|p| packed(&p)), Ok(empty));
 }
 
 fn checkers_bytes(dark: u32, light: u32, kings: u32, side: u8) -> Vec<u8> {
-    [&dark.to_le_bytes()[..], &light.to_le_bytes(), &kings.to_le_bytes(), &[side]].concat()
+    [
+        &dark.to_le_bytes()[..],
+        &light.to_le_bytes(),
+        &kings.to_le_bytes(),
+        &[side],
+    ]
+    .concat()
 }
 
 #[test]
@@ -331,7 +340,10 @@ fn chess_encoding_invariants() {
     assert_eq!(reason::<Chess>(&bytes), "piece code 0 on e1, expected 1 to 12");
     let mut bytes = chess_bytes(&KINGS, 0, NONE, 0, 1);
     bytes[9] = 0x10;
-    assert_eq!(reason::<Chess>(&bytes), "nibble 3 is past the last piece but not zero");
+    assert_eq!(
+        reason::<Chess>(&bytes),
+        "nibble 3 is past the last piece but not zero"
+    );
     let mut bytes = chess_bytes(&KINGS, 0, NONE, 0, 1);
     bytes[..8].copy_from_slice(&(u64::MAX >> 31).to_le_bytes());
     assert_eq!(reason::<Chess>(&bytes), "33 occupied squares, at most 32 fit");
