@@ -1,4 +1,4 @@
-//! Compiles `perft/v1/perft.proto` with protox (pure Rust: no `protoc` on any
+//! Compiles `perft/v2/perft.proto` with protox (pure Rust: no `protoc` on any
 //! machine) and generates the tonic client and server code from it. The
 //! encoded descriptor set is kept for gRPC server reflection.
 
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto = "perft/v1/perft.proto";
+    let proto = "perft/v2/perft.proto";
     println!("cargo:rerun-if-changed={proto}");
     let descriptors = protox::compile([proto], ["."])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);

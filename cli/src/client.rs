@@ -86,7 +86,7 @@ pub async fn submit_job(
     args: &SubmitArgs,
 ) -> Result<String, CliError> {
     let request = pb::SubmitJobRequest {
-        game: args.game.name().to_owned(),
+        game: pb::Game::from_kind(args.game).into(),
         position: args.position.clone().unwrap_or_default(),
         depth: args.depth,
         split_depth: args.split_depth.unwrap_or(0),
@@ -228,10 +228,8 @@ pub async fn fetch_report(
         .map_err(status_error)?
         .into_inner();
     let job = table.job.unwrap_or_default();
-    let game: GameKind = job
-        .game
-        .parse()
-        .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
+    let game: GameKind =
+        pb::game_kind(job.game).map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
     let mut divide: Vec<_> = table
         .entries
         .into_iter()
@@ -266,7 +264,7 @@ pub fn divide(args: &DivideArgs) -> Result<(), CliError> {
 fn job_row(job: &pb::Job) -> Vec<String> {
     vec![
         job.job_id.clone(),
-        job.game.clone(),
+        game_name(job),
         job.depth.to_string(),
         state_name(job).to_owned(),
         format!("{}/{}", job.units_done, job.units_total),
@@ -278,12 +276,23 @@ fn job_row(job: &pb::Job) -> Vec<String> {
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
         let mut client = connect(&args.coordinator).await?;
-        let jobs = client
-            .list_jobs(pb::ListJobsRequest {})
-            .await
-            .map_err(status_error)?
-            .into_inner()
-            .jobs;
+        let mut jobs = Vec::new();
+        let mut page_token = String::new();
+        loop {
+            let page = client
+                .list_jobs(pb::ListJobsRequest {
+                    page_size: 1000,
+                    page_token,
+                })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            jobs.extend(page.jobs);
+            if page.next_page_token.is_empty() {
+                break;
+            }
+            page_token = page.next_page_token;
+        }
         let mut table = Table::new();
         table
             .load_preset(UTF8_FULL_CONDENSED)
@@ -296,9 +305,39 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     })
 }
 
-fn print_job(job: &pb::Job) -> Result<(), CliError> {
+/// The job's game as people name it.
+fn game_name(job: &pb::Job) -> String {
+    pb::game_kind(job.game).map_or_else(|e| e, |g| g.name().to_owned())
+}
+
+/// Every disagreement of a job, page by page.
+async fn all_disagreements(
+    client: &mut PerftServiceClient<AuthChannel>,
+    job_id: &str,
+) -> Result<Vec<pb::Disagreement>, CliError> {
+    let mut found = Vec::new();
+    let mut page_token = String::new();
+    loop {
+        let page = client
+            .get_disagreements(pb::GetDisagreementsRequest {
+                job_id: job_id.to_owned(),
+                page_size: 1000,
+                page_token,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        found.extend(page.disagreements);
+        if page.next_page_token.is_empty() {
+            return Ok(found);
+        }
+        page_token = page.next_page_token;
+    }
+}
+
+fn print_job(job: &pb::Job, disagreements: &[pb::Disagreement]) -> Result<(), CliError> {
     outln!("job: {}", job.job_id)?;
-    outln!("game: {}", job.game)?;
+    outln!("game: {}", game_name(job))?;
     outln!("position: {}", job.position)?;
     outln!("depth: {}", job.depth)?;
     outln!("split depth: {}", job.split_depth)?;
@@ -317,10 +356,10 @@ fn print_job(job: &pb::Job) -> Result<(), CliError> {
     if job.verify {
         outln!(
             "verified: every unit counted by two workers; {} disagreement(s)",
-            job.disagreements.len()
+            job.disagreements
         )?;
     }
-    for d in &job.disagreements {
+    for d in disagreements {
         let votes: Vec<String> = d
             .votes
             .iter()
@@ -365,11 +404,22 @@ fn job_verb(
 }
 
 pub fn status(args: &JobArgs) -> Result<(), CliError> {
-    job_verb(
-        args,
-        async |client, job_id| client.get_job(pb::GetJobRequest { job_id }).await,
-        print_job,
-    )
+    runtime()?.block_on(async {
+        let mut client = connect(&args.coordinator).await?;
+        let job = client
+            .get_job(pb::GetJobRequest {
+                job_id: args.job.clone(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        let disagreements = if job.disagreements > 0 {
+            all_disagreements(&mut client, &job.job_id).await?
+        } else {
+            Vec::new()
+        };
+        print_job(&job, &disagreements)
+    })
 }
 
 pub fn cancel(args: &JobArgs) -> Result<(), CliError> {

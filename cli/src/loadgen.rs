@@ -18,12 +18,12 @@ use crate::args::{LoadgenArgs, SubmitArgs};
 use crate::cluster::runtime;
 use crate::error::CliError;
 
-struct Count<'a>(&'a str, u32);
+struct Count<'a>(&'a [u8], u32);
 
 impl GameVisitor for Count<'_> {
     type Output = Option<Leaves>;
     fn visit<G: Game>(self) -> Option<Leaves> {
-        Some(perft(&self.0.parse::<G>().ok()?, self.1))
+        Some(perft(&G::unpack(self.0).ok()?, self.1))
     }
 }
 
@@ -45,8 +45,6 @@ async fn simulated_worker(
         .register(pb::RegisterRequest {
             name,
             threads: 1,
-            table_bytes: 0,
-            protocol_version: pb::PROTOCOL_VERSION,
             only_job: job,
         })
         .await
@@ -54,7 +52,7 @@ async fn simulated_worker(
         .into_inner();
     let mut idle = 0;
     loop {
-        let units = client
+        let groups = client
             .lease_units(pb::LeaseUnitsRequest {
                 worker_id: registered.worker_id.clone(),
                 max_units: batch,
@@ -62,8 +60,8 @@ async fn simulated_worker(
             .await
             .map_err(crate::client::status_error)?
             .into_inner()
-            .units;
-        if units.is_empty() {
+            .jobs;
+        if groups.is_empty() {
             idle += 1;
             if idle > 4 {
                 return Ok(());
@@ -72,28 +70,34 @@ async fn simulated_worker(
             continue;
         }
         idle = 0;
-        let results = units
-            .iter()
-            .map(|u| {
-                let game: GameKind = u.game.parse().map_err(|e| CliError::Failed(format!("{e}")))?;
-                let leaves = game
-                    .dispatch(Count(&u.position, u.depth))
-                    .ok_or_else(|| CliError::Failed(format!("bad unit position {}", u.position)))?;
-                Ok(pb::UnitResult {
-                    job_id: u.job_id.clone(),
-                    unit_id: u.unit_id,
-                    epoch: u.epoch,
-                    leaves: Some(leaves.into()),
-                    seconds: 0.0,
-                    lease_tag: u.lease_tag.clone(),
+        let mut reports = Vec::with_capacity(groups.len());
+        for group in &groups {
+            let game: GameKind = pb::game_kind(group.game).map_err(CliError::Failed)?;
+            let results = group
+                .units
+                .iter()
+                .map(|u| {
+                    let leaves = game.dispatch(Count(&u.position, group.depth)).ok_or_else(|| {
+                        CliError::Failed(format!("bad packed position in unit {}", u.unit_id))
+                    })?;
+                    Ok(pb::UnitResult {
+                        unit_id: u.unit_id,
+                        epoch: u.epoch,
+                        leaves: Some(leaves.into()),
+                        lease_tag: u.lease_tag.clone(),
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>, CliError>>()?;
+                .collect::<Result<Vec<_>, CliError>>()?;
+            reports.push(pb::JobReport {
+                job_id: group.job_id.clone(),
+                results,
+                released: Vec::new(),
+            });
+        }
         let reply = client
             .report_results(pb::ReportResultsRequest {
                 worker_id: registered.worker_id.clone(),
-                results,
-                released: Vec::new(),
+                jobs: reports,
             })
             .await
             .map_err(crate::client::status_error)?

@@ -9,9 +9,9 @@ mod common;
 use common::{ok, perft, serve, worker};
 use perft_core::{GameKind, Leaves, published::published};
 use perft_proto as pb;
+use perft_proto::connect::AuthChannel;
 use perft_proto::perft_service_client::PerftServiceClient;
 use perft_proto::worker_service_client::WorkerServiceClient;
-use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 /// Strings nobody should send.
@@ -45,12 +45,50 @@ fn refused(result: Result<impl std::fmt::Debug, Status>, codes: &[Code]) {
     clean(&status);
 }
 
-async fn register(workers: &mut WorkerServiceClient<Channel>, name: &str) -> String {
+type Clients = PerftServiceClient<AuthChannel>;
+type Workers = WorkerServiceClient<AuthChannel>;
+
+/// Refused for what it is, or answered with nothing: never a panic.
+fn empty_or_refused<T: std::fmt::Debug>(result: Result<T, Status>, empty: impl FnOnce(&T) -> bool) {
+    match result {
+        Ok(answer) => assert!(empty(&answer), "{answer:?}"),
+        Err(status) => {
+            assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+            clean(&status);
+        }
+    }
+}
+
+/// Page tokens no coordinator gave.
+fn hostile_page_tokens() -> Vec<String> {
+    let mut tokens = hostile_strings();
+    tokens.retain(|t| !t.is_empty());
+    tokens.extend(
+        [
+            "abc",
+            "99999999999999999999",
+            "18446744073709551615",
+            "340282366920938463463374607431768211456",
+            "-1",
+            "+5",
+            "0x10",
+            "1e9",
+            "1000000",
+            " 1",
+        ]
+        .map(str::to_owned),
+    );
+    tokens
+}
+
+/// Game enum values that name no game.
+const HOSTILE_GAMES: [i32; 6] = [0, 99, -1, 4, i32::MIN, i32::MAX];
+
+async fn register(workers: &mut Workers, name: &str) -> String {
     workers
         .register(pb::RegisterRequest {
             name: name.to_owned(),
             threads: 1,
-            protocol_version: pb::PROTOCOL_VERSION,
             ..Default::default()
         })
         .await
@@ -61,11 +99,9 @@ async fn register(workers: &mut WorkerServiceClient<Channel>, name: &str) -> Str
 
 fn result(lease: &pb::UnitLease, leaves: Option<pb::Leaves>, tag: Vec<u8>) -> pb::UnitResult {
     pb::UnitResult {
-        job_id: lease.job_id.clone(),
         unit_id: lease.unit_id,
         epoch: lease.epoch,
         leaves,
-        seconds: 0.0,
         lease_tag: tag,
     }
 }
@@ -74,19 +110,87 @@ fn count(n: u128, higher: u128) -> Option<pb::Leaves> {
     Some(Leaves { leaves: n, higher }.into())
 }
 
+fn job_report(job_id: &str, results: Vec<pb::UnitResult>) -> pb::JobReport {
+    pb::JobReport {
+        job_id: job_id.to_owned(),
+        results,
+        released: Vec::new(),
+    }
+}
+
 async fn report(
-    workers: &mut WorkerServiceClient<Channel>,
+    workers: &mut Workers,
     worker_id: &str,
-    results: Vec<pb::UnitResult>,
+    jobs: Vec<pb::JobReport>,
 ) -> Result<pb::ReportResultsResponse, Status> {
     workers
         .report_results(pb::ReportResultsRequest {
             worker_id: worker_id.to_owned(),
-            results,
-            released: Vec::new(),
+            jobs,
         })
         .await
         .map(tonic::Response::into_inner)
+}
+
+/// Calls with hostile `perft-protocol` headers (or none) are refused before
+/// anything is read, naming the protocol the coordinator speaks.
+async fn hostile_protocol_headers(url: &str) {
+    let channel = common::client_config(url)
+        .endpoint()
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let versions: [Option<&str>; 8] = [
+        None,
+        Some(""),
+        Some("2"),
+        Some("4"),
+        Some("03"),
+        Some("4294967295"),
+        Some("-1"),
+        Some("abc"),
+    ];
+    for version in versions {
+        let header = version.map(|v| v.parse::<tonic::metadata::MetadataValue<_>>().unwrap());
+        let add = move |mut request: tonic::Request<()>| {
+            if let Some(value) = &header {
+                request.metadata_mut().insert(pb::PROTOCOL_HEADER, value.clone());
+            }
+            Ok(request)
+        };
+        let mut clients = PerftServiceClient::with_interceptor(channel.clone(), add.clone());
+        let mut workers = WorkerServiceClient::with_interceptor(channel.clone(), add);
+        let calls = [
+            clients
+                .submit_job(pb::SubmitJobRequest {
+                    game: pb::Game::Reversi.into(),
+                    depth: 3,
+                    ..Default::default()
+                })
+                .await
+                .map(drop),
+            clients.list_jobs(pb::ListJobsRequest::default()).await.map(drop),
+            workers
+                .register(pb::RegisterRequest {
+                    name: "old".to_owned(),
+                    threads: 1,
+                    ..Default::default()
+                })
+                .await
+                .map(drop),
+            workers.heartbeat(pb::HeartbeatRequest::default()).await.map(drop),
+        ];
+        for call in calls {
+            let status = call.expect_err("a call of another protocol is refused");
+            assert_eq!(status.code(), Code::FailedPrecondition, "{version:?}: {status:?}");
+            assert!(
+                status.message().contains("perft.v2 protocol 3"),
+                "{version:?}: {status:?}"
+            );
+            clean(&status);
+        }
+    }
 }
 
 #[test]
@@ -95,9 +199,38 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
     let (mut server, url) = serve(data.path(), &["--lease-seconds", "2", "--max-units", "20000"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let job = runtime.block_on(async {
-        let mut clients = PerftServiceClient::connect(url.clone()).await.unwrap();
-        let mut workers = WorkerServiceClient::connect(url.clone()).await.unwrap();
+        hostile_protocol_headers(&url).await;
+        let mut clients: Clients = common::perft_client(&url).await;
+        let mut workers: Workers = common::worker_client(&url).await;
         let nf_or_invalid = [Code::NotFound, Code::InvalidArgument];
+        let submit = |game: i32, position: &str, depth, split_depth| pb::SubmitJobRequest {
+            game,
+            position: position.to_owned(),
+            depth,
+            split_depth,
+            verify: false,
+        };
+        let (reversi, checkers, chess) = (
+            i32::from(pb::Game::Reversi),
+            i32::from(pb::Game::Checkers),
+            i32::from(pb::Game::Chess),
+        );
+
+        // Game values that name no game, with and without a position.
+        for game in HOSTILE_GAMES {
+            for position in ["", "x"] {
+                let status = clients
+                    .submit_job(submit(game, position, 5, 0))
+                    .await
+                    .expect_err("an unknown game is refused");
+                assert_eq!(status.code(), Code::InvalidArgument, "{game}: {status:?}");
+                assert!(
+                    status.message().contains(&format!("unknown game {game}")),
+                    "{status:?}"
+                );
+                clean(&status);
+            }
+        }
 
         // Client calls with hostile ids and submissions.
         for text in hostile_strings() {
@@ -130,31 +263,39 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
                     .await,
                 &nf_or_invalid,
             );
-            let submit = |game: &str, position: &str, depth, split_depth| pb::SubmitJobRequest {
-                game: game.to_owned(),
-                position: position.to_owned(),
-                depth,
-                split_depth,
-                verify: false,
-            };
+            for (page_size, page_token) in [(0, String::new()), (u32::MAX, text.clone())] {
+                refused(
+                    clients
+                        .get_disagreements(pb::GetDisagreementsRequest {
+                            job_id: id.clone(),
+                            page_size,
+                            page_token,
+                        })
+                        .await,
+                    &nf_or_invalid,
+                );
+            }
             refused(
-                clients.submit_job(submit(&text, "", 5, 0)).await,
+                clients.submit_job(submit(0, &text, 5, 0)).await,
                 &[Code::InvalidArgument],
             );
             if !text.trim().is_empty() {
-                refused(
-                    clients.submit_job(submit("reversi", &text, 5, 0)).await,
-                    &[Code::InvalidArgument],
-                );
-                refused(
-                    clients.submit_job(submit("checkers", &text, 5, 0)).await,
-                    &[Code::InvalidArgument],
-                );
+                for game in [reversi, checkers, chess] {
+                    refused(
+                        clients.submit_job(submit(game, &text, 5, 0)).await,
+                        &[Code::InvalidArgument],
+                    );
+                }
             }
             // Worker calls from sessions that do not exist.
             let heartbeat = workers
                 .heartbeat(pb::HeartbeatRequest {
                     worker_id: id.clone(),
+                    stats: Some(pb::WorkerStats {
+                        table_fill: f64::NAN,
+                        ..Default::default()
+                    }),
+                    draining: true,
                 })
                 .await;
             refused(heartbeat, &nf_or_invalid);
@@ -167,40 +308,28 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             refused(lease, &nf_or_invalid);
             // The name of the remote crash: "aéééé".
             refused(report(&mut workers, &id, Vec::new()).await, &nf_or_invalid);
+            refused(
+                report(&mut workers, &id, vec![job_report(&id, Vec::new())]).await,
+                &nf_or_invalid,
+            );
             let register = pb::RegisterRequest {
                 name: text.clone(),
                 threads: u32::MAX,
-                protocol_version: pb::PROTOCOL_VERSION,
                 only_job: text.clone(),
-                ..Default::default()
             };
             refused(workers.register(register).await, &nf_or_invalid);
         }
         for (depth, split) in [(0, 0), (u32::MAX, 0), (41, 0), (10, 10), (10, u32::MAX)] {
-            let request = pb::SubmitJobRequest {
-                game: "checkers".to_owned(),
-                depth,
-                split_depth: split,
-                ..Default::default()
-            };
-            refused(clients.submit_job(request).await, &[Code::InvalidArgument]);
+            refused(
+                clients.submit_job(submit(checkers, "", depth, split)).await,
+                &[Code::InvalidArgument],
+            );
         }
-        let old = pb::RegisterRequest {
-            name: "old".to_owned(),
-            protocol_version: u32::MAX,
-            ..Default::default()
-        };
-        refused(workers.register(old).await, &[Code::FailedPrecondition]);
 
         // A real job, and a registered hostile worker inside it.
         let depth = 8;
         let job = clients
-            .submit_job(pb::SubmitJobRequest {
-                game: "reversi".to_owned(),
-                depth,
-                split_depth: 4,
-                ..Default::default()
-            })
+            .submit_job(submit(reversi, "", depth, 4))
             .await
             .unwrap()
             .into_inner()
@@ -210,22 +339,17 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
         let greedy = pb::RegisterRequest {
             name: "greedy".to_owned(),
             threads: u32::MAX,
-            protocol_version: pb::PROTOCOL_VERSION,
             ..Default::default()
         };
         workers.register(greedy).await.unwrap();
         let huge = clients
-            .submit_job(pb::SubmitJobRequest {
-                game: "checkers".to_owned(),
-                depth: 30,
-                ..Default::default()
-            })
+            .submit_job(submit(checkers, "", 30, 0))
             .await
             .unwrap()
             .into_inner()
             .job_id;
         let planned = clients
-            .cancel_job(pb::CancelJobRequest { job_id: huge })
+            .cancel_job(pb::CancelJobRequest { job_id: huge.clone() })
             .await
             .unwrap()
             .into_inner();
@@ -234,9 +358,71 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             "{} units",
             planned.units_total
         );
+        assert_eq!(planned.game, checkers);
+
+        // Hostile pages: unknown tokens are refused or give an empty page;
+        // a huge page size is capped.
+        for token in hostile_page_tokens() {
+            for page_size in [0, 1, u32::MAX] {
+                let listed = clients
+                    .list_jobs(pb::ListJobsRequest {
+                        page_size,
+                        page_token: token.clone(),
+                    })
+                    .await
+                    .map(tonic::Response::into_inner);
+                empty_or_refused(listed, |page| page.jobs.is_empty());
+                let found = clients
+                    .get_disagreements(pb::GetDisagreementsRequest {
+                        job_id: job.clone(),
+                        page_size,
+                        page_token: token.clone(),
+                    })
+                    .await
+                    .map(tonic::Response::into_inner);
+                empty_or_refused(found, |page| page.disagreements.is_empty());
+            }
+        }
+        let all = clients
+            .list_jobs(pb::ListJobsRequest {
+                page_size: u32::MAX,
+                page_token: String::new(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let ids: Vec<&str> = all.jobs.iter().map(|j| j.job_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [job.as_str(), huge.as_str()],
+            "every job, in submission order"
+        );
+        assert!(all.next_page_token.is_empty());
+        let first = clients
+            .list_jobs(pb::ListJobsRequest {
+                page_size: 1,
+                page_token: String::new(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(first.jobs.len(), 1);
+        assert_eq!(first.jobs[0].job_id, job);
+        assert!(!first.next_page_token.is_empty());
+        let none = clients
+            .get_disagreements(pb::GetDisagreementsRequest {
+                job_id: job.clone(),
+                page_size: u32::MAX,
+                page_token: String::new(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(none.disagreements.is_empty() && none.next_page_token.is_empty());
+
         let liar = register(&mut workers, "liar").await;
         let bystander = register(&mut workers, "bystander").await;
-        let leases = workers
+        let leased = workers
             .lease_units(pb::LeaseUnitsRequest {
                 worker_id: liar.clone(),
                 max_units: u32::MAX,
@@ -244,8 +430,18 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             .await
             .unwrap()
             .into_inner()
-            .units;
+            .jobs;
+        assert_eq!(leased.len(), 1, "only the real job has units");
+        let leased_job = &leased[0];
+        assert_eq!(leased_job.job_id, job);
+        assert_eq!(leased_job.game, reversi);
+        let leases = &leased_job.units;
         assert!(leases.len() > 10, "the liar holds units: {}", leases.len());
+        for lease in leases {
+            GameKind::Reversi
+                .show_packed(&lease.position)
+                .expect("a leased position is a packed Reversi position");
+        }
         let lease = &leases[0];
         let tag = lease.lease_tag.clone();
         // Missing, inconsistent and impossible counts refuse the whole call.
@@ -257,12 +453,12 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             result(lease, count(65u128.pow(4), 0), tag.clone()),
         ] {
             refused(
-                report(&mut workers, &liar, vec![bad]).await,
+                report(&mut workers, &liar, vec![job_report(&job, vec![bad])]).await,
                 &[Code::InvalidArgument],
             );
         }
-        // Forged tags, another machine's lease, another unit's tag: counted
-        // as refused, never as results.
+        // Forged tags, another machine's lease, another unit's tag, another
+        // job's id: counted as refused, never as results.
         let forged = vec![
             result(lease, count(1000, 0), Vec::new()),
             result(lease, count(1000, 0), vec![0; 16]),
@@ -272,46 +468,88 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
                 epoch: lease.epoch + 1,
                 ..result(lease, count(1000, 0), tag.clone())
             },
-            pb::UnitResult {
-                job_id: "x".repeat(1 << 16),
-                ..result(lease, count(1000, 0), tag.clone())
-            },
         ];
-        let reply = report(&mut workers, &liar, forged.clone()).await.unwrap();
-        assert_eq!((reply.accepted, reply.refused), (0, forged.len() as u32));
-        let stolen = report(
-            &mut workers,
-            &bystander,
-            vec![result(lease, count(1000, 0), tag.clone())],
-        )
-        .await
-        .unwrap();
+        let genuine = || vec![result(lease, count(1000, 0), tag.clone())];
+        let reports = vec![
+            job_report(&job, forged.clone()),
+            job_report(&"x".repeat(1 << 16), genuine()),
+            job_report("", genuine()),
+            job_report("esc\u{1b}[31m", genuine()),
+            job_report(&huge, genuine()),
+        ];
+        let reply = report(&mut workers, &liar, reports).await.unwrap();
+        assert_eq!(
+            (reply.accepted, reply.ignored, reply.refused),
+            (0, 0, forged.len() as u32 + 4)
+        );
+        let stolen = report(&mut workers, &bystander, vec![job_report(&job, genuine())])
+            .await
+            .unwrap();
         assert_eq!(
             (stolen.accepted, stolen.refused),
             (0, 1),
             "a tag is for its machine only"
         );
-        let released = workers
-            .report_results(pb::ReportResultsRequest {
-                worker_id: bystander.clone(),
+        let released = report(
+            &mut workers,
+            &bystander,
+            vec![pb::JobReport {
+                job_id: job.clone(),
                 results: Vec::new(),
                 released: vec![pb::UnitRef {
-                    job_id: lease.job_id.clone(),
                     unit_id: lease.unit_id,
                     epoch: lease.epoch,
                     lease_tag: vec![1; 16],
                 }],
-            })
-            .await
-            .unwrap()
-            .into_inner();
+            }],
+        )
+        .await
+        .unwrap();
         assert_eq!(released.refused, 1);
+        // Absurd worker stats are taken, clamped, and harm nothing.
+        for table_fill in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 2.0, f64::MAX] {
+            workers
+                .heartbeat(pb::HeartbeatRequest {
+                    worker_id: bystander.clone(),
+                    stats: Some(pb::WorkerStats {
+                        table_probes: 5,
+                        table_hits: u64::MAX,
+                        table_fill,
+                        table_bytes: u64::MAX,
+                        units_done: u64::MAX,
+                        leaves_done: Some(u128::MAX.into()),
+                    }),
+                    draining: false,
+                })
+                .await
+                .expect("absurd stats are accepted");
+        }
         let view = clients
             .get_job(pb::GetJobRequest { job_id: job.clone() })
             .await
             .unwrap()
             .into_inner();
         assert_eq!(view.units_done, 0, "nothing forged was counted");
+        assert_eq!(view.disagreements, 0);
+        assert_eq!(view.game, reversi);
+        // A draining worker leases nothing more.
+        workers
+            .heartbeat(pb::HeartbeatRequest {
+                worker_id: bystander.clone(),
+                stats: None,
+                draining: true,
+            })
+            .await
+            .unwrap();
+        let drained = workers
+            .lease_units(pb::LeaseUnitsRequest {
+                worker_id: bystander.clone(),
+                max_units: u32::MAX,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(drained.jobs.is_empty(), "{drained:?}");
         // The liar's leases run out (no heartbeat); the real worker counts.
         job
     });

@@ -188,8 +188,8 @@ fn reflection_lists_the_services() {
     let services: Result<Vec<String>, tonic::Status> = list(true);
     let services = services.unwrap();
     for name in [
-        "perft.v1.PerftService",
-        "perft.v1.WorkerService",
+        "perft.v2.PerftService",
+        "perft.v2.WorkerService",
         "grpc.health.v1.Health",
     ] {
         assert!(

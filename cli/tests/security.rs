@@ -8,6 +8,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{PERFT, Running, refused, try_serve};
+use perft_proto as pb;
+use perft_proto::perft_service_client::PerftServiceClient;
+use perft_proto::worker_service_client::WorkerServiceClient;
+use tonic::codegen::http;
+use tonic::transport::Channel;
 
 fn serve(data: &Path, extra: &[&str]) -> (Running, String) {
     try_serve("127.0.0.1:0", data, extra, "error").expect("serve prints its address")
@@ -166,11 +171,9 @@ fn limits_refuse_oversized_requests() {
     // A 5 MiB request is cut off at the message limit, before any work.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let status = runtime.block_on(async {
-        let mut client = perft_proto::perft_service_client::PerftServiceClient::connect(url.clone())
-            .await
-            .unwrap();
-        let huge = perft_proto::SubmitJobRequest {
-            game: "reversi".to_owned(),
+        let mut client = common::perft_client(&url).await;
+        let huge = pb::SubmitJobRequest {
+            game: pb::Game::Reversi.into(),
             position: "-".repeat(5 << 20),
             depth: 3,
             split_depth: 0,
@@ -183,24 +186,127 @@ fn limits_refuse_oversized_requests() {
         status.message().contains("message length too large"),
         "{status:?}"
     );
+}
 
-    // A worker of another protocol version is refused with the reason.
-    let refused = runtime.block_on(async {
-        let mut client = perft_proto::worker_service_client::WorkerServiceClient::connect(url.clone())
+/// Sets the `perft-protocol` header to a value, or leaves it out.
+#[derive(Clone)]
+struct Version(Option<&'static str>);
+
+impl tonic::service::Interceptor for Version {
+    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(version) = self.0 {
+            request
+                .metadata_mut()
+                .insert(pb::PROTOCOL_HEADER, version.parse().unwrap());
+        }
+        Ok(request)
+    }
+}
+
+/// A channel whose calls go to the retired `perft.v1` services: what a
+/// client of the previous release sends.
+#[derive(Clone)]
+struct ToV1(Channel);
+
+impl tonic::codegen::Service<http::Request<tonic::body::Body>> for ToV1 {
+    type Response = <Channel as tonic::codegen::Service<http::Request<tonic::body::Body>>>::Response;
+    type Error = <Channel as tonic::codegen::Service<http::Request<tonic::body::Body>>>::Error;
+    type Future = <Channel as tonic::codegen::Service<http::Request<tonic::body::Body>>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
+        let path = request.uri().path().replacen("/perft.v2.", "/perft.v1.", 1);
+        assert!(path.starts_with("/perft.v1."), "{path}");
+        *request.uri_mut() = http::Uri::builder().path_and_query(path).build().unwrap();
+        self.0.call(request)
+    }
+}
+
+/// FAILED_PRECONDITION naming the protocol the coordinator speaks.
+fn wrong_protocol(status: &tonic::Status) {
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert!(status.message().contains("perft.v2 protocol 3"), "{status:?}");
+    assert!(
+        status
+            .message()
+            .contains("use a perft release of the same protocol"),
+        "{status:?}"
+    );
+    assert!(status.message().len() < 400, "{status:?}");
+}
+
+#[test]
+fn callers_of_another_protocol_are_refused_with_the_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, address) = serve(dir.path(), &[]);
+    let url = format!("http://{address}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let channel = common::client_config(&url)
+            .endpoint()
+            .unwrap()
+            .connect()
             .await
             .unwrap();
-        let register = perft_proto::RegisterRequest {
-            name: "old".to_owned(),
-            threads: 1,
-            table_bytes: 0,
-            protocol_version: perft_proto::PROTOCOL_VERSION + 1,
+        let submit = || pb::SubmitJobRequest {
+            game: pb::Game::Reversi.into(),
+            depth: 3,
             ..Default::default()
         };
-        client.register(register).await.unwrap_err()
+        let register = || pb::RegisterRequest {
+            name: "old".to_owned(),
+            threads: 1,
+            ..Default::default()
+        };
+        // No header (a perft.v1 client or a bare gRPC tool), or another
+        // version: refused on both services.
+        for version in [None, Some("2"), Some("4"), Some("3.0"), Some("")] {
+            let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(version));
+            let mut workers = WorkerServiceClient::with_interceptor(channel.clone(), Version(version));
+            wrong_protocol(&clients.submit_job(submit()).await.unwrap_err());
+            wrong_protocol(
+                &clients
+                    .list_jobs(pb::ListJobsRequest::default())
+                    .await
+                    .unwrap_err(),
+            );
+            wrong_protocol(&workers.register(register()).await.unwrap_err());
+            if version.is_none() {
+                let status = workers.register(register()).await.unwrap_err();
+                assert!(status.message().contains("no protocol version"), "{status:?}");
+            }
+        }
+        // The retired perft.v1 services, with or without the header.
+        for version in [None, Some("3")] {
+            let mut clients = PerftServiceClient::with_interceptor(ToV1(channel.clone()), Version(version));
+            let mut workers = WorkerServiceClient::with_interceptor(ToV1(channel.clone()), Version(version));
+            let status = clients.submit_job(submit()).await.unwrap_err();
+            wrong_protocol(&status);
+            assert!(status.message().contains("perft.v1"), "{status:?}");
+            wrong_protocol(&clients.get_job(pb::GetJobRequest::default()).await.unwrap_err());
+            wrong_protocol(&workers.register(register()).await.unwrap_err());
+        }
+        // The header of this release: served.
+        let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(Some("3")));
+        let job = clients.submit_job(submit()).await.unwrap().into_inner().job_id;
+        let mut clients = common::perft_client(&url).await;
+        let view = clients
+            .get_job(pb::GetJobRequest { job_id: job })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(view.game, i32::from(pb::Game::Reversi));
+        let mut workers = common::worker_client(&url).await;
+        workers.register(register()).await.unwrap();
     });
-    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    // The CLI speaks this release's protocol.
+    let listed = perft(&["list", "--coordinator", &url]);
     assert!(
-        refused.message().contains("run the same release on both"),
-        "{refused:?}"
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
     );
 }

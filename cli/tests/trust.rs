@@ -205,6 +205,26 @@ fn flip_a_stored_count(dir: &Path) -> u64 {
     unit as u64
 }
 
+/// Flips one bit of the first per-move count in a finished job's stored
+/// summary (after its 28-byte header); returns the job's id.
+fn flip_a_stored_summary(dir: &Path) -> String {
+    let db = rusqlite::Connection::open(dir.join("journal.sqlite")).unwrap();
+    let (job, mut blob): (String, Vec<u8>) = db
+        .query_row(
+            "SELECT id, summary FROM jobs WHERE summary IS NOT NULL LIMIT 1",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    blob[28 + 2] ^= 0x08;
+    db.execute(
+        "UPDATE jobs SET summary = ?1 WHERE id = ?2",
+        rusqlite::params![blob, job],
+    )
+    .unwrap();
+    job
+}
+
 #[test]
 fn a_flipped_bit_in_a_stored_count_is_caught_and_recounted() {
     let data = tempfile::tempdir().unwrap();
@@ -217,11 +237,20 @@ fn a_flipped_bit_in_a_stored_count_is_caught_and_recounted() {
         let _worker = worker(&url, "counter", &[]);
         ok(perft(&url, &["watch", &job]));
     }
+    let address = url.strip_prefix("http://").unwrap().to_owned();
     server.kill();
+    // A finished job is served from its summary: a damaged unit count
+    // below it is never read, and the job stays exact.
     flip_a_stored_count(data.path());
-    let address = url.strip_prefix("http://").unwrap();
-    let (_server, _) = try_serve(address, data.path(), &[], "error").expect("restarts");
-    // The damaged count is not served: its unit is open again.
+    let (mut server, _) = try_serve(&address, data.path(), &[], "error").expect("restarts");
+    let (state, done, total) = status(&url, &job);
+    assert_eq!((state.as_str(), done), ("done", total));
+    assert_published_checkers(&url, &job, 9);
+    server.kill();
+    // The summary damaged too: caught by its checksum, the units are read,
+    // and the damaged count is not served: its unit is open again.
+    assert_eq!(flip_a_stored_summary(data.path()), job);
+    let (_server, _) = try_serve(&address, data.path(), &[], "error").expect("restarts");
     let (state, done, total) = status(&url, &job);
     assert_eq!((state.as_str(), done + 1), ("running", total));
     let _worker = worker(&url, "recounter", &[]);
@@ -274,16 +303,13 @@ fn a_failed_job_resumes_with_its_counts() {
     // dying with them, until the job fails.
     runtime.block_on(async {
         use perft_proto as pb;
-        let mut workers = pb::worker_service_client::WorkerServiceClient::connect(url.clone())
-            .await
-            .unwrap();
+        let mut workers = common::worker_client(&url).await;
         let mut counted = false;
         for round in 0..40 {
             let id = workers
                 .register(pb::RegisterRequest {
                     name: format!("flaky-{round}"),
                     threads: 1,
-                    protocol_version: pb::PROTOCOL_VERSION,
                     ..Default::default()
                 })
                 .await
@@ -299,26 +325,30 @@ fn a_failed_job_resumes_with_its_counts() {
             else {
                 break;
             };
-            let units = leased.into_inner().units;
-            if units.is_empty() {
+            let jobs = leased.into_inner().jobs;
+            if jobs.iter().all(|j| j.units.is_empty()) {
                 break;
             }
             if !counted {
-                let unit = &units[0];
-                let position: perft_core::Checkers = unit.position.parse().unwrap();
-                let leaves = perft_core::perft(&position, unit.depth);
+                let leased_job = &jobs[0];
+                assert_eq!(leased_job.job_id, job);
+                assert_eq!(leased_job.game, i32::from(pb::Game::Checkers));
+                let unit = &leased_job.units[0];
+                let position = <perft_core::Checkers as perft_core::Game>::unpack(&unit.position).unwrap();
+                let leaves = perft_core::perft(&position, leased_job.depth);
                 let reply = workers
                     .report_results(pb::ReportResultsRequest {
                         worker_id: id.clone(),
-                        results: vec![pb::UnitResult {
-                            job_id: unit.job_id.clone(),
-                            unit_id: unit.unit_id,
-                            epoch: unit.epoch,
-                            leaves: Some(leaves.into()),
-                            seconds: 0.0,
-                            lease_tag: unit.lease_tag.clone(),
+                        jobs: vec![pb::JobReport {
+                            job_id: leased_job.job_id.clone(),
+                            results: vec![pb::UnitResult {
+                                unit_id: unit.unit_id,
+                                epoch: unit.epoch,
+                                leaves: Some(leaves.into()),
+                                lease_tag: unit.lease_tag.clone(),
+                            }],
+                            released: Vec::new(),
                         }],
-                        released: Vec::new(),
                     })
                     .await
                     .unwrap()

@@ -1,8 +1,10 @@
-//! `perft.v1.PerftService`: what clients call.
+//! `perft.v2.PerftService`: what clients call. Every answer is small
+//! whatever a job's size: lists and disagreements come in pages, and a job
+//! is a summary whose cost does not grow with its units.
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use perft_core::GameKind;
 use perft_proto as pb;
@@ -10,8 +12,8 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
-use crate::jobs::{JobError, JobSpec, JobState, JobView};
-use crate::planning::{PlanRequest, plan};
+use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView};
+use crate::planning::{PlanRequest, PlannedJob, plan};
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
 
@@ -28,7 +30,7 @@ fn state(state: JobState) -> pb::JobState {
 pub(crate) fn job_message(view: &JobView) -> pb::Job {
     pb::Job {
         job_id: view.id.clone(),
-        game: view.spec.game.name().to_owned(),
+        game: pb::Game::from_kind(view.spec.game).into(),
         position: view.spec.position.clone(),
         depth: view.spec.depth,
         split_depth: view.split_depth,
@@ -40,37 +42,74 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         units_released: view.units_released,
         leaves_done: Some(view.leaves_done.into()),
         seconds: view.seconds,
-        disagreements: view
-            .disagreements
+        disagreements: view.disagreements,
+        work_done: view.work_done,
+    }
+}
+
+fn disagreement_message(d: &Disagreement) -> pb::Disagreement {
+    pb::Disagreement {
+        unit_id: d.unit_id,
+        position: d.position.clone(),
+        votes: d
+            .votes
             .iter()
-            .map(|d| pb::Disagreement {
-                unit_id: d.unit_id,
-                position: d.position.clone(),
-                votes: d
-                    .votes
-                    .iter()
-                    .map(|v| pb::Vote {
-                        worker: v.worker.clone(),
-                        leaves: Some(v.leaves.into()),
-                    })
-                    .collect(),
-                decided: d.decided.map(Into::into),
+            .map(|v| pb::Vote {
+                worker: v.worker.clone(),
+                leaves: Some(v.leaves.into()),
             })
             .collect(),
+        decided: d.decided.map(Into::into),
     }
 }
 
 fn not_found(err: JobError) -> Status {
     match err {
         JobError::NotFound(_) => Status::not_found(err.to_string()),
-        JobError::NotFailed { .. } => Status::failed_precondition(err.to_string()),
+        JobError::NotFailed { .. } | JobError::CannotResume { .. } => {
+            Status::failed_precondition(err.to_string())
+        }
     }
+}
+
+/// Largest page of jobs or disagreements, and the default one.
+const MAX_PAGE: usize = 1000;
+const DEFAULT_PAGE: usize = 100;
+
+/// A page request's size and start; the token is the place to start at.
+fn page(size: u32, token: &str) -> Result<(usize, usize), Status> {
+    let size = match size as usize {
+        0 => DEFAULT_PAGE,
+        n => n.min(MAX_PAGE),
+    };
+    let start = if token.is_empty() {
+        0
+    } else {
+        token.parse::<usize>().map_err(|_| {
+            Status::invalid_argument(format!(
+                "page token '{}' is not one this coordinator gave",
+                perft_core::shown(token)
+            ))
+        })?
+    };
+    Ok((size, start))
 }
 
 /// Longest position text accepted, in bytes: every game's is far shorter.
 const MAX_POSITION_BYTES: usize = 1024;
 
 impl ClientApi {
+    /// Writes a new job's plan to the journal, a transaction a chunk, each
+    /// awaited: reports are acknowledged in between, and memory holds one
+    /// chunk's copy at a time.
+    async fn journal_plan(&self, id: &str, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
+        for op in crate::journal::plan_ops(id, spec, planned) {
+            self.0.writable()?;
+            self.0.durable(self.0.journal.send(vec![op])).await?;
+        }
+        Ok(())
+    }
+
     /// Reads the jobs and answers once what was read is durable: a client
     /// never sees a change the journal could still lose.
     async fn read<R>(&self, read: impl FnOnce(&crate::jobs::Jobs) -> R) -> Result<R, Status> {
@@ -93,10 +132,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
         let req = request.into_inner();
         self.0.writable()?;
-        let game: GameKind = req
-            .game
-            .parse()
-            .map_err(|e: perft_core::UnknownGame| Status::invalid_argument(e.to_string()))?;
+        let game: GameKind = pb::game_kind(req.game).map_err(Status::invalid_argument)?;
         if req.position.len() > MAX_POSITION_BYTES {
             return Err(Status::invalid_argument(format!(
                 "the position text is {} bytes, more than any {game} position's {MAX_POSITION_BYTES}: '{}'",
@@ -129,12 +165,12 @@ impl pb::perft_service_server::PerftService for ClientApi {
             depth: req.depth,
             verify: req.verify,
         };
-        tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job queued");
+        tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
+        self.journal_plan(&id, &spec, &planned).await?;
         self.0.writable()?;
-        let ((), commit) = self
-            .0
-            .change(|jobs| jobs.submit(id.clone(), spec, planned, Instant::now()));
+        let ((), commit) = self.0.change(|jobs| jobs.submit(id.clone(), spec, planned));
         self.0.durable(commit).await?;
+        tracing::info!(job = %id, "job queued");
         self.0.notify();
         Ok(Response::new(pb::SubmitJobResponse { job_id: id }))
     }
@@ -147,11 +183,30 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn list_jobs(
         &self,
-        _request: Request<pb::ListJobsRequest>,
+        request: Request<pb::ListJobsRequest>,
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
-        let jobs = self.read(|jobs| jobs.list()).await?;
+        let req = request.into_inner();
+        let (size, start) = page(req.page_size, &req.page_token)?;
+        let (jobs, next) = self.read(|jobs| jobs.list(start, size)).await?;
         Ok(Response::new(pb::ListJobsResponse {
             jobs: jobs.iter().map(job_message).collect(),
+            next_page_token: next.map(|n| n.to_string()).unwrap_or_default(),
+        }))
+    }
+
+    async fn get_disagreements(
+        &self,
+        request: Request<pb::GetDisagreementsRequest>,
+    ) -> Result<Response<pb::GetDisagreementsResponse>, Status> {
+        let req = request.into_inner();
+        let (size, start) = page(req.page_size, &req.page_token)?;
+        let (found, next) = self
+            .read(|jobs| jobs.disagreements(&req.job_id, start, size))
+            .await?
+            .map_err(not_found)?;
+        Ok(Response::new(pb::GetDisagreementsResponse {
+            disagreements: found.iter().map(disagreement_message).collect(),
+            next_page_token: next.map(|n| n.to_string()).unwrap_or_default(),
         }))
     }
 
@@ -169,7 +224,15 @@ impl pb::perft_service_server::PerftService for ClientApi {
     async fn resume_job(&self, request: Request<pb::ResumeJobRequest>) -> Result<Response<pb::Job>, Status> {
         self.0.writable()?;
         let id = request.into_inner().job_id;
-        let (view, commit) = self.0.change(|jobs| jobs.resume(&id));
+        self.0.jobs().check_resumable(&id).map_err(not_found)?;
+        // A finished job's units are in the journal only: read them back.
+        let coordinator = Arc::clone(&self.0);
+        let load_id = id.clone();
+        let restored = tokio::task::spawn_blocking(move || coordinator.journal.load_job(&load_id))
+            .await
+            .map_err(|e| Status::internal(format!("reading the job back stopped: {e}")))?
+            .map_err(|e| Status::unavailable(e.to_string()))?;
+        let (view, commit) = self.0.change(|jobs| jobs.resume(&id, restored));
         self.0.durable(commit).await?;
         let view = view.map_err(not_found)?;
         tracing::info!(job = %view.id, "job resumed");
@@ -219,9 +282,11 @@ impl pb::perft_service_server::PerftService for ClientApi {
             entries: divide
                 .moves
                 .into_iter()
-                .map(|(mv, leaves)| pb::DivideEntry {
-                    r#move: mv,
-                    leaves: Some(leaves.into()),
+                .map(|line| pb::DivideEntry {
+                    r#move: line.first_move,
+                    leaves: Some(line.leaves.into()),
+                    units_total: line.units_total,
+                    units_done: line.units_done,
                 })
                 .collect(),
             total: Some(divide.total.into()),

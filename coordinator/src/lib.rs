@@ -2,9 +2,11 @@
 //! sums their counts into divide tables and serves progress.
 
 mod client_api;
+pub mod columns;
 pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
+mod legacy;
 pub mod planning;
 pub mod tls;
 mod worker_api;
@@ -63,18 +65,32 @@ impl Default for Config {
     }
 }
 
-/// A registered worker session.
+/// What a worker last said of itself in a heartbeat.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct WorkerStats {
+    pub table_probes: u64,
+    pub table_hits: u64,
+    pub table_fill: f64,
+    pub table_bytes: u64,
+    pub units_done: u64,
+    pub leaves_done: u128,
+}
+
+/// A registered worker session: the registry (`Coordinator.workers`) is
+/// the one place that knows whether a session lives. Every call of the
+/// session refreshes `last_seen`; its leases live as long as it does.
 #[derive(Clone, Debug)]
 pub(crate) struct Worker {
     /// The machine's name: its identity for verification.
     pub name: String,
     pub threads: u32,
     pub last_seen: Instant,
-    /// The job and first move it was last given, to keep its table warm.
-    pub affinity: Option<(String, u32)>,
     /// The only job it leases from (perft loadgen); it does not count
     /// toward other jobs' automatic split.
     pub only_job: Option<String>,
+    /// Shutting down: it leases nothing more and hands back its units.
+    pub draining: bool,
+    pub stats: Option<WorkerStats>,
 }
 
 /// State shared by the services and the reaper.
@@ -204,18 +220,24 @@ impl Coordinator {
             .fold(0usize, |sum, w| sum.saturating_add(w.threads as usize))
     }
 
-    /// Leases out of time go back to the queue, and silent workers are
-    /// forgotten: the single path for a worker that was lost.
+    /// Silent workers are forgotten and their leases go back to the
+    /// queue: the single path for a worker that was lost (or left).
     fn reap(&self, now: Instant) -> Commit {
-        let (expired, commit) = self.change(|jobs| jobs.expire(now));
         let ttl = self.config.lease_ttl;
+        let mut lost = Vec::new();
         self.workers.retain(|id, worker| {
             let alive = now.duration_since(worker.last_seen) < ttl;
             if !alive {
-                tracing::warn!(worker = %id, name = %worker.name, "worker lost: no heartbeat within the lease time");
+                if worker.draining {
+                    tracing::info!(worker = %id, name = %worker.name, "worker left after draining");
+                } else {
+                    tracing::warn!(worker = %id, name = %worker.name, "worker lost: no heartbeat within the lease time");
+                }
+                lost.push(id.clone());
             }
             alive
         });
+        let (expired, commit) = self.change(|jobs| jobs.expire(&lost));
         if expired > 0 {
             tracing::warn!(units = expired, "leases expired; units queued again");
             self.notify();
@@ -227,10 +249,11 @@ impl Coordinator {
 /// The job table as the journal holds it.
 fn rebuild(restored: Vec<journal::RestoredJob>) -> Jobs {
     let mut jobs = Jobs::default();
-    let now = Instant::now();
     for job in restored {
-        tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");
-        jobs.restore(job, now);
+        if job.summary.is_none() {
+            tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");
+        }
+        jobs.restore(job);
     }
     jobs
 }
@@ -321,9 +344,14 @@ pub async fn serve(
     }
     let result = server
         .add_service(health)
-        .add_service(InterceptedService::new(reflection, check.clone()))
+        .add_service(InterceptedService::new(
+            reflection,
+            perft_proto::connect::CheckToken::token_only(coordinator.config.token.clone()),
+        ))
         .add_service(InterceptedService::new(clients, check.clone()))
         .add_service(InterceptedService::new(workers, check))
+        .add_service(legacy::RetiredService::<legacy::PerftV1>::default())
+        .add_service(legacy::RetiredService::<legacy::WorkerV1>::default())
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await;
     reaper.abort();

@@ -1,7 +1,11 @@
 //! Turning a submitted job into units: validation, then the core planner
-//! (the same one `perft run` uses), with positions as text for the wire.
+//! (the same one `perft run` uses), with the units' positions packed: the
+//! coordinator never parses a unit's position, and shows one only to
+//! people.
 
-use perft_core::{Game, GameKind, GameVisitor, Leaves, Plan, PlanError, Weight, perft};
+use perft_core::{Game, GameKind, GameVisitor, Leaves, Plan, PlanError, perft};
+
+use crate::columns::UnitColumns;
 
 /// A job request as submitted.
 #[derive(Clone, Debug)]
@@ -16,7 +20,8 @@ pub struct PlanRequest {
     pub max_units: usize,
 }
 
-/// A plan with the game erased: positions and moves as text.
+/// A plan with the game erased: the root and moves as text for people, the
+/// units' positions packed ([`Game::pack`]).
 #[derive(Clone, Debug)]
 pub struct PlannedJob {
     /// Canonical text of the root.
@@ -27,8 +32,23 @@ pub struct PlannedJob {
     pub settled: Vec<Leaves>,
     /// The whole count when the root has no move (no units then).
     pub root_leaves: Option<Leaves>,
-    /// Each unit's position and weights.
-    pub units: Vec<(String, Vec<Weight>)>,
+    /// The units: packed positions, weights, estimated sizes.
+    pub units: UnitColumns,
+}
+
+impl PlannedJob {
+    /// The plan without its units (what the journal's job row holds).
+    pub fn header(&self) -> PlannedJob {
+        PlannedJob {
+            position: self.position.clone(),
+            split_depth: self.split_depth,
+            remaining_depth: self.remaining_depth,
+            first_moves: self.first_moves.clone(),
+            settled: self.settled.clone(),
+            root_leaves: self.root_leaves,
+            units: UnitColumns::new(self.units.stride()),
+        }
+    }
 }
 
 /// Why a job cannot be planned: all of these are the client's to fix.
@@ -48,6 +68,8 @@ pub enum PlanningError {
     SplitDepth { split_depth: u32, depth: u32 },
     #[error("{0}")]
     Plan(#[from] PlanError),
+    #[error("{0}")]
+    Columns(#[from] crate::columns::ColumnsError),
 }
 
 struct Planner<'r>(&'r PlanRequest, GameKind);
@@ -86,7 +108,7 @@ impl GameVisitor for Planner<'_> {
                 first_moves: Vec::new(),
                 settled: Vec::new(),
                 root_leaves: Some(perft(&root, req.depth)),
-                units: Vec::new(),
+                units: UnitColumns::new(G::PACKED_BYTES),
             });
         }
         let plan = match req.split_depth {
@@ -101,6 +123,19 @@ impl GameVisitor for Planner<'_> {
             Some(split_depth) => Plan::bounded(root, req.depth, split_depth, req.max_units)?,
             None => Plan::with_min_units(root, req.depth, req.min_units, req.max_units)?,
         };
+        let mut units = UnitColumns::new(G::PACKED_BYTES);
+        let weights = plan.units().iter().map(|u| u.weights.len()).sum();
+        units.reserve(plan.units().len(), weights);
+        let mut packed = Vec::with_capacity(G::PACKED_BYTES);
+        let estimate_depth = plan.remaining_depth().min(2);
+        for unit in plan.units() {
+            packed.clear();
+            unit.position.pack(&mut packed);
+            // Two plies of the subtree: its size relative to the others'
+            // (units differ by orders of magnitude), for the ETA.
+            let estimate = perft(&unit.position, estimate_depth).leaves.max(1) as f32;
+            units.push(&packed, &unit.weights, estimate)?;
+        }
         Ok(PlannedJob {
             position: root.to_string(),
             split_depth: plan.split_depth(),
@@ -112,11 +147,7 @@ impl GameVisitor for Planner<'_> {
                 .collect(),
             settled: plan.settled().to_vec(),
             root_leaves: None,
-            units: plan
-                .units()
-                .iter()
-                .map(|u| (u.position.to_string(), u.weights.clone()))
-                .collect(),
+            units,
         })
     }
 }

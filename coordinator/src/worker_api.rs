@@ -1,7 +1,7 @@
-//! `perft.v1.WorkerService`: what workers call. A heartbeat renews every
-//! lease of its session; a session the coordinator does not know (it was
-//! forgotten, or the coordinator restarted) gets NOT_FOUND and registers
-//! again. Every field is validated here, at the edge; a count is taken only
+//! `perft.v2.WorkerService`: what workers call. Every call is a sign of
+//! life for the session (the registry's one clock keeps its leases); a
+//! session the coordinator does not know (it was forgotten, or the
+//! coordinator restarted) gets NOT_FOUND and registers again. Every field is validated here, at the edge; a count is taken only
 //! for a lease this coordinator issued to the reporting machine.
 
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
 use crate::jobs::{Reported, WorkerRef};
-use crate::{Coordinator, Worker};
+use crate::{Coordinator, Worker, WorkerStats};
 
 pub(crate) struct WorkerApi(pub Arc<Coordinator>);
 
@@ -54,7 +54,7 @@ fn session(api: &WorkerApi, worker_id: &str) -> Result<(String, String), Status>
 
 /// A reported count as the engine's type, checked for what any true count
 /// satisfies.
-fn reported_count(result: &pb::UnitResult) -> Result<Leaves, Status> {
+fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<Leaves, Status> {
     let leaves = result
         .leaves
         .as_ref()
@@ -67,14 +67,14 @@ fn reported_count(result: &pb::UnitResult) -> Result<Leaves, Status> {
             Status::invalid_argument(format!(
                 "the result for unit {} of job '{}' has no count",
                 result.unit_id,
-                shown(&result.job_id)
+                shown(job_id)
             ))
         })?;
     if !leaves.is_consistent() {
         return Err(Status::invalid_argument(format!(
             "the result for unit {} of job '{}' has more game-over leaves ({}) than leaves ({})",
             result.unit_id,
-            shown(&result.job_id),
+            shown(job_id),
             leaves.higher,
             leaves.leaves
         )));
@@ -89,13 +89,6 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::RegisterResponse>, Status> {
         let req = request.into_inner();
-        if req.protocol_version != pb::PROTOCOL_VERSION {
-            return Err(Status::failed_precondition(format!(
-                "worker speaks protocol version {}, this coordinator speaks {}: run the same release on both",
-                req.protocol_version,
-                pb::PROTOCOL_VERSION
-            )));
-        }
         let name = checked_name("worker name", &req.name)?.to_owned();
         let only_job = if req.only_job.is_empty() {
             None
@@ -115,15 +108,15 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 name,
                 threads,
                 last_seen: Instant::now(),
-                affinity: None,
                 only_job,
+                draining: false,
+                stats: None,
             },
         );
         let config = &self.0.config;
         Ok(Response::new(pb::RegisterResponse {
             worker_id: id,
             heartbeat_interval_ms: config.heartbeat_interval.as_millis().min(u128::from(u32::MAX)) as u32,
-            lease_ttl_ms: config.lease_ttl.as_millis().min(u128::from(u32::MAX)) as u32,
         }))
     }
 
@@ -134,51 +127,47 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let req = request.into_inner();
         self.0.writable()?;
         let (identity, label) = session(self, &req.worker_id)?;
-        let now = Instant::now();
-        let (mut affinity, only_job) = match self.0.workers.get(&req.worker_id) {
-            Some(w) => (w.affinity.clone(), w.only_job.clone()),
+        let (only_job, draining) = match self.0.workers.get(&req.worker_id) {
+            Some(w) => (w.only_job.clone(), w.draining),
             None => return Err(unknown_worker(&req.worker_id)),
         };
+        if draining {
+            return Ok(Response::new(pb::LeaseUnitsResponse {
+                jobs: Vec::new(),
+                retry_after_ms: 1000,
+            }));
+        }
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
         let worker = WorkerRef {
             session: &req.worker_id,
             identity: &identity,
             label: &label,
         };
-        let (leased, commit) = self.0.change(|jobs| {
-            jobs.lease(
-                worker,
-                max,
-                &mut affinity,
-                only_job.as_deref(),
-                now,
-                self.0.config.lease_ttl,
-            )
-        });
-        if let Some(mut w) = self.0.workers.get_mut(&req.worker_id) {
-            w.affinity = affinity;
-        }
+        let (leased, commit) = self.0.change(|jobs| jobs.lease(worker, max, only_job.as_deref()));
         // A job that starts running is journaled before its units go out.
         self.0.durable(commit).await?;
         if !leased.is_empty() {
             self.0.notify();
         }
+        let signer = &self.0.signer;
         Ok(Response::new(pb::LeaseUnitsResponse {
             retry_after_ms: if leased.is_empty() { 500 } else { 0 },
-            units: leased
+            jobs: leased
                 .into_iter()
-                .map(|u| pb::UnitLease {
-                    lease_tag: self
-                        .0
-                        .signer
-                        .sign(&u.job_id, u.unit_id, u.epoch, &identity)
-                        .to_vec(),
-                    job_id: u.job_id,
-                    unit_id: u.unit_id,
-                    epoch: u.epoch,
-                    game: u.game.name().to_owned(),
-                    position: u.position,
-                    depth: u.depth,
+                .map(|job| pb::LeasedJob {
+                    game: pb::Game::from_kind(job.game).into(),
+                    depth: job.depth,
+                    units: job
+                        .units
+                        .into_iter()
+                        .map(|u| pb::UnitLease {
+                            lease_tag: signer.sign(&job.job_id, u.unit_id, u.epoch, &identity).to_vec(),
+                            unit_id: u.unit_id,
+                            epoch: u.epoch,
+                            position: u.position,
+                        })
+                        .collect(),
+                    job_id: job.job_id,
                 })
                 .collect(),
         }))
@@ -192,9 +181,11 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         self.0.writable()?;
         let (identity, label) = session(self, &req.worker_id)?;
         // Shape first: a count no true count can be refuses the whole call.
-        let mut counts = Vec::with_capacity(req.results.len());
-        for result in &req.results {
-            counts.push(reported_count(result)?);
+        let mut counted = Vec::new();
+        for job in &req.jobs {
+            for result in &job.results {
+                counted.push((job.job_id.as_str(), result, reported_count(&job.job_id, result)?));
+            }
         }
         // Then provenance: only leases issued to this machine count.
         let signer = &self.0.signer;
@@ -202,21 +193,20 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             checked_name("job id", job_id).is_ok() && signer.verify(job_id, unit_id, epoch, &identity, tag)
         };
         let mut refused = 0u32;
-        let results: Vec<(&pb::UnitResult, Leaves)> = req
-            .results
-            .iter()
-            .zip(counts)
-            .filter(|(r, _)| {
-                let ok = genuine(&r.job_id, r.unit_id, r.epoch, &r.lease_tag);
+        let results: Vec<(&str, &pb::UnitResult, Leaves)> = counted
+            .into_iter()
+            .filter(|(job_id, r, _)| {
+                let ok = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag);
                 refused += u32::from(!ok);
                 ok
             })
             .collect();
-        let released: Vec<&pb::UnitRef> = req
-            .released
+        let released: Vec<(&str, &pb::UnitRef)> = req
+            .jobs
             .iter()
-            .filter(|u| {
-                let ok = genuine(&u.job_id, u.unit_id, u.epoch, &u.lease_tag);
+            .flat_map(|job| job.released.iter().map(move |u| (job.job_id.as_str(), u)))
+            .filter(|(job_id, u)| {
+                let ok = genuine(job_id, u.unit_id, u.epoch, &u.lease_tag);
                 refused += u32::from(!ok);
                 ok
             })
@@ -231,27 +221,27 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             label: &label,
         };
         let (outcome, commit) = self.0.change(|jobs| {
-            for (result, leaves) in &results {
-                if let Some(limit) = jobs.count_limit(&result.job_id)
+            for (job_id, result, leaves) in &results {
+                if let Some(limit) = jobs.count_limit(job_id)
                     && leaves.leaves > limit
                 {
                     return Err(Status::invalid_argument(format!(
                         "the count {} for unit {} of job {} is above the {limit} leaves any tree of that depth has",
                         leaves.leaves,
                         result.unit_id,
-                        shown(&result.job_id)
+                        shown(job_id)
                     )));
                 }
             }
             let (mut accepted, mut ignored) = (0, 0);
-            for (result, leaves) in &results {
-                match jobs.report(&result.job_id, result.unit_id, *leaves, worker) {
+            for (job_id, result, leaves) in &results {
+                match jobs.report(job_id, result.unit_id, *leaves, worker) {
                     Reported::Accepted => accepted += 1,
                     Reported::Ignored => ignored += 1,
                 }
             }
-            for unit in &released {
-                jobs.release(&unit.job_id, unit.unit_id, unit.epoch, worker);
+            for (job_id, unit) in &released {
+                jobs.release(job_id, unit.unit_id, unit.epoch, worker);
             }
             Ok((accepted, ignored))
         });
@@ -273,9 +263,28 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         &self,
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
-        let id = request.into_inner().worker_id;
-        session(self, &id)?;
-        let leases = self.0.jobs().renew(&id, Instant::now(), self.0.config.lease_ttl);
-        Ok(Response::new(pb::HeartbeatResponse { leases }))
+        let req = request.into_inner();
+        session(self, &req.worker_id)?;
+        if let Some(mut worker) = self.0.workers.get_mut(&req.worker_id) {
+            if req.draining && !worker.draining {
+                tracing::info!(worker = %req.worker_id, name = %worker.name, "worker draining: it hands back its units and leaves");
+            }
+            worker.draining |= req.draining;
+            if let Some(stats) = req.stats {
+                worker.stats = Some(WorkerStats {
+                    table_probes: stats.table_probes,
+                    table_hits: stats.table_hits.min(stats.table_probes),
+                    table_fill: if stats.table_fill.is_finite() {
+                        stats.table_fill.clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    },
+                    table_bytes: stats.table_bytes,
+                    units_done: stats.units_done,
+                    leaves_done: pb::count(stats.leaves_done),
+                });
+            }
+        }
+        Ok(Response::new(pb::HeartbeatResponse {}))
     }
 }

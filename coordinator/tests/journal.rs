@@ -2,23 +2,44 @@
 //! with the results already accepted, and a journal this build must not use
 //! is refused with a clear message.
 
-use std::time::{Duration, Instant};
-
 use perft_coordinator::jobs::{JobSpec, JobState, Jobs, WorkerRef};
-use perft_coordinator::journal::{Journal, JournalError};
-use perft_coordinator::planning::{PlanRequest, plan};
-use perft_core::{Checkers, GameKind, Leaves};
+use perft_coordinator::journal::{Journal, JournalError, plan_ops};
+use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
+use perft_core::{Checkers, Game, GameKind, Leaves};
 
-const TTL: Duration = Duration::from_secs(30);
+fn count(position: &[u8], depth: u32) -> Leaves {
+    perft_core::perft(&Checkers::unpack(position).unwrap(), depth)
+}
 
-fn count(position: &str, depth: u32) -> Leaves {
-    perft_core::perft(&position.parse::<Checkers>().unwrap(), depth)
+/// Leases up to `max` units to `worker`, counts and reports them; returns
+/// how many.
+fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
+    let mut counted = 0;
+    for group in jobs.lease(WorkerRef::named(worker), max, None) {
+        for unit in &group.units {
+            jobs.report(
+                &group.job_id,
+                unit.unit_id,
+                count(&unit.position, group.depth),
+                WorkerRef::named(worker),
+            );
+            counted += 1;
+        }
+    }
+    counted
+}
+
+/// Journals a plan as the coordinator does, then hands it to the jobs.
+async fn submit(journal: &Journal, jobs: &mut Jobs, id: &str, spec: &JobSpec, planned: PlannedJob) {
+    for op in plan_ops(id, spec, &planned) {
+        journal.send(vec![op]).wait().await.unwrap();
+    }
+    jobs.submit(id.into(), spec.clone(), planned);
 }
 
 #[tokio::test]
 async fn a_reopened_journal_resumes_jobs_with_their_results() {
     let dir = tempfile::tempdir().unwrap();
-    let now = Instant::now();
     let request = PlanRequest {
         position: None,
         depth: 8,
@@ -39,20 +60,12 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         let (journal, restored, _) = Journal::open(dir.path()).unwrap();
         assert!(restored.is_empty());
         let mut jobs = Jobs::default();
-        jobs.submit("a".into(), spec.clone(), planned.clone(), now);
-        jobs.submit("b".into(), spec, planned, now);
-        let leased = jobs.lease(WorkerRef::named("w"), units / 2, &mut None, None, now, TTL);
-        for unit in &leased {
-            jobs.report(
-                &unit.job_id,
-                unit.unit_id,
-                count(&unit.position, unit.depth),
-                WorkerRef::named("w"),
-            );
-        }
+        submit(&journal, &mut jobs, "a", &spec, planned.clone()).await;
+        submit(&journal, &mut jobs, "b", &spec, planned).await;
+        let counted = count_some(&mut jobs, "w", units / 2);
         jobs.cancel("b").unwrap();
         journal.send(jobs.take_ops()).wait().await.unwrap();
-        leased.len()
+        counted
         // The journal and the jobs are dropped here, as in a crash.
     };
 
@@ -62,27 +75,23 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     assert_eq!(restored[0].results.len(), half);
     assert_eq!(restored[0].plan.units.len(), units);
     assert_eq!(restored[1].state, JobState::Cancelled);
+    assert!(
+        restored[1].summary.is_some(),
+        "a finished job comes back as its summary"
+    );
+    assert_eq!(restored[1].plan.units.len(), 0, "and its units stay on disk");
     let mut jobs = Jobs::default();
     for job in restored {
-        jobs.restore(job, now);
+        jobs.restore(job);
     }
+    assert_eq!(jobs.view("b").unwrap().units_total, units as u64);
     let view = jobs.view("a").unwrap();
     assert_eq!(
         (view.state, view.units_done, view.units_total),
         (JobState::Running, half as u64, units as u64)
     );
     // Only the units without a result are handed out again.
-    let rest = jobs.lease(WorkerRef::named("v"), usize::MAX, &mut None, None, now, TTL);
-    assert_eq!(rest.len(), units - half);
-    assert!(rest.iter().all(|u| u.job_id == "a"));
-    for unit in &rest {
-        jobs.report(
-            &unit.job_id,
-            unit.unit_id,
-            count(&unit.position, unit.depth),
-            WorkerRef::named("v"),
-        );
-    }
+    assert_eq!(count_some(&mut jobs, "v", usize::MAX), units - half);
     journal.send(jobs.take_ops()).wait().await.unwrap();
     let divide = jobs.divide("a").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -90,7 +99,95 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     drop(journal);
     let (_, restored, _) = Journal::open(dir.path()).unwrap();
     assert_eq!(restored[0].state, JobState::Done);
-    assert_eq!(restored[0].results.len(), units);
+    // A restart loads only open jobs: both are finished, so no unit and no
+    // count is read, and the divide comes from the summary.
+    assert!(
+        restored
+            .iter()
+            .all(|j| j.plan.units.is_empty() && j.results.is_empty())
+    );
+    let mut jobs = Jobs::default();
+    for job in restored {
+        jobs.restore(job);
+    }
+    assert_eq!(jobs.unit_bytes(), 0);
+    let again = jobs.divide("a").unwrap();
+    assert_eq!(again.total, Leaves::full(845_931));
+    assert_eq!(
+        again
+            .moves
+            .iter()
+            .map(|l| (l.first_move.clone(), l.leaves))
+            .collect::<Vec<_>>(),
+        divide
+            .moves
+            .iter()
+            .map(|l| (l.first_move.clone(), l.leaves))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = PlanRequest {
+        position: None,
+        depth: 12,
+        split_depth: Some(9),
+        min_units: 1,
+        max_units: 1 << 20,
+    };
+    let planned = plan(GameKind::Checkers, &request).unwrap();
+    assert!(
+        planned.units.len() > perft_coordinator::journal::CHUNK_UNITS,
+        "{} units",
+        planned.units.len()
+    );
+    let spec = JobSpec {
+        game: GameKind::Checkers,
+        position: planned.position.clone(),
+        depth: 12,
+        verify: false,
+    };
+    {
+        let (journal, _, _) = Journal::open(dir.path()).unwrap();
+        // Everything but the mark that the plan is complete: a crash.
+        let ops: Vec<_> = plan_ops("cut", &spec, &planned).collect();
+        for op in &ops[..ops.len() - 1] {
+            journal.send(vec![op.clone()]).wait().await.unwrap();
+        }
+        for op in plan_ops("whole", &spec, &planned) {
+            journal.send(vec![op]).wait().await.unwrap();
+        }
+    }
+    {
+        let (_, restored, _) = Journal::open(dir.path()).unwrap();
+        assert_eq!(restored.len(), 1, "the cut plan is dropped");
+        assert_eq!(restored[0].id, "whole");
+        assert_eq!(
+            restored[0].plan.units, planned.units,
+            "every unit read back exactly"
+        );
+        assert!(restored[0].damage.is_empty());
+    }
+    let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
+    db.execute(
+        "UPDATE unit_chunks SET units = zeroblob(length(units)) WHERE chunk = 1",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let (_, restored, _) = Journal::open(dir.path()).unwrap();
+    let mut jobs = Jobs::default();
+    for job in restored {
+        jobs.restore(job);
+    }
+    let view = jobs.view("whole").unwrap();
+    assert_eq!(view.state, JobState::Failed);
+    assert!(
+        view.error.unwrap().contains("unit chunk 1"),
+        "the damage is named"
+    );
 }
 
 #[test]

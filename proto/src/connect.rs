@@ -44,12 +44,17 @@ impl Token {
     }
 }
 
-/// Adds the token to every call (nothing without one).
+/// Adds the protocol version and the token (when there is one) to every
+/// call.
 #[derive(Clone, Debug, Default)]
 pub struct AddToken(Option<Token>);
 
 impl Interceptor for AddToken {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        request.metadata_mut().insert(
+            crate::PROTOCOL_HEADER,
+            MetadataValue::from(crate::PROTOCOL_VERSION),
+        );
         if let Some(Token(value)) = &self.0 {
             request.metadata_mut().insert("authorization", value.clone());
         }
@@ -57,34 +62,66 @@ impl Interceptor for AddToken {
     }
 }
 
-/// Refuses every call without the right token, comparing in constant time.
+/// FAILED_PRECONDITION for a caller of another protocol version, naming the
+/// one this side speaks.
+pub fn wrong_protocol(given: Option<&str>) -> Status {
+    let theirs = match given {
+        Some(v) => format!("protocol {}", crate::shown_version(v)),
+        None => "no protocol version (a perft.v1 client or a bare gRPC tool)".to_owned(),
+    };
+    Status::failed_precondition(format!(
+        "the caller speaks {theirs}, this coordinator speaks {} protocol {}: use a perft release of the same protocol, or send the '{}: {}' header",
+        crate::PACKAGE,
+        crate::PROTOCOL_VERSION,
+        crate::PROTOCOL_HEADER,
+        crate::PROTOCOL_VERSION
+    ))
+}
+
+/// Refuses every call without the right token (compared in constant time)
+/// or of another protocol version.
 #[derive(Clone, Debug)]
-pub struct CheckToken(Option<Token>);
+pub struct CheckToken(Option<Token>, bool);
 
 impl CheckToken {
-    /// Checks against `token`; lets everything through without one.
+    /// Checks against `token` (everything passes without one) and the
+    /// protocol version.
     pub fn new(token: Option<Token>) -> CheckToken {
-        CheckToken(token)
+        CheckToken(token, true)
+    }
+
+    /// Checks the token only: for services outside the contract (server
+    /// reflection), which generic tools call without our header.
+    pub fn token_only(token: Option<Token>) -> CheckToken {
+        CheckToken(token, false)
     }
 }
 
 impl Interceptor for CheckToken {
     fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
-        let Some(Token(expected)) = &self.0 else {
-            return Ok(request);
-        };
-        let given = request
-            .metadata()
-            .get("authorization")
-            .map(MetadataValue::as_bytes)
-            .unwrap_or_default();
-        if bool::from(given.ct_eq(expected.as_bytes())) {
-            Ok(request)
-        } else {
-            Err(Status::unauthenticated(
-                "missing or wrong token: give the coordinator's token (--token-file or PERFT_TOKEN)",
-            ))
+        if let CheckToken(Some(Token(expected)), _) = self {
+            let given = request
+                .metadata()
+                .get("authorization")
+                .map(MetadataValue::as_bytes)
+                .unwrap_or_default();
+            if !bool::from(given.ct_eq(expected.as_bytes())) {
+                return Err(Status::unauthenticated(
+                    "missing or wrong token: give the coordinator's token (--token-file or PERFT_TOKEN)",
+                ));
+            }
         }
+        if !self.1 {
+            return Ok(request);
+        }
+        let version = request
+            .metadata()
+            .get(crate::PROTOCOL_HEADER)
+            .map(|v| v.to_str().unwrap_or("(not text)"));
+        if version != Some(crate::PROTOCOL_VERSION.to_string().as_str()) {
+            return Err(wrong_protocol(version));
+        }
+        Ok(request)
     }
 }
 

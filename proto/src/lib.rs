@@ -1,21 +1,32 @@
 //! The gRPC contract between the CLI, the coordinator and the workers
-//! (`proto/perft/v1/perft.proto`), and conversions to the engine's types.
+//! (`proto/perft/v2/perft.proto`), and conversions to the engine's types.
 
 #[allow(missing_docs, missing_debug_implementations, clippy::all, clippy::pedantic)]
-pub mod v1 {
-    tonic::include_proto!("perft.v1");
+pub mod v2 {
+    tonic::include_proto!("perft.v2");
 }
 
-pub use v1::*;
+pub use v2::*;
 
 pub mod connect;
 
-/// The version a worker must announce when it registers; bumped on any
-/// change of meaning in the contract.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The version every call carries in the [`PROTOCOL_HEADER`] metadata;
+/// bumped on any change of meaning in the contract. 3 is `perft.v2`.
+pub const PROTOCOL_VERSION: u32 = 3;
 
-/// The encoded descriptor set of `perft.v1`, for server reflection.
+/// The metadata key of the protocol version.
+pub const PROTOCOL_HEADER: &str = "perft-protocol";
+
+/// The package clients of this release speak, for error messages.
+pub const PACKAGE: &str = "perft.v2";
+
+/// The encoded descriptor set of `perft.v2`, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/perft_descriptor.bin"));
+
+/// A version text from the wire, cut short and escaped for a message.
+fn shown_version(text: &str) -> String {
+    perft_core::shown(text)
+}
 
 impl From<u128> for U128 {
     fn from(n: u128) -> U128 {
@@ -51,6 +62,30 @@ impl Leaves {
     }
 }
 
+impl Game {
+    /// The wire's name for a game of the registry (`GAME_` and its name).
+    pub fn from_kind(kind: perft_core::GameKind) -> Game {
+        Game::from_str_name(&format!("GAME_{}", kind.name().to_ascii_uppercase()))
+            .unwrap_or(Game::Unspecified)
+    }
+
+    /// The registry's game, or `None` for unspecified or unknown values.
+    pub fn to_kind(self) -> Option<perft_core::GameKind> {
+        let name = self.as_str_name().strip_prefix("GAME_")?;
+        name.to_ascii_lowercase().parse().ok()
+    }
+}
+
+/// The game of a raw enum value from the wire, or an error naming it.
+pub fn game_kind(raw: i32) -> Result<perft_core::GameKind, String> {
+    Game::try_from(raw).ok().and_then(Game::to_kind).ok_or_else(|| {
+        format!(
+            "unknown game {raw}: expected one of {}",
+            perft_core::GameKind::names().join(", ")
+        )
+    })
+}
+
 /// A missing count reads as zero.
 pub fn count(n: Option<U128>) -> u128 {
     n.map_or(0, u128::from)
@@ -73,6 +108,22 @@ mod tests {
             assert_eq!(u128::from(U128::from(n)), n);
         }
         assert_eq!(U128::from(1u128 << 64), U128 { high: 1, low: 0 });
+    }
+
+    #[test]
+    fn every_game_of_the_registry_has_its_wire_value() {
+        for &kind in perft_core::GameKind::ALL {
+            let wire = Game::from_kind(kind);
+            assert_ne!(
+                wire,
+                Game::Unspecified,
+                "{kind} is missing from the proto's Game enum"
+            );
+            assert_eq!(wire.to_kind(), Some(kind));
+            assert_eq!(game_kind(wire as i32), Ok(kind));
+        }
+        assert!(game_kind(0).is_err());
+        assert!(game_kind(99).unwrap_err().contains("unknown game 99"));
     }
 
     #[test]

@@ -2,13 +2,38 @@
 //! runs, so never on the async runtime), one transposition table shared by
 //! all of them and kept across units of the same game.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use perft_core::{Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable};
-use perft_proto::UnitLease;
 use tokio::sync::mpsc::UnboundedSender;
+
+/// One leased unit as the counting threads see it: the wire's per-job
+/// group flattened, the position still packed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnitLease {
+    pub job_id: Arc<str>,
+    pub game: GameKind,
+    pub depth: u32,
+    pub unit_id: u64,
+    pub epoch: u64,
+    pub position: Vec<u8>,
+    pub lease_tag: Vec<u8>,
+}
+
+/// What this worker has done since it started, for its heartbeats.
+#[derive(Debug, Default)]
+pub struct Totals {
+    pub table_probes: AtomicU64,
+    pub table_hits: AtomicU64,
+    /// The table's fill in millionths, last sampled.
+    pub table_fill_ppm: AtomicU64,
+    pub units_done: AtomicU64,
+    /// Leaves counted, saturating at `u64::MAX` (the heartbeat's figure;
+    /// exact counts go in reports).
+    pub leaves_done: AtomicU64,
+}
 
 /// What a counting thread hands back.
 #[derive(Debug)]
@@ -67,6 +92,7 @@ struct Tables {
     current: Mutex<Option<(GameKind, Arc<TranspositionTable>)>>,
     /// When the fill was last sampled (it reads scattered memory).
     last_fill: Mutex<Option<Instant>>,
+    totals: Arc<Totals>,
 }
 
 impl Tables {
@@ -75,7 +101,11 @@ impl Tables {
         let mut last = self.last_fill.lock().unwrap_or_else(|p| p.into_inner());
         if last.is_none_or(|t| t.elapsed().as_secs() >= 1) {
             *last = Some(Instant::now());
-            metrics::gauge!("perft_worker_table_fill").set(table.fill(10_000));
+            let fill = table.fill(10_000);
+            self.totals
+                .table_fill_ppm
+                .store((fill * 1e6) as u64, Ordering::Relaxed);
+            metrics::gauge!("perft_worker_table_fill").set(fill);
         }
     }
 
@@ -116,9 +146,8 @@ impl GameVisitor for CountUnit<'_> {
     type Output = Result<Leaves, String>;
 
     fn visit<G: Game>(self) -> Self::Output {
-        let pos: G = self.lease.position.parse().map_err(|e: G::PositionError| {
-            format!("bad {} position '{}': {e}", G::NAME, self.lease.position)
-        })?;
+        // Packed by the coordinator: no text to parse, but still checked.
+        let pos = G::unpack(&self.lease.position).map_err(|e| e.to_string())?;
         if self.lease.depth > G::MAX_DEPTH {
             return Err(format!(
                 "depth {} is above the {} limit",
@@ -131,6 +160,11 @@ impl GameVisitor for CountUnit<'_> {
         let leaves = counter.perft(&pos, self.lease.depth);
         metrics::counter!("perft_worker_table_probes_total").increment(counter.stats.probes);
         metrics::counter!("perft_worker_table_hits_total").increment(counter.stats.hits);
+        let totals = &self.tables.totals;
+        totals
+            .table_probes
+            .fetch_add(counter.stats.probes, Ordering::Relaxed);
+        totals.table_hits.fetch_add(counter.stats.hits, Ordering::Relaxed);
         if let Some(table) = table {
             self.tables.sample_fill(&table);
         }
@@ -145,15 +179,7 @@ fn count_lease(
     #[cfg(feature = "fault-injection")] faults: Option<&FaultInjector>,
 ) -> Outcome {
     let started = Instant::now();
-    let game = match lease.game.parse::<GameKind>() {
-        Ok(game) => game,
-        Err(e) => {
-            return Outcome::Refused {
-                reason: e.to_string(),
-                lease,
-            };
-        }
-    };
+    let game = lease.game;
     let leaves = match game.dispatch(CountUnit {
         lease: &lease,
         tables,
@@ -166,6 +192,13 @@ fn count_lease(
     let leaves = faults.map_or(leaves, |faults| faults.apply(&lease, leaves));
     let seconds = started.elapsed().as_secs_f64();
     metrics::counter!("perft_worker_units_total").increment(1);
+    tables.totals.units_done.fetch_add(1, Ordering::Relaxed);
+    let _ = tables
+        .totals
+        .leaves_done
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+            Some(n.saturating_add(u64::try_from(leaves.leaves).unwrap_or(u64::MAX)))
+        });
     metrics::counter!("perft_worker_leaves_total")
         .increment(u64::try_from(leaves.leaves).unwrap_or(u64::MAX));
     if seconds > 0.0 {
@@ -188,16 +221,30 @@ pub struct Pool {
     /// Units queued or being counted.
     in_flight: Arc<AtomicUsize>,
     threads: Vec<std::thread::JoinHandle<()>>,
+    totals: Arc<Totals>,
+    table_bytes: u64,
 }
 
 impl Pool {
+    /// What the pool has done so far.
+    pub fn totals(&self) -> &Totals {
+        &self.totals
+    }
+
+    /// The table's size (0 without one).
+    pub fn table_bytes(&self) -> u64 {
+        self.table_bytes
+    }
+
     /// Starts `threads` counting threads with a shared table of
     /// `table_bytes` (none when `None`); outcomes go to `outcomes`.
     pub fn start(threads: usize, table_bytes: Option<u64>, outcomes: UnboundedSender<Outcome>) -> Pool {
         let (sender, queue) = crossbeam_channel::unbounded::<UnitLease>();
         let in_flight = Arc::new(AtomicUsize::new(0));
+        let totals = Arc::new(Totals::default());
         let tables = Arc::new(Tables {
             bytes: table_bytes,
+            totals: Arc::clone(&totals),
             ..Tables::default()
         });
         #[cfg(feature = "fault-injection")]
@@ -234,6 +281,8 @@ impl Pool {
             queue,
             in_flight,
             threads: handles,
+            totals,
+            table_bytes: table_bytes.unwrap_or(0),
         }
     }
 

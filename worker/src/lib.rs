@@ -10,6 +10,7 @@
 mod compute;
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use perft_proto as pb;
@@ -18,7 +19,7 @@ use perft_proto::worker_service_client::WorkerServiceClient;
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
-pub use compute::{Outcome, Pool};
+pub use compute::{Outcome, Pool, Totals, UnitLease};
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -71,8 +72,6 @@ async fn register(client: &mut WorkerServiceClient<AuthChannel>, config: &Config
         .register(pb::RegisterRequest {
             name: config.name.clone(),
             threads: config.threads as u32,
-            table_bytes: config.table_bytes.unwrap_or(0),
-            protocol_version: pb::PROTOCOL_VERSION,
             only_job: String::new(),
         })
         .await?
@@ -112,31 +111,34 @@ async fn register_until_done(
     }
 }
 
-/// Counts kept until the coordinator acknowledges them.
-#[derive(Debug, Default)]
-struct Unreported {
-    results: Vec<pb::UnitResult>,
-    released: Vec<pb::UnitRef>,
+/// A count kept until the coordinator acknowledges it.
+#[derive(Debug, Clone)]
+struct Kept {
+    job_id: Arc<str>,
+    unit_id: u64,
+    epoch: u64,
+    lease_tag: Vec<u8>,
+    /// `None`: the unit is handed back uncounted.
+    leaves: Option<perft_core::Leaves>,
 }
+
+/// Counts and hand-backs kept until the coordinator acknowledges them.
+#[derive(Debug, Default)]
+struct Unreported(Vec<Kept>);
 
 impl Unreported {
     fn is_empty(&self) -> bool {
-        self.results.is_empty() && self.released.is_empty()
+        self.0.is_empty()
     }
 
     fn add(&mut self, outcome: Outcome) {
         match outcome {
-            Outcome::Counted {
-                lease,
-                leaves,
-                seconds,
-            } => self.results.push(pb::UnitResult {
+            Outcome::Counted { lease, leaves, .. } => self.0.push(Kept {
                 job_id: lease.job_id,
                 unit_id: lease.unit_id,
                 epoch: lease.epoch,
-                leaves: Some(leaves.into()),
-                seconds,
                 lease_tag: lease.lease_tag,
+                leaves: Some(leaves),
             }),
             Outcome::Refused { lease, reason } => {
                 tracing::error!(job = %lease.job_id, unit = lease.unit_id, %reason, "unit refused; handing it back");
@@ -145,13 +147,48 @@ impl Unreported {
         }
     }
 
-    fn release(&mut self, lease: &pb::UnitLease) {
-        self.released.push(pb::UnitRef {
-            job_id: lease.job_id.clone(),
+    fn release(&mut self, lease: &UnitLease) {
+        self.0.push(Kept {
+            job_id: Arc::clone(&lease.job_id),
             unit_id: lease.unit_id,
             epoch: lease.epoch,
             lease_tag: lease.lease_tag.clone(),
+            leaves: None,
         });
+    }
+
+    /// The report: what is kept, grouped per job.
+    fn request(&self, worker: &str) -> pb::ReportResultsRequest {
+        let mut jobs: Vec<pb::JobReport> = Vec::new();
+        for kept in &self.0 {
+            let at = match jobs.iter().position(|j| *j.job_id == *kept.job_id) {
+                Some(at) => at,
+                None => {
+                    jobs.push(pb::JobReport {
+                        job_id: kept.job_id.to_string(),
+                        ..pb::JobReport::default()
+                    });
+                    jobs.len() - 1
+                }
+            };
+            match kept.leaves {
+                Some(leaves) => jobs[at].results.push(pb::UnitResult {
+                    unit_id: kept.unit_id,
+                    epoch: kept.epoch,
+                    leaves: Some(leaves.into()),
+                    lease_tag: kept.lease_tag.clone(),
+                }),
+                None => jobs[at].released.push(pb::UnitRef {
+                    unit_id: kept.unit_id,
+                    epoch: kept.epoch,
+                    lease_tag: kept.lease_tag.clone(),
+                }),
+            }
+        }
+        pb::ReportResultsRequest {
+            worker_id: worker.to_owned(),
+            jobs,
+        }
     }
 
     /// Sends everything; kept for the next try if the call fails.
@@ -163,12 +200,7 @@ impl Unreported {
         if self.is_empty() {
             return Ok(());
         }
-        let request = pb::ReportResultsRequest {
-            worker_id: worker.to_owned(),
-            results: self.results.clone(),
-            released: self.released.clone(),
-        };
-        match client.report_results(request).await {
+        match client.report_results(self.request(worker)).await {
             Ok(reply) => {
                 let reply = reply.into_inner();
                 if reply.refused > 0 {
@@ -182,23 +214,67 @@ impl Unreported {
             // The coordinator will never take these counts (a fault of this
             // worker): they are handed back, so the units are counted
             // again (elsewhere, or here once the fault is gone).
-            Err(status) if status.code() == Code::InvalidArgument && !self.results.is_empty() => {
-                tracing::error!(error = %status.message(), results = self.results.len(), "the coordinator refused these counts; handing the units back");
-                let refused = std::mem::take(&mut self.results);
-                self.released.extend(refused.into_iter().map(|r| pb::UnitRef {
-                    job_id: r.job_id,
-                    unit_id: r.unit_id,
-                    epoch: r.epoch,
-                    lease_tag: r.lease_tag,
-                }));
+            Err(status)
+                if status.code() == Code::InvalidArgument && self.0.iter().any(|k| k.leaves.is_some()) =>
+            {
+                tracing::error!(error = %status.message(), results = self.0.len(), "the coordinator refused these counts; handing the units back");
+                for kept in &mut self.0 {
+                    kept.leaves = None;
+                }
                 return Box::pin(self.flush(client, worker)).await;
             }
             Err(status) => return Err(status),
         }
-        self.results.clear();
-        self.released.clear();
+        self.0.clear();
         Ok(())
     }
+}
+
+/// The heartbeat: this worker's figures, and whether it is leaving.
+fn heartbeat_request(worker: &str, pool: &Pool, draining: bool) -> pb::HeartbeatRequest {
+    let totals = pool.totals();
+    let load = |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed);
+    pb::HeartbeatRequest {
+        worker_id: worker.to_owned(),
+        stats: Some(pb::WorkerStats {
+            table_probes: load(&totals.table_probes),
+            table_hits: load(&totals.table_hits),
+            table_fill: load(&totals.table_fill_ppm) as f64 / 1e6,
+            table_bytes: pool.table_bytes(),
+            units_done: load(&totals.units_done),
+            leaves_done: Some(u128::from(load(&totals.leaves_done)).into()),
+        }),
+        draining,
+    }
+}
+
+/// Flattens a lease answer into the units the threads count; a group of
+/// an unknown game is handed back.
+fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> Vec<UnitLease> {
+    let mut units = Vec::new();
+    for group in reply.jobs {
+        let job_id: Arc<str> = Arc::from(group.job_id.as_str());
+        let game = pb::game_kind(group.game);
+        for unit in group.units {
+            let lease = UnitLease {
+                job_id: Arc::clone(&job_id),
+                game: game.clone().unwrap_or(perft_core::GameKind::ALL[0]),
+                depth: group.depth,
+                unit_id: unit.unit_id,
+                epoch: unit.epoch,
+                position: unit.position,
+                lease_tag: unit.lease_tag,
+            };
+            match &game {
+                Ok(_) => units.push(lease),
+                Err(reason) => {
+                    tracing::error!(job = %job_id, %reason, "unit of an unknown game; handing it back");
+                    unreported.release(&lease);
+                }
+            }
+        }
+    }
+    units
 }
 
 /// Runs the worker until `shutdown` resolves (then drains) or the
@@ -233,11 +309,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 Ok(reply) => {
                     backoff.reset();
                     let reply = reply.into_inner();
-                    if reply.units.is_empty() {
+                    let retry_after = reply.retry_after_ms;
+                    let units = leased_units(reply, &mut unreported);
+                    if units.is_empty() {
                         idle_until = tokio::time::Instant::now()
-                            + Duration::from_millis(u64::from(reply.retry_after_ms.max(50)));
+                            + Duration::from_millis(u64::from(retry_after.max(50)));
                     }
-                    for unit in reply.units {
+                    for unit in units {
                         pool.push(unit);
                     }
                 }
@@ -265,7 +343,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 }
             }
             _ = heartbeat.tick() => {
-                let beat = client.heartbeat(pb::HeartbeatRequest { worker_id: session.id.clone() }).await;
+                let beat = client.heartbeat(heartbeat_request(&session.id, &pool, false)).await;
                 if let Err(status) = beat {
                     handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
                 }
@@ -279,6 +357,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
 
     // Shutdown: hand back what has not started, finish the rest, report.
     tracing::info!("stopping: handing back queued units and finishing the others");
+    // Told first, so the coordinator knows it left rather than died.
+    let _ = client
+        .heartbeat(heartbeat_request(&session.id, &pool, true))
+        .await;
     for lease in pool.take_queued() {
         unreported.release(&lease);
     }

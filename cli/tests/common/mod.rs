@@ -140,3 +140,32 @@ pub fn divide_lines(report: &serde_json::Value) -> Vec<(String, String)> {
     lines.sort();
     lines
 }
+
+/// The client settings of a plain, tokenless coordinator at `url`.
+pub fn client_config(url: &str) -> perft_proto::connect::ClientConfig {
+    perft_proto::connect::ClientConfig {
+        url: url.to_owned(),
+        token: None,
+        tls_ca: None,
+    }
+}
+
+/// A raw `PerftService` client of `url` whose calls carry the protocol
+/// version header, as the CLI's do.
+pub async fn perft_client(
+    url: &str,
+) -> perft_proto::perft_service_client::PerftServiceClient<perft_proto::connect::AuthChannel> {
+    let config = client_config(url);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    perft_proto::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor())
+}
+
+/// A raw `WorkerService` client of `url` whose calls carry the protocol
+/// version header, as the worker's do.
+pub async fn worker_client(
+    url: &str,
+) -> perft_proto::worker_service_client::WorkerServiceClient<perft_proto::connect::AuthChannel> {
+    let config = client_config(url);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    perft_proto::worker_service_client::WorkerServiceClient::with_interceptor(channel, config.interceptor())
+}

@@ -1,13 +1,57 @@
-//! One job: its plan, its units, its queue of units wanting a lease, and
-//! its progress, kept so that every count it sums is checked.
+//! One job: its plan's units while it is open, the queue of units wanting
+//! a lease, and its progress, kept incrementally so that a view costs the
+//! same for ten units or ten million. A job that finishes keeps only its
+//! summary (the divide so far and its counters) and releases its units.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use perft_core::Leaves;
 
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView, unix_ms};
+use crate::columns::{Bits, UnitColumns};
 use crate::journal::Op;
+use crate::planning::PlannedJob;
+
+/// What a job keeps once it is finished: its divide so far, per first
+/// move, and its counters. Journaled with its final state, so a restart
+/// need not load a finished job's units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Units decided.
+    pub done: u64,
+    /// Decided counts times their paths, per first move (settled leaves
+    /// not included); checked, never wrapping.
+    pub per_move: Vec<Leaves>,
+    /// Units below each first move, and how many of them are decided.
+    pub move_units: Vec<u64>,
+    pub move_done: Vec<u64>,
+    /// Estimated work of all units and of the decided ones.
+    pub work_total: f64,
+    pub work_done: f64,
+}
+
+/// The units of a job that is still open, and who works on them.
+#[derive(Debug)]
+pub(super) struct OpenUnits {
+    pub columns: UnitColumns,
+    pub decided: Bits,
+    /// Units waiting in `retry`.
+    queued: Bits,
+    /// Units from here on were never handed out since the job was loaded:
+    /// they are queued implicitly, in plan order, so that a worker gets
+    /// neighbouring subtrees (which share positions) together.
+    cursor: u64,
+    /// Decided units at or past the cursor.
+    done_ahead: u64,
+    /// Units handed out before that want a lease again (handed back,
+    /// expired, verification's next copy), most urgent first.
+    retry: VecDeque<u64>,
+    /// Units with leases or votes: open work only.
+    pub active: HashMap<u64, Unit>,
+    /// Units some worker holds.
+    pub leased: u64,
+}
 
 #[derive(Debug)]
 pub(super) struct Job {
@@ -19,14 +63,11 @@ pub(super) struct Job {
     pub settled: Vec<Leaves>,
     /// A root with no move: its whole count, found when planning.
     pub root_leaves: Option<Leaves>,
-    pub units: Vec<Unit>,
-    /// Units wanting a lease, grouped by their first first-move, so a worker
-    /// keeps getting related subtrees and its table hits more.
-    pub pending: BTreeMap<u32, VecDeque<u64>>,
-    pub done: u64,
+    pub units_total: u64,
+    /// `None` once finished: the units are released.
+    pub open: Option<OpenUnits>,
+    pub summary: Summary,
     pub released: u64,
-    /// Leaves of the decided units, weighted; checked, never wrapping.
-    pub leaves_done: u128,
     pub state: JobState,
     pub error: Option<String>,
     pub started_ms: Option<u64>,
@@ -35,49 +76,219 @@ pub(super) struct Job {
 }
 
 impl Job {
-    pub fn group(&self, unit: u64) -> u32 {
-        self.units[unit as usize]
-            .weights
-            .first()
-            .map_or(0, |w| w.first_move)
-    }
-
-    /// Puts a unit that wants a lease back in its group's queue, first.
-    pub fn requeue(&mut self, unit_id: u64) {
-        let unit = &self.units[unit_id as usize];
-        if unit.queued || !unit.needs_lease() || self.state.is_final() {
-            return;
-        }
-        let group = self.group(unit_id);
-        self.pending.entry(group).or_default().push_front(unit_id);
-        self.units[unit_id as usize].queued = true;
-    }
-
-    /// Queues every unit that wants a lease, in plan order.
-    pub fn queue_all(&mut self) {
-        for unit_id in 0..self.units.len() as u64 {
-            let group = self.group(unit_id);
-            let unit = &mut self.units[unit_id as usize];
-            if !unit.queued && unit.needs_lease() {
-                self.pending.entry(group).or_default().push_back(unit_id);
-                unit.queued = true;
+    /// A queued job of `plan`, every unit open.
+    pub fn new(id: String, spec: JobSpec, plan: PlannedJob) -> Job {
+        let moves = plan.first_moves.len();
+        let n = plan.units.len();
+        let mut summary = Summary {
+            per_move: vec![Leaves::ZERO; moves],
+            move_units: vec![0; moves],
+            move_done: vec![0; moves],
+            ..Summary::default()
+        };
+        for i in 0..n {
+            summary.work_total += f64::from(plan.units.estimate(i));
+            for w in plan.units.weights(i) {
+                if let Some(slot) = summary.move_units.get_mut(w.first_move as usize) {
+                    *slot += 1;
+                }
             }
         }
+        Job {
+            id,
+            spec,
+            split_depth: plan.split_depth,
+            remaining_depth: plan.remaining_depth,
+            first_moves: plan.first_moves,
+            settled: plan.settled,
+            root_leaves: plan.root_leaves,
+            units_total: n as u64,
+            open: Some(OpenUnits {
+                decided: Bits::new(n),
+                queued: Bits::new(n),
+                cursor: 0,
+                done_ahead: 0,
+                retry: VecDeque::new(),
+                active: HashMap::new(),
+                leased: 0,
+                columns: plan.units,
+            }),
+            summary,
+            released: 0,
+            state: JobState::Queued,
+            error: None,
+            started_ms: None,
+            finished_ms: None,
+            disagreements: Vec::new(),
+        }
     }
 
+    /// A finished job read back with its summary only.
+    pub fn finished(id: String, spec: JobSpec, plan: PlannedJob, units_total: u64, summary: Summary) -> Job {
+        let mut job = Job::new(id, spec, plan);
+        job.open = None;
+        job.units_total = units_total;
+        job.summary = summary;
+        job
+    }
+
+    fn quorum(&self) -> u32 {
+        self.spec.quorum()
+    }
+
+    /// Whether unit `u` is open and undecided.
+    pub fn is_open(&self, u: u64) -> bool {
+        self.open
+            .as_ref()
+            .is_some_and(|o| u < self.units_total && !o.decided.get(u))
+    }
+
+    /// Unit `u`'s packed position, while the job is open.
+    pub fn position(&self, u: u64) -> Option<&[u8]> {
+        let open = self.open.as_ref()?;
+        (u < self.units_total).then(|| open.columns.position(u as usize))
+    }
+
+    /// Unit `u`'s position as text, for people.
+    pub fn shown_position(&self, u: u64) -> String {
+        match self.position(u) {
+            Some(bytes) => self
+                .spec
+                .game
+                .show_packed(bytes)
+                .unwrap_or_else(|e| e.to_string()),
+            None => format!("unit {u}"),
+        }
+    }
+
+    /// Runs `f` on unit `u`'s lease and vote state (made when first
+    /// needed, dropped once idle), keeping the leased count. `None` when
+    /// the unit is not open.
+    pub fn with_unit<R>(&mut self, u: u64, f: impl FnOnce(&mut Unit) -> R) -> Option<R> {
+        if !self.is_open(u) {
+            return None;
+        }
+        let quorum = self.quorum();
+        let open = self.open.as_mut()?;
+        let unit = open.active.entry(u).or_insert_with(|| Unit::new(quorum));
+        let before = unit.leased();
+        let result = f(unit);
+        let after = unit.leased();
+        if unit.is_idle(quorum) {
+            open.active.remove(&u);
+        }
+        match (before, after) {
+            (false, true) => open.leased += 1,
+            (true, false) => open.leased -= 1,
+            _ => {}
+        }
+        Some(result)
+    }
+
+    fn needs_lease(&self, u: u64) -> bool {
+        self.open
+            .as_ref()
+            .is_some_and(|o| !o.decided.get(u) && o.active.get(&u).is_none_or(Unit::needs_lease))
+    }
+
+    fn can_take(&self, u: u64, identity: &str) -> bool {
+        self.open
+            .as_ref()
+            .is_some_and(|o| o.active.get(&u).is_none_or(|a| a.can_take(identity)))
+    }
+
+    /// Puts a unit that wants a lease back in the queue, first.
+    pub fn requeue(&mut self, u: u64) {
+        if self.state.is_final() || !self.needs_lease(u) {
+            return;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        if u >= open.cursor || !open.queued.set(u) {
+            return;
+        }
+        open.retry.push_front(u);
+    }
+
+    /// The next unit the machine `identity` may take: a unit handed out
+    /// before that wants another lease, else the next in plan order.
+    pub fn next_for(&mut self, identity: &str) -> Option<u64> {
+        // Units this machine may not take (it counted them): left queued.
+        let mut passed = Vec::new();
+        let mut found = None;
+        while let Some(u) = self.open.as_mut()?.retry.pop_front() {
+            self.open.as_mut()?.queued.clear(u);
+            if !self.needs_lease(u) {
+                continue;
+            }
+            if self.can_take(u, identity) {
+                found = Some(u);
+                break;
+            }
+            passed.push(u);
+        }
+        if let Some(open) = self.open.as_mut() {
+            for &u in passed.iter().rev() {
+                open.queued.set(u);
+                open.retry.push_front(u);
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+        loop {
+            let open = self.open.as_mut()?;
+            if open.cursor >= self.units_total {
+                return None;
+            }
+            let u = open.cursor;
+            open.cursor += 1;
+            if open.decided.get(u) {
+                open.done_ahead -= 1;
+                continue;
+            }
+            if !self.needs_lease(u) {
+                continue;
+            }
+            if self.can_take(u, identity) {
+                return Some(u);
+            }
+            // Restored with this machine's vote: another machine's turn.
+            let open = self.open.as_mut()?;
+            open.queued.set(u);
+            open.retry.push_back(u);
+        }
+    }
+
+    /// Whether any unit waits for a lease.
+    pub fn has_queued(&self) -> bool {
+        self.units_queued() > 0
+    }
+
+    /// Units waiting for a lease.
+    pub fn units_queued(&self) -> u64 {
+        self.open.as_ref().map_or(0, |o| {
+            (self.units_total - o.cursor - o.done_ahead) + o.retry.len() as u64
+        })
+    }
+
+    /// Units some worker holds.
+    pub fn units_leased(&self) -> u64 {
+        self.open.as_ref().map_or(0, |o| o.leased)
+    }
+
+    /// Ends the job; its units are released (a resumed job loads them
+    /// again from the journal).
     pub fn finish(&mut self, state: JobState, error: Option<String>) {
         self.state = state;
         self.error = error;
         self.finished_ms = Some(unix_ms());
-        self.pending.clear();
-        // A finished job holds no lease: a resumed one leases afresh.
-        for unit in &mut self.units {
-            unit.queued = false;
-            unit.clear_leases();
-        }
+        self.open = None;
     }
 
-    /// The journal record of the job's state.
+    /// The journal record of the job's state (with its summary once it is
+    /// finished).
     pub fn state_op(&self) -> Op {
         Op::JobState {
             job_id: self.id.clone(),
@@ -86,6 +297,7 @@ impl Job {
             started_ms: self.started_ms,
             finished_ms: self.finished_ms,
             released: self.released,
+            summary: self.state.is_final().then(|| self.summary.clone()),
         }
     }
 
@@ -94,8 +306,18 @@ impl Job {
     fn leaves_so_far(&self) -> Option<u128> {
         self.settled
             .iter()
-            .try_fold(self.leaves_done, |sum, l| sum.checked_add(l.leaves))?
+            .chain(&self.summary.per_move)
+            .try_fold(0u128, |sum, l| sum.checked_add(l.leaves))?
             .checked_add(self.root_leaves.map_or(0, |l| l.leaves))
+    }
+
+    /// The divide so far: settled plus decided leaves per first move.
+    pub fn per_move(&self) -> Option<Vec<Leaves>> {
+        self.settled
+            .iter()
+            .zip(&self.summary.per_move)
+            .map(|(a, b)| a.checked_add(*b))
+            .collect()
     }
 
     pub fn view(&self) -> JobView {
@@ -104,45 +326,87 @@ impl Job {
             (Some(start), None) => unix_ms().saturating_sub(start) as f64 / 1000.0,
             _ => 0.0,
         };
+        let work_done = if self.state == JobState::Done || self.summary.work_total <= 0.0 {
+            if self.state == JobState::Done { 1.0 } else { 0.0 }
+        } else {
+            (self.summary.work_done / self.summary.work_total).clamp(0.0, 1.0)
+        };
         JobView {
             id: self.id.clone(),
             spec: self.spec.clone(),
             split_depth: self.split_depth,
             state: self.state,
             error: self.error.clone(),
-            units_total: self.units.len() as u64,
-            units_done: self.done,
+            units_total: self.units_total,
+            units_done: self.summary.done,
             units_released: self.released,
+            units_queued: self.units_queued(),
+            units_leased: self.units_leased(),
             leaves_done: self.leaves_so_far().unwrap_or(u128::MAX),
             seconds,
-            disagreements: self.disagreements.clone(),
+            disagreements: self.disagreements.len() as u64,
+            work_done,
         }
     }
 
     /// Counts a decided unit in. A weighted sum past `u128` fails the job
     /// (returns false): no true count gets there.
-    pub fn decided(&mut self, unit_id: u64, leaves: Leaves) -> bool {
-        self.done += 1;
-        let weighted = self.units[unit_id as usize]
-            .weights
-            .iter()
-            .try_fold(0u128, |sum, w| {
-                leaves
-                    .leaves
-                    .checked_mul(u128::from(w.paths))
-                    .and_then(|n| sum.checked_add(n))
-            });
-        if let Some(total) = weighted.and_then(|n| self.leaves_done.checked_add(n)) {
-            self.leaves_done = total;
-            if self.leaves_so_far().is_some() {
-                return true;
+    pub fn decided(&mut self, u: u64, leaves: Leaves) -> bool {
+        let Some(open) = self.open.as_mut() else {
+            return true;
+        };
+        if u >= self.units_total || !open.decided.set(u) {
+            return true;
+        }
+        if u >= open.cursor {
+            open.done_ahead += 1;
+        }
+        if let Some(unit) = open.active.remove(&u)
+            && unit.leased()
+        {
+            open.leased -= 1;
+        }
+        let i = u as usize;
+        self.summary.done += 1;
+        self.summary.work_done += f64::from(open.columns.estimate(i));
+        let mut overflow = false;
+        for w in open.columns.weights(i) {
+            let m = w.first_move as usize;
+            let (Some(sum), Some(done)) = (
+                self.summary.per_move.get_mut(m),
+                self.summary.move_done.get_mut(m),
+            ) else {
+                continue;
+            };
+            *done += 1;
+            match leaves
+                .checked_mul(u128::from(w.paths))
+                .and_then(|n| sum.checked_add(n))
+            {
+                Some(total) => *sum = total,
+                None => overflow = true,
             }
         }
+        if !overflow && self.leaves_so_far().is_some() {
+            return true;
+        }
         let reason = format!(
-            "the count of unit {unit_id} ({}) makes the total overflow u128: a forged or damaged count",
+            "the count of unit {u} ({}) makes the total overflow u128: a forged or damaged count",
             leaves.leaves
         );
         self.finish(JobState::Failed, Some(reason));
         false
+    }
+}
+
+impl Job {
+    /// Heap bytes held for the job's units (none once finished).
+    pub fn unit_bytes(&self) -> usize {
+        self.open.as_ref().map_or(0, |o| {
+            o.columns.heap_bytes()
+                + o.decided.heap_bytes() * 2
+                + o.retry.capacity() * 8
+                + o.active.capacity() * 96
+        })
     }
 }

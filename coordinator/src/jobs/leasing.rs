@@ -1,45 +1,37 @@
-//! Leases: handing units to workers, renewing, handing back and expiring
-//! them. A lease belongs to a worker session; its deadline is the
-//! session's, so a heartbeat renews every lease at once and expiring
-//! touches only the units of sessions that went silent.
+//! Leases: handing units to workers, handing back and expiring them. A
+//! lease belongs to a worker session and lives as long as the session: the
+//! coordinator's worker registry is the one clock that says a session is
+//! lost, and expiring touches only the units of lost sessions.
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
 
-use super::{JobState, Jobs, LeasedUnit, MAX_UNIT_FAILURES, WorkerRef, unix_ms};
+use super::{JobState, Jobs, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, WorkerRef, unix_ms};
 
 /// The leases of one worker session.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Holder {
-    pub deadline: Instant,
     /// (job, unit) pairs leased to the session and not yet reported.
     pub units: HashSet<(String, u64)>,
 }
 
 impl Jobs {
     /// Leases up to `max` units to `worker`, from the first unfinished job
-    /// with units wanting a lease (only `only_job` when given), preferring
-    /// the first move of `affinity` (updated to what was handed out). Never
-    /// the same unit twice to one machine.
-    pub fn lease(
-        &mut self,
-        worker: WorkerRef<'_>,
-        max: usize,
-        affinity: &mut Option<(String, u32)>,
-        only_job: Option<&str>,
-        now: Instant,
-        ttl: Duration,
-    ) -> Vec<LeasedUnit> {
+    /// with units wanting a lease (only `only_job` when given), grouped per
+    /// job. A job hands out its units in plan order, so one call gets
+    /// neighbouring subtrees, which share positions in the worker's table.
+    /// Never the same unit twice to one machine.
+    pub fn lease(&mut self, worker: WorkerRef<'_>, max: usize, only_job: Option<&str>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
+        let mut handed = 0;
         for id in &self.order {
-            if out.len() >= max {
+            if handed >= max {
                 break;
             }
             if only_job.is_some_and(|only| only != id) {
                 continue;
             }
             let job = self.jobs.get_mut(id).expect("ordered jobs exist");
-            if job.state.is_final() || job.pending.is_empty() {
+            if job.state.is_final() || !job.has_queued() {
                 continue;
             }
             if job.state == JobState::Queued {
@@ -47,62 +39,35 @@ impl Jobs {
                 job.started_ms = Some(unix_ms());
                 self.outbox.push(job.state_op());
             }
-            // Units this machine may not take, put back when done.
-            let mut passed_over = Vec::new();
-            while out.len() < max {
-                let group = match affinity {
-                    Some((job_id, group)) if job_id == id && job.pending.contains_key(group) => *group,
-                    // Switch to the largest group left: most related work.
-                    _ => match job.pending.iter().max_by_key(|(_, q)| q.len()) {
-                        Some((&group, _)) => group,
-                        None => break,
-                    },
-                };
-                let Some(queue) = job.pending.get_mut(&group) else {
+            let mut units = Vec::new();
+            while handed < max {
+                let Some(unit_id) = job.next_for(worker.identity) else {
                     break;
                 };
-                let Some(unit_id) = queue.pop_front() else {
-                    job.pending.remove(&group);
-                    continue;
-                };
-                if queue.is_empty() {
-                    job.pending.remove(&group);
-                }
-                job.units[unit_id as usize].queued = false;
-                if !job.units[unit_id as usize].needs_lease() {
-                    continue;
-                }
-                if !job.units[unit_id as usize].can_take(worker.identity) {
-                    passed_over.push(unit_id);
-                    continue;
-                }
                 self.next_epoch += 1;
                 let epoch = self.next_epoch;
-                job.units[unit_id as usize].lease(worker.session, worker.identity, epoch);
-                let holder = self
-                    .holders
+                job.with_unit(unit_id, |unit| unit.lease(worker.session, worker.identity, epoch));
+                self.holders
                     .entry(worker.session.to_owned())
-                    .or_insert_with(|| Holder {
-                        deadline: now + ttl,
-                        units: HashSet::new(),
-                    });
-                // Asking for work is a sign of life too.
-                holder.deadline = now + ttl;
-                holder.units.insert((id.clone(), unit_id));
-                *affinity = Some((id.clone(), group));
-                out.push(LeasedUnit {
-                    job_id: id.clone(),
+                    .or_default()
+                    .units
+                    .insert((id.clone(), unit_id));
+                units.push(LeasedUnit {
                     unit_id,
                     epoch,
-                    game: job.spec.game,
-                    position: job.units[unit_id as usize].position.clone(),
-                    depth: job.remaining_depth,
+                    position: job.position(unit_id).unwrap_or_default().to_vec(),
                 });
+                handed += 1;
                 // With verification it also wants a second machine.
                 job.requeue(unit_id);
             }
-            for unit_id in passed_over.into_iter().rev() {
-                job.requeue(unit_id);
+            if !units.is_empty() {
+                out.push(LeasedJob {
+                    job_id: id.clone(),
+                    game: job.spec.game,
+                    depth: job.remaining_depth,
+                    units,
+                });
             }
         }
         out
@@ -114,10 +79,13 @@ impl Jobs {
         let Some(job) = self.jobs.get_mut(job_id) else {
             return false;
         };
-        if job.state.is_final() || unit_id >= job.units.len() as u64 {
+        if job.state.is_final() {
             return false;
         }
-        let Some(session) = job.units[unit_id as usize].release(epoch, worker.identity) else {
+        let Some(session) = job
+            .with_unit(unit_id, |unit| unit.release(epoch, worker.identity))
+            .flatten()
+        else {
             return false;
         };
         if let Some(holder) = self.holders.get_mut(&session) {
@@ -129,47 +97,44 @@ impl Jobs {
         true
     }
 
-    /// Extends every lease of the session `session` to `now + ttl`; returns
-    /// how many it holds.
-    pub fn renew(&mut self, session: &str, now: Instant, ttl: Duration) -> u32 {
-        self.holders.get_mut(session).map_or(0, |holder| {
-            holder.deadline = now + ttl;
-            holder.units.len() as u32
-        })
+    /// How many units the session `session` holds.
+    pub fn held_by(&self, session: &str) -> usize {
+        self.holders.get(session).map_or(0, |h| h.units.len())
     }
 
-    /// Re-queues the units of every session whose leases ran out: the one
-    /// path for a lost, killed or cut-off worker. A unit that keeps failing
-    /// fails its job (`perft resume` queues it again). Returns the number
-    /// of leases that ran out.
-    pub fn expire(&mut self, now: Instant) -> u64 {
-        let lost: Vec<String> = self
-            .holders
-            .iter()
-            .filter(|(_, h)| h.deadline <= now)
-            .map(|(w, _)| w.clone())
-            .collect();
+    /// Re-queues the units of the sessions `lost` (the worker registry
+    /// found them silent, or they left): the one path for a lost, killed or
+    /// cut-off worker. A unit that keeps failing fails its job (`perft
+    /// resume` queues it again). Returns the number of leases that ended.
+    pub fn expire(&mut self, lost: &[String]) -> u64 {
         let mut expired = 0;
         let mut changed = HashSet::new();
         for session in lost {
-            let Some(holder) = self.holders.remove(&session) else {
+            let Some(holder) = self.holders.remove(session) else {
                 continue;
             };
             for (job_id, unit_id) in holder.units {
                 let Some(job) = self.jobs.get_mut(&job_id) else {
                     continue;
                 };
-                if job.state.is_final() || !job.units[unit_id as usize].drop_lease(&session) {
+                if job.state.is_final() {
                     continue;
                 }
+                let Some(failures) =
+                    job.with_unit(unit_id, |unit| unit.drop_lease(session).then_some(unit.failures))
+                else {
+                    continue;
+                };
+                let Some(failures) = failures else {
+                    continue;
+                };
                 job.released += 1;
                 expired += 1;
                 job.requeue(unit_id);
-                let unit = &job.units[unit_id as usize];
-                if unit.failures >= MAX_UNIT_FAILURES {
+                if failures >= MAX_UNIT_FAILURES {
                     let reason = format!(
                         "unit {unit_id} ({}) lost its lease {MAX_UNIT_FAILURES} times; `perft resume {job_id}` queues it again",
-                        unit.position
+                        job.shown_position(unit_id)
                     );
                     job.finish(JobState::Failed, Some(reason));
                 }

@@ -13,16 +13,17 @@ mod leasing;
 mod unit;
 
 use std::collections::HashMap;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use perft_core::{GameKind, Leaves, weighted_sum};
+use perft_core::{GameKind, Leaves};
 
 use crate::journal::{Op, RestoredJob};
 use crate::planning::PlannedJob;
 use job::Job;
+pub use job::Summary;
 use leasing::Holder;
+use unit::VoteOutcome;
 pub use unit::{MAX_VOTES, Vote};
-use unit::{Unit, VoteOutcome};
 
 /// Milliseconds since the Unix epoch: job times survive restarts.
 pub fn unix_ms() -> u64 {
@@ -101,12 +102,19 @@ pub struct Disagreement {
 /// A unit handed to a worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeasedUnit {
-    pub job_id: String,
     pub unit_id: u64,
     pub epoch: u64,
+    /// The game's packed position.
+    pub position: Vec<u8>,
+}
+
+/// Units of one job handed to a worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeasedJob {
+    pub job_id: String,
     pub game: GameKind,
-    pub position: String,
     pub depth: u32,
+    pub units: Vec<LeasedUnit>,
 }
 
 /// A job's state as clients see it.
@@ -120,9 +128,16 @@ pub struct JobView {
     pub units_total: u64,
     pub units_done: u64,
     pub units_released: u64,
+    /// Units waiting for a lease, and units some worker holds.
+    pub units_queued: u64,
+    pub units_leased: u64,
     pub leaves_done: u128,
     pub seconds: f64,
-    pub disagreements: Vec<Disagreement>,
+    /// How many units had workers sending different counts.
+    pub disagreements: u64,
+    /// The part of the expected work done, 0 to 1 (units weighed by their
+    /// estimated size).
+    pub work_done: f64,
 }
 
 /// Totals over all jobs, for metrics.
@@ -142,11 +157,21 @@ pub struct JobsStats {
     pub leaves_done: u128,
 }
 
+/// One first move's line of a divide table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DivideLine {
+    pub first_move: String,
+    pub leaves: Leaves,
+    /// Units below the move, and how many are decided.
+    pub units_total: u64,
+    pub units_done: u64,
+}
+
 /// A job's divide table so far.
 #[derive(Clone, Debug)]
 pub struct DivideView {
     pub job: JobView,
-    pub moves: Vec<(String, Leaves)>,
+    pub moves: Vec<DivideLine>,
     pub total: Leaves,
 }
 
@@ -170,6 +195,8 @@ pub enum JobError {
     NotFound(String),
     #[error("job {id} is {state:?}, not failed: only a failed job can be resumed")]
     NotFailed { id: String, state: JobState },
+    #[error("job {id} cannot be resumed: {reason}")]
+    CannotResume { id: String, reason: String },
 }
 
 /// Every job, in submission order.
@@ -219,17 +246,17 @@ impl Jobs {
         self.jobs.contains_key(job_id)
     }
 
-    /// Queues a planned job under `id`.
-    pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob, _now: Instant) {
-        self.outbox.push(Op::Submit {
-            seq: self.order.len() as u64,
-            id: id.clone(),
-            spec: spec.clone(),
-            plan: plan.clone(),
-        });
-        let job = self.insert(id, spec, plan);
-        job.queue_all();
-        if job.units.is_empty() {
+    /// Jobs so far: the next job's place in the order.
+    pub fn next_seq(&self) -> u64 {
+        self.order.len() as u64
+    }
+
+    /// Takes a job whose plan the journal already holds (see
+    /// [`crate::journal::Op::Submit`]): it is queued, or done at once when
+    /// planning settled everything.
+    pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob) {
+        let job = self.insert(Job::new(id, spec, plan));
+        if job.units_total == 0 {
             // Nothing to count: everything was settled while planning.
             job.started_ms = Some(unix_ms());
             job.finish(JobState::Done, None);
@@ -238,15 +265,17 @@ impl Jobs {
         }
     }
 
-    /// Rebuilds a job read back from the journal: its counts and pending
-    /// votes are applied, and every unit without a verdict is pending
-    /// again. A job whose plan is damaged fails; a damaged count is counted
-    /// again.
-    pub fn restore(&mut self, restored: RestoredJob, _now: Instant) {
+    /// Rebuilds a job read back from the journal: a finished one from its
+    /// summary; an open one with its counts and pending votes applied, and
+    /// every unit without a verdict wanting a lease. A job whose plan is
+    /// damaged fails; a damaged count is counted again.
+    pub fn restore(&mut self, restored: RestoredJob) {
         let RestoredJob {
             id,
             spec,
             plan,
+            units_total,
+            summary,
             state,
             error,
             started_ms,
@@ -258,28 +287,21 @@ impl Jobs {
             damage,
             damaged_counts,
         } = restored;
-        let quorum = spec.quorum();
-        let job = self.insert(id.clone(), spec, plan);
+        if let Some(summary) = summary.filter(|_| state.is_final()) {
+            let mut job = Job::finished(id, spec, plan, units_total, summary);
+            job.state = state;
+            job.error = error;
+            job.started_ms = started_ms;
+            job.finished_ms = finished_ms;
+            job.released = released;
+            job.disagreements = disagreements;
+            self.insert(job);
+            return;
+        }
+        let job = self.insert(Job::new(id.clone(), spec, plan));
         job.released = released;
         job.started_ms = started_ms;
         job.disagreements = disagreements;
-        for unit_id in &damaged_counts {
-            tracing::error!(job = %id, unit = unit_id, "journal: a stored count failed its checksum; the unit is counted again");
-        }
-        let mut overflowed = false;
-        for (unit_id, leaves) in results {
-            if job.units[unit_id as usize].done().is_none() {
-                job.units[unit_id as usize].restore(leaves);
-                overflowed |= !job.decided(unit_id, leaves);
-            }
-        }
-        for vote in votes {
-            let unit = &mut job.units[vote.unit_id as usize];
-            if unit.done().is_none() {
-                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum);
-            }
-        }
-        let complete = job.done == job.units.len() as u64;
         if !damage.is_empty() {
             let reason = format!(
                 "the journal's copy of {} failed its checksum: resubmit the job",
@@ -289,8 +311,26 @@ impl Jobs {
             job.finish(JobState::Failed, Some(reason));
             return;
         }
+        for unit_id in &damaged_counts {
+            tracing::error!(job = %id, unit = unit_id, "journal: a stored count failed its checksum; the unit is counted again");
+        }
+        let mut overflowed = false;
+        for (unit_id, leaves) in results {
+            if !overflowed && job.is_open(unit_id) {
+                overflowed |= !job.decided(unit_id, leaves);
+            }
+        }
+        if overflowed {
+            return;
+        }
+        let quorum = job.spec.quorum();
+        for vote in votes {
+            job.with_unit(vote.unit_id, |unit| {
+                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum)
+            });
+        }
+        let complete = job.summary.done == job.units_total;
         match state {
-            _ if overflowed => {}
             JobState::Cancelled | JobState::Failed => {
                 job.finish(state, error);
                 job.finished_ms = finished_ms;
@@ -306,36 +346,21 @@ impl Jobs {
                 } else {
                     JobState::Queued
                 };
-                job.queue_all();
             }
+        }
+        if job.state.is_final() && state != job.state {
+            // Finished now rather than before: record why, with the summary.
+            let op = job.state_op();
+            self.outbox.push(op);
+        } else if job.state.is_final() && finished_ms.is_some() {
+            // A finished job journaled before summaries were kept: keep one now.
+            let op = job.state_op();
+            self.outbox.push(op);
         }
     }
 
-    fn insert(&mut self, id: String, spec: JobSpec, plan: PlannedJob) -> &mut Job {
-        let quorum = spec.quorum();
-        let job = Job {
-            id: id.clone(),
-            spec,
-            split_depth: plan.split_depth,
-            remaining_depth: plan.remaining_depth,
-            first_moves: plan.first_moves,
-            settled: plan.settled,
-            root_leaves: plan.root_leaves,
-            units: plan
-                .units
-                .into_iter()
-                .map(|(position, weights)| Unit::new(position, weights, quorum))
-                .collect(),
-            pending: Default::default(),
-            done: 0,
-            released: 0,
-            leaves_done: 0,
-            state: JobState::Queued,
-            error: None,
-            started_ms: None,
-            finished_ms: None,
-            disagreements: Vec::new(),
-        };
+    fn insert(&mut self, job: Job) -> &mut Job {
+        let id = job.id.clone();
         self.order.push(id.clone());
         self.jobs.entry(id).insert_entry(job).into_mut()
     }
@@ -348,7 +373,7 @@ impl Jobs {
         let Some(job) = self.jobs.get_mut(job_id) else {
             return Reported::Ignored;
         };
-        if job.state.is_final() || unit_id >= job.units.len() as u64 {
+        if job.state.is_final() || !job.is_open(unit_id) {
             return Reported::Ignored;
         }
         let quorum = job.spec.quorum();
@@ -359,7 +384,12 @@ impl Jobs {
             label: worker.label.to_owned(),
             leaves,
         };
-        match job.units[unit_id as usize].vote(worker.identity, worker.label, leaves, quorum) {
+        let outcome = job
+            .with_unit(unit_id, |unit| {
+                unit.vote(worker.identity, worker.label, leaves, quorum)
+            })
+            .unwrap_or(VoteOutcome::Ignored);
+        match outcome {
             VoteOutcome::Ignored => return Reported::Ignored,
             VoteOutcome::Counted => self.outbox.push(vote_op()),
             VoteOutcome::Disagreed => {
@@ -380,7 +410,7 @@ impl Jobs {
                 if votes.iter().any(|v| v.leaves != leaves) {
                     let disagreement = Disagreement {
                         unit_id,
-                        position: job.units[unit_id as usize].position.clone(),
+                        position: job.shown_position(unit_id),
                         votes,
                         decided: Some(leaves),
                     };
@@ -393,7 +423,7 @@ impl Jobs {
                 }
                 if !job.decided(unit_id, leaves) {
                     self.outbox.push(job.state_op());
-                } else if job.done == job.units.len() as u64 {
+                } else if job.summary.done == job.units_total {
                     job.finish(JobState::Done, None);
                     self.outbox.push(job.state_op());
                 }
@@ -402,7 +432,7 @@ impl Jobs {
                 self.outbox.push(vote_op());
                 let disagreement = Disagreement {
                     unit_id,
-                    position: job.units[unit_id as usize].position.clone(),
+                    position: job.shown_position(unit_id),
                     votes,
                     decided: None,
                 };
@@ -424,8 +454,8 @@ impl Jobs {
         Reported::Accepted
     }
 
-    /// Cancels a job that has not finished; its units are no longer leased
-    /// and late results for it are ignored.
+    /// Cancels a job that has not finished; its units are released and
+    /// late results for it are ignored.
     pub fn cancel(&mut self, job_id: &str) -> Result<JobView, JobError> {
         let job = self.jobs.get_mut(job_id).ok_or_else(|| not_found(job_id))?;
         if !job.state.is_final() {
@@ -435,34 +465,79 @@ impl Jobs {
         Ok(job.view())
     }
 
-    /// Queues a failed job's open units again, keeping every accepted
-    /// count; a unit that found no majority is counted afresh.
-    pub fn resume(&mut self, job_id: &str) -> Result<JobView, JobError> {
-        let job = self.jobs.get_mut(job_id).ok_or_else(|| not_found(job_id))?;
+    /// Checks that `job_id` is a failed job, which [`Jobs::resume`] can
+    /// take once its units are read back from the journal.
+    pub fn check_resumable(&self, job_id: &str) -> Result<(), JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         if job.state != JobState::Failed {
             return Err(JobError::NotFailed {
                 id: job_id.to_owned(),
                 state: job.state,
             });
         }
-        let quorum = job.spec.quorum();
-        for unit_id in 0..job.units.len() as u64 {
-            if job.units[unit_id as usize].resume(quorum) {
-                self.outbox.push(Op::ClearVotes {
-                    job_id: job_id.to_owned(),
-                    unit_id,
-                });
+        Ok(())
+    }
+
+    /// Queues a failed job's open units again, keeping every accepted
+    /// count; a unit that found no majority is counted afresh. `restored`
+    /// is the job as the journal holds it.
+    pub fn resume(&mut self, job_id: &str, mut restored: RestoredJob) -> Result<JobView, JobError> {
+        self.check_resumable(job_id)?;
+        if !restored.damage.is_empty() {
+            return Err(JobError::CannotResume {
+                id: job_id.to_owned(),
+                reason: format!(
+                    "the journal's copy of {} failed its checksum",
+                    restored.damage.join(", ")
+                ),
+            });
+        }
+        // Votes that found no majority are dropped: counted afresh.
+        let mut per_unit: HashMap<u64, usize> = HashMap::new();
+        for vote in &restored.votes {
+            *per_unit.entry(vote.unit_id).or_default() += 1;
+        }
+        let stuck: Vec<u64> = per_unit
+            .into_iter()
+            .filter(|&(_, n)| n >= MAX_VOTES as usize)
+            .map(|(u, _)| u)
+            .collect();
+        for &unit_id in &stuck {
+            self.outbox.push(Op::ClearVotes {
+                job_id: job_id.to_owned(),
+                unit_id,
+            });
+        }
+        restored.votes.retain(|v| !stuck.contains(&v.unit_id));
+        let (released, started_ms, disagreements) = {
+            let old = &self.jobs[job_id];
+            (old.released, old.started_ms, old.disagreements.clone())
+        };
+        let mut job = Job::new(job_id.to_owned(), restored.spec, restored.plan);
+        job.released = released;
+        job.started_ms = started_ms;
+        job.disagreements = disagreements;
+        for (unit_id, leaves) in restored.results {
+            if job.is_open(unit_id) && !job.decided(unit_id, leaves) {
+                break;
             }
         }
-        job.state = JobState::Running;
-        job.error = None;
-        job.finished_ms = None;
-        job.queue_all();
-        if job.done == job.units.len() as u64 {
-            job.finish(JobState::Done, None);
+        let quorum = job.spec.quorum();
+        for vote in restored.votes {
+            job.with_unit(vote.unit_id, |unit| {
+                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum)
+            });
+        }
+        if !job.state.is_final() {
+            job.state = JobState::Running;
+            if job.summary.done == job.units_total {
+                job.finish(JobState::Done, None);
+            }
         }
         self.outbox.push(job.state_op());
-        Ok(job.view())
+        let view = job.view();
+        self.jobs.insert(job_id.to_owned(), job);
+        Ok(view)
     }
 
     pub fn view(&self, job_id: &str) -> Result<JobView, JobError> {
@@ -472,11 +547,36 @@ impl Jobs {
             .ok_or_else(|| not_found(job_id))
     }
 
-    pub fn list(&self) -> Vec<JobView> {
-        self.order.iter().map(|id| self.jobs[id].view()).collect()
+    /// Up to `limit` jobs in submission order, from place `start`; and the
+    /// place of the next page, if any.
+    pub fn list(&self, start: usize, limit: usize) -> (Vec<JobView>, Option<usize>) {
+        let end = start.saturating_add(limit).min(self.order.len());
+        let views = self
+            .order
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|id| self.jobs[id].view())
+            .collect();
+        (views, (end < self.order.len()).then_some(end))
     }
 
-    /// Totals for metrics.
+    /// Up to `limit` of a job's disagreements from `start`, and the place of
+    /// the next page.
+    pub fn disagreements(
+        &self,
+        job_id: &str,
+        start: usize,
+        limit: usize,
+    ) -> Result<(Vec<Disagreement>, Option<usize>), JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        let all = &job.disagreements;
+        let end = start.saturating_add(limit).min(all.len());
+        let page = all.get(start..end).unwrap_or_default().to_vec();
+        Ok((page, (end < all.len()).then_some(end)))
+    }
+
+    /// Totals for metrics: one step per job, none per unit.
     pub fn stats(&self) -> JobsStats {
         let mut stats = JobsStats::default();
         for job in self.jobs.values() {
@@ -489,10 +589,10 @@ impl Jobs {
             };
             stats.jobs[slot] += 1;
             if !job.state.is_final() {
-                stats.units_queued += job.pending.values().map(|q| q.len() as u64).sum::<u64>();
-                stats.units_leased += job.units.iter().filter(|u| u.leased()).count() as u64;
+                stats.units_queued += job.units_queued();
+                stats.units_leased += job.units_leased();
             }
-            stats.units_done += job.done;
+            stats.units_done += job.summary.done;
             stats.units_released += job.released;
             stats.leaves_done = stats.leaves_done.saturating_add(job.view().leaves_done);
         }
@@ -502,13 +602,10 @@ impl Jobs {
     /// The divide table from the units decided so far.
     pub fn divide(&self, job_id: &str) -> Result<DivideView, JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
-        let counted = job
-            .units
-            .iter()
-            .filter_map(|u| u.done().map(|leaves| (u.weights.as_slice(), leaves)));
         // A sum past u128 already failed the job; show it saturated.
-        let per_move = weighted_sum(&job.settled, counted)
-            .unwrap_or_else(|_| vec![Leaves::full(u128::MAX); job.first_moves.len()]);
+        let per_move = job
+            .per_move()
+            .unwrap_or_else(|| vec![Leaves::full(u128::MAX); job.first_moves.len()]);
         let total = match job.root_leaves {
             Some(root) => root,
             None => per_move
@@ -516,11 +613,28 @@ impl Jobs {
                 .try_fold(Leaves::ZERO, |sum, &l| sum.checked_add(l))
                 .unwrap_or(Leaves::full(u128::MAX)),
         };
+        let moves = job
+            .first_moves
+            .iter()
+            .zip(per_move)
+            .enumerate()
+            .map(|(i, (mv, leaves))| DivideLine {
+                first_move: mv.clone(),
+                leaves,
+                units_total: job.summary.move_units.get(i).copied().unwrap_or(0),
+                units_done: job.summary.move_done.get(i).copied().unwrap_or(0),
+            })
+            .collect();
         Ok(DivideView {
             job: job.view(),
-            moves: job.first_moves.iter().cloned().zip(per_move).collect(),
+            moves,
             total,
         })
+    }
+
+    /// Heap bytes of the open jobs' units, for memory figures and tests.
+    pub fn unit_bytes(&self) -> usize {
+        self.jobs.values().map(Job::unit_bytes).sum()
     }
 }
 

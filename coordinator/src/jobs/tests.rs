@@ -3,9 +3,35 @@
 use super::*;
 use crate::planning::{PlanRequest, plan};
 use perft_core::{Checkers, Game};
-use std::time::Duration;
 
-const TTL: Duration = Duration::from_secs(10);
+/// A leased unit with its job's facts, as the wire's group flattened.
+#[derive(Debug)]
+struct Flat {
+    job_id: String,
+    unit_id: u64,
+    epoch: u64,
+    position: Vec<u8>,
+    depth: u32,
+}
+
+fn lease(jobs: &mut Jobs, worker: WorkerRef<'_>, max: usize) -> Vec<Flat> {
+    jobs.lease(worker, max, None)
+        .into_iter()
+        .flat_map(|group| {
+            group.units.into_iter().map(move |u| Flat {
+                job_id: group.job_id.clone(),
+                unit_id: u.unit_id,
+                epoch: u.epoch,
+                position: u.position,
+                depth: group.depth,
+            })
+        })
+        .collect()
+}
+
+fn lost(session: &str) -> Vec<String> {
+    vec![session.to_owned()]
+}
 
 fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
     let request = PlanRequest {
@@ -26,25 +52,22 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
 }
 
 /// Counts a leased unit the slow, obvious way.
-fn count(unit: &LeasedUnit) -> Leaves {
-    perft_core::perft(&unit.position.parse::<Checkers>().unwrap(), unit.depth)
+fn count(unit: &Flat) -> Leaves {
+    perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), unit.depth)
 }
 
 #[test]
 fn a_job_runs_to_done_with_the_exact_divide() {
-    let now = Instant::now();
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(7, 3);
     let units = planned.units.len();
-    jobs.submit("j".into(), spec, planned, now);
+    jobs.submit("j".into(), spec, planned);
     assert_eq!(jobs.view("j").unwrap().state, JobState::Queued);
-    let mut affinity = None;
-    let leased = jobs.lease(WorkerRef::named("w"), usize::MAX, &mut affinity, None, now, TTL);
+    let leased = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
     assert_eq!(leased.len(), units);
     assert_eq!(jobs.view("j").unwrap().state, JobState::Running);
     assert!(
-        jobs.lease(WorkerRef::named("w"), 10, &mut affinity, None, now, TTL)
-            .is_empty(),
+        lease(&mut jobs, WorkerRef::named("w"), 10).is_empty(),
         "nothing left to lease"
     );
     for unit in &leased {
@@ -60,9 +83,10 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     assert_eq!(divide.job.leaves_done, published.total.leaves);
     let direct = perft_core::divide(&Checkers::start(), 7);
     assert_eq!(divide.moves.len(), direct.moves.len());
-    for ((mv, n), (dmv, dn)) in divide.moves.iter().zip(&direct.moves) {
+    for (line, (dmv, dn)) in divide.moves.iter().zip(&direct.moves) {
+        assert_eq!(line.units_done, line.units_total);
         assert_eq!(
-            (mv.as_str(), *n),
+            (line.first_move.as_str(), line.leaves),
             (Checkers::start().format_move(*dmv).as_str(), *dn)
         );
     }
@@ -70,20 +94,13 @@ fn a_job_runs_to_done_with_the_exact_divide() {
 
 #[test]
 fn duplicate_and_late_results_are_counted_once() {
-    let now = Instant::now();
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 2);
-    jobs.submit("j".into(), spec, planned, now);
-    let mut affinity = None;
-    let first = jobs
-        .lease(WorkerRef::named("slow"), 1, &mut affinity, None, now, TTL)
-        .remove(0);
+    jobs.submit("j".into(), spec, planned);
+    let first = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
     // The slow worker's lease runs out; the unit goes to another worker.
-    assert_eq!(jobs.expire(now + TTL), 1);
-    let mut other = None;
-    let second = jobs
-        .lease(WorkerRef::named("fast"), 1, &mut other, None, now + TTL, TTL)
-        .remove(0);
+    assert_eq!(jobs.expire(&lost("slow")), 1);
+    let second = lease(&mut jobs, WorkerRef::named("fast"), 1).remove(0);
     assert_eq!((second.unit_id, second.job_id.as_str()), (first.unit_id, "j"));
     assert!(second.epoch > first.epoch);
     // Whichever result arrives first counts; the other is ignored.
@@ -103,15 +120,13 @@ fn duplicate_and_late_results_are_counted_once() {
     assert_eq!((view.units_done, view.units_released), (1, 1));
     // A late result for a unit back in the queue is taken, and the unit
     // is no longer handed out.
-    let third = jobs
-        .lease(WorkerRef::named("slow"), 1, &mut affinity, None, now, TTL)
-        .remove(0);
-    jobs.expire(now + TTL);
+    let third = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
+    jobs.expire(&lost("slow"));
     assert_eq!(
         jobs.report("j", third.unit_id, count(&third), WorkerRef::named("slow")),
         Reported::Accepted
     );
-    let rest = jobs.lease(WorkerRef::named("fast"), usize::MAX, &mut other, None, now, TTL);
+    let rest = lease(&mut jobs, WorkerRef::named("fast"), usize::MAX);
     assert!(
         rest.iter()
             .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
@@ -127,107 +142,135 @@ fn duplicate_and_late_results_are_counted_once() {
 }
 
 #[test]
-fn renewed_leases_survive_and_released_units_return() {
-    let now = Instant::now();
+fn lost_sessions_lose_their_leases_and_released_units_return() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 2);
-    jobs.submit("j".into(), spec, planned, now);
-    let mut affinity = None;
-    let held = jobs.lease(WorkerRef::named("w"), 2, &mut affinity, None, now, TTL);
-    assert_eq!(jobs.renew("w", now + TTL / 2, TTL), 2);
-    assert_eq!(jobs.expire(now + TTL), 0, "the heartbeat moved the deadline");
-    assert_eq!(jobs.expire(now + TTL / 2 + TTL), 2);
-    let again = jobs.lease(WorkerRef::named("w"), 2, &mut affinity, None, now, TTL);
+    jobs.submit("j".into(), spec, planned);
+    let held = lease(&mut jobs, WorkerRef::named("w"), 2);
+    assert_eq!(jobs.held_by("w"), 2);
+    assert_eq!(jobs.view("j").unwrap().units_leased, 2);
+    assert_eq!(
+        jobs.expire(&lost("other")),
+        0,
+        "another session's loss touches nothing"
+    );
+    assert_eq!(jobs.expire(&lost("w")), 2);
+    assert_eq!(jobs.view("j").unwrap().units_leased, 0);
+    let again = lease(&mut jobs, WorkerRef::named("w"), 2);
+    assert_eq!(
+        again.iter().map(|u| u.unit_id).collect::<Vec<_>>(),
+        held.iter().map(|u| u.unit_id).rev().collect::<Vec<_>>(),
+        "expired units come back first"
+    );
     assert!(
         !jobs.release("j", again[0].unit_id, again[0].epoch + 100, WorkerRef::named("w")),
         "another epoch releases nothing"
     );
     assert!(jobs.release("j", again[0].unit_id, again[0].epoch, WorkerRef::named("w")));
-    let back = jobs.lease(WorkerRef::named("w"), 1, &mut affinity, None, now, TTL);
+    let back = lease(&mut jobs, WorkerRef::named("w"), 1);
+    assert_eq!(back[0].unit_id, again[0].unit_id, "a released unit is first");
+}
+
+#[test]
+fn units_go_out_in_plan_order_and_counters_follow() {
+    let mut jobs = Jobs::default();
+    let (spec, planned) = planned(6, 3);
+    let total = planned.units.len() as u64;
+    jobs.submit("j".into(), spec, planned);
+    let a = lease(&mut jobs, WorkerRef::named("a"), 5);
+    let b = lease(&mut jobs, WorkerRef::named("b"), 5);
+    assert_eq!(a.iter().map(|u| u.unit_id).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+    assert_eq!(b.iter().map(|u| u.unit_id).collect::<Vec<_>>(), [5, 6, 7, 8, 9]);
+    let view = jobs.view("j").unwrap();
+    assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
+    for unit in &a {
+        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("a"));
+    }
+    let view = jobs.view("j").unwrap();
     assert_eq!(
-        back[0].unit_id, again[0].unit_id,
-        "a released unit is first in its group"
+        (view.units_done, view.units_leased, view.units_queued),
+        (5, 5, total - 10)
     );
-    assert_eq!(held.len(), 2);
+    assert!(view.work_done > 0.0 && view.work_done < 1.0, "{}", view.work_done);
+}
+
+#[test]
+fn a_finished_job_releases_its_units() {
+    let mut jobs = Jobs::default();
+    let (spec, plan_j) = planned(5, 2);
+    jobs.submit("j".into(), spec, plan_j);
+    assert!(jobs.unit_bytes() > 0);
+    let all = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
+    for unit in &all {
+        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("w"));
+    }
+    let divide = jobs.divide("j").unwrap();
+    assert_eq!(divide.job.state, JobState::Done);
+    assert_eq!(jobs.unit_bytes(), 0, "a done job keeps its summary only");
+    assert_eq!(
+        divide.total,
+        perft_core::published::published(GameKind::Checkers, 5)
+            .unwrap()
+            .total
+    );
+    let (spec, plan_c) = planned(5, 2);
+    jobs.submit("c".into(), spec, plan_c);
+    assert!(jobs.unit_bytes() > 0);
+    jobs.cancel("c").unwrap();
+    assert_eq!(jobs.unit_bytes(), 0, "a cancelled job releases its units");
 }
 
 #[test]
 fn a_unit_that_keeps_failing_fails_its_job() {
-    let now = Instant::now();
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(5, 1);
-    jobs.submit("j".into(), spec, planned, now);
-    let mut t = now;
+    jobs.submit("j".into(), spec, planned);
     for _ in 0..MAX_UNIT_FAILURES {
-        assert!(
-            !jobs
-                .lease(WorkerRef::named("w"), 1, &mut None, None, t, TTL)
-                .is_empty()
-        );
-        t += TTL;
-        jobs.expire(t);
+        assert!(!lease(&mut jobs, WorkerRef::named("w"), 1).is_empty());
+        jobs.expire(&lost("w"));
     }
     let view = jobs.view("j").unwrap();
     assert_eq!(view.state, JobState::Failed);
     assert!(view.error.unwrap().contains("lost its lease 8 times"));
-    assert!(
-        jobs.lease(WorkerRef::named("w"), 1, &mut None, None, t, TTL)
-            .is_empty()
-    );
+    assert!(lease(&mut jobs, WorkerRef::named("w"), 1).is_empty());
 }
 
 #[test]
 fn jobs_run_in_order_and_cancel_frees_units() {
-    let now = Instant::now();
     let mut jobs = Jobs::default();
     let (spec, planned_a) = planned(5, 1);
-    jobs.submit("a".into(), spec.clone(), planned_a, now);
+    jobs.submit("a".into(), spec.clone(), planned_a);
     let (_, planned_b) = planned(5, 1);
-    jobs.submit("b".into(), spec, planned_b, now);
-    let mut affinity = None;
-    let first = jobs.lease(WorkerRef::named("w"), 3, &mut affinity, None, now, TTL);
+    jobs.submit("b".into(), spec, planned_b);
+    let first = lease(&mut jobs, WorkerRef::named("w"), 3);
     assert!(first.iter().all(|u| u.job_id == "a"));
     assert_eq!(jobs.cancel("a").unwrap().state, JobState::Cancelled);
     assert_eq!(
         jobs.report("a", first[0].unit_id, count(&first[0]), WorkerRef::named("w")),
         Reported::Ignored
     );
-    let next = jobs.lease(WorkerRef::named("w"), 3, &mut affinity, None, now, TTL);
+    let next = lease(&mut jobs, WorkerRef::named("w"), 3);
     assert!(next.iter().all(|u| u.job_id == "b"));
     assert_eq!(jobs.cancel("zzz").unwrap_err(), JobError::NotFound("zzz".into()));
-    assert_eq!(jobs.list().len(), 2);
+    let (page, next) = jobs.list(0, 1);
+    assert_eq!((page.len(), page[0].id.as_str(), next), (1, "a", Some(1)));
+    let (page, next) = jobs.list(1, 100);
+    assert_eq!((page.len(), page[0].id.as_str(), next), (1, "b", None));
 }
 
 #[test]
 fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
-    let now = Instant::now();
     let mut jobs = Jobs::default();
     let (mut spec, planned) = planned(6, 2);
     spec.verify = true;
     let units = planned.units.len();
-    jobs.submit("j".into(), spec, planned, now);
-    let (mut honest, mut liar, mut third) = (None, None, None);
+    jobs.submit("j".into(), spec, planned);
     // Every unit goes to two different workers; the liar adds one leaf.
-    let from_honest = jobs.lease(
-        WorkerRef::named("honest"),
-        usize::MAX,
-        &mut honest,
-        None,
-        now,
-        TTL,
-    );
-    let from_liar = jobs.lease(WorkerRef::named("liar"), usize::MAX, &mut liar, None, now, TTL);
+    let from_honest = lease(&mut jobs, WorkerRef::named("honest"), usize::MAX);
+    let from_liar = lease(&mut jobs, WorkerRef::named("liar"), usize::MAX);
     assert_eq!((from_honest.len(), from_liar.len()), (units, units));
     assert!(
-        jobs.lease(
-            WorkerRef::named("honest"),
-            usize::MAX,
-            &mut honest,
-            None,
-            now,
-            TTL
-        )
-        .is_empty(),
+        lease(&mut jobs, WorkerRef::named("honest"), usize::MAX).is_empty(),
         "never the same unit twice"
     );
     for unit in &from_liar {
@@ -242,7 +285,7 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     }
     assert_eq!(jobs.view("j").unwrap().units_done, 0, "no two counts agree yet");
     // Each disagreement goes to a third worker, whose count decides.
-    let tie_breaks = jobs.lease(WorkerRef::named("third"), usize::MAX, &mut third, None, now, TTL);
+    let tie_breaks = lease(&mut jobs, WorkerRef::named("third"), usize::MAX);
     assert_eq!(tie_breaks.len(), units);
     for unit in &tie_breaks {
         jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("third"));
@@ -255,8 +298,10 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
             .unwrap()
             .total
     );
-    assert_eq!(divide.job.disagreements.len(), units);
-    for d in &divide.job.disagreements {
+    assert_eq!(divide.job.disagreements, units as u64);
+    let (found, next) = jobs.disagreements("j", 0, 1000).unwrap();
+    assert_eq!((found.len(), next), (units, None));
+    for d in &found {
         let liar_vote = d
             .votes
             .iter()
@@ -268,49 +313,4 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
         );
         assert_eq!(d.votes.len(), 3);
     }
-}
-
-#[test]
-fn a_failed_job_resumes_with_its_counts_and_leases_afresh() {
-    let now = Instant::now();
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(5, 1);
-    let units = planned.units.len();
-    jobs.submit("j".into(), spec, planned, now);
-    let first = jobs
-        .lease(WorkerRef::named("w"), 1, &mut None, None, now, TTL)
-        .remove(0);
-    assert_eq!(
-        jobs.report("j", first.unit_id, count(&first), WorkerRef::named("w")),
-        Reported::Accepted
-    );
-    let mut t = now;
-    while jobs.view("j").unwrap().state != JobState::Failed {
-        assert!(
-            !jobs
-                .lease(WorkerRef::named("flaky"), 1, &mut None, None, t, TTL)
-                .is_empty()
-        );
-        t += TTL;
-        jobs.expire(t);
-    }
-    // Leases still held when the job failed do not block the resumed job.
-    jobs.lease(WorkerRef::named("other"), usize::MAX, &mut None, None, t, TTL);
-    assert_eq!(jobs.resume("zzz").unwrap_err(), JobError::NotFound("zzz".into()));
-    let resumed = jobs.resume("j").unwrap();
-    assert_eq!((resumed.state, resumed.units_done), (JobState::Running, 1));
-    let rest = jobs.lease(WorkerRef::named("w"), usize::MAX, &mut None, None, t, TTL);
-    assert_eq!(rest.len(), units - 1, "every open unit is leased again");
-    for unit in &rest {
-        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("w"));
-    }
-    let divide = jobs.divide("j").unwrap();
-    assert_eq!(divide.job.state, JobState::Done);
-    assert_eq!(
-        divide.total,
-        perft_core::published::published(GameKind::Checkers, 5)
-            .unwrap()
-            .total
-    );
-    assert!(matches!(jobs.resume("j"), Err(JobError::NotFailed { .. })));
 }

@@ -1,12 +1,13 @@
-//! One unit of a job: its leases, the counts workers sent for it (votes),
-//! and its verdict. Lease deadlines are kept per worker session by the job
+//! The lease and vote state of one open unit: its leases, the counts
+//! workers sent for it (votes), and its verdict. A job keeps one only for
+//! units with leases or votes, so its memory follows the open work. Lease deadlines are kept per worker session by the job
 //! table (a heartbeat renews all of a session's leases at once), not here.
 //! Without verification one count decides; with it, two machines must
 //! agree, and each disagreement asks one more. A machine is known by its
 //! name: sessions of one name (a restarted worker, or several processes of
 //! one host) never confirm each other.
 
-use perft_core::{Leaves, Weight};
+use perft_core::Leaves;
 
 /// Most counts gathered for one unit before the job fails for want of a
 /// majority.
@@ -52,8 +53,6 @@ pub enum VoteOutcome {
 
 #[derive(Clone, Debug)]
 pub(crate) struct Unit {
-    pub position: String,
-    pub weights: Vec<Weight>,
     leases: Vec<Lease>,
     votes: Vec<Vote>,
     /// Machine names of the votes: one vote per machine.
@@ -64,33 +63,34 @@ pub(crate) struct Unit {
     wanted: u32,
     /// Leases that ended without a count.
     pub failures: u32,
-    /// Whether the unit sits in its job's pending queue.
-    pub queued: bool,
 }
 
 impl Unit {
-    pub fn new(position: String, weights: Vec<Weight>, quorum: u32) -> Unit {
+    pub fn new(quorum: u32) -> Unit {
         Unit {
-            position,
-            weights,
             leases: Vec::new(),
             votes: Vec::new(),
             voters: Vec::new(),
             done: None,
             wanted: quorum,
             failures: 0,
-            queued: false,
         }
     }
 
-    /// The unit's count once decided.
-    pub fn done(&self) -> Option<Leaves> {
-        self.done
+    /// True when it holds nothing a fresh unit would not: it can be
+    /// forgotten.
+    pub fn is_idle(&self, quorum: u32) -> bool {
+        self.leases.is_empty()
+            && self.votes.is_empty()
+            && self.done.is_none()
+            && self.failures == 0
+            && self.wanted == quorum
     }
 
-    /// Sets the count read back from the journal.
-    pub fn restore(&mut self, leaves: Leaves) {
-        self.done = Some(leaves);
+    /// The unit's count once decided.
+    #[cfg(test)]
+    pub fn done(&self) -> Option<Leaves> {
+        self.done
     }
 
     /// True while the unit should be handed to one more worker.
@@ -171,25 +171,6 @@ impl Unit {
         dropped
     }
 
-    /// Ends every lease without counting failures (the job finished).
-    pub fn clear_leases(&mut self) {
-        self.leases.clear();
-    }
-
-    /// Forgets the lease failures and, when no majority was found, the
-    /// votes: a resumed job counts such a unit afresh. True when votes were
-    /// dropped.
-    pub fn resume(&mut self, quorum: u32) -> bool {
-        self.failures = 0;
-        if self.done.is_none() && self.wanted > MAX_VOTES {
-            self.votes.clear();
-            self.voters.clear();
-            self.wanted = quorum;
-            return true;
-        }
-        false
-    }
-
     /// True while some worker holds a lease.
     pub fn leased(&self) -> bool {
         !self.leases.is_empty()
@@ -201,7 +182,7 @@ mod tests {
     use super::*;
 
     fn unit(quorum: u32) -> Unit {
-        Unit::new("B:W21-32:B1-12".to_owned(), Vec::new(), quorum)
+        Unit::new(quorum)
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! How counts, weights and votes are stored, and the checksums that guard
 //! every stored count: a flipped bit is found on restore, never served.
 
-use perft_core::{Leaves, Weight};
+use perft_core::Leaves;
 
-use crate::jobs::JobState;
+use crate::jobs::{JobState, Summary};
 
 /// A 64-bit checksum of `parts`, each length-prefixed so that no two
 /// different sequences of parts hash alike.
@@ -68,30 +68,41 @@ pub(crate) fn blob_leaves_list(blob: &[u8]) -> Option<Vec<Leaves>> {
     blob.chunks(32).map(blob_leaves).collect()
 }
 
-pub(crate) fn weights_blob(weights: &[Weight]) -> Vec<u8> {
-    weights
-        .iter()
-        .flat_map(|w| {
-            w.first_move
-                .to_le_bytes()
-                .into_iter()
-                .chain(w.paths.to_le_bytes())
-        })
-        .collect()
+/// A finished job's summary as one blob.
+pub(crate) fn summary_blob(s: &Summary) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(28 + s.per_move.len() * 48);
+    blob.extend_from_slice(&s.done.to_le_bytes());
+    blob.extend_from_slice(&s.work_total.to_le_bytes());
+    blob.extend_from_slice(&s.work_done.to_le_bytes());
+    blob.extend_from_slice(&(s.per_move.len() as u32).to_le_bytes());
+    for ((leaves, units), done) in s.per_move.iter().zip(&s.move_units).zip(&s.move_done) {
+        blob.extend_from_slice(&leaves_blob(*leaves));
+        blob.extend_from_slice(&units.to_le_bytes());
+        blob.extend_from_slice(&done.to_le_bytes());
+    }
+    blob
 }
 
-pub(crate) fn blob_weights(blob: &[u8]) -> Option<Vec<Weight>> {
-    if !blob.len().is_multiple_of(12) {
+/// A summary read back; `None` for bytes that are not one.
+pub(crate) fn blob_summary(blob: &[u8]) -> Option<Summary> {
+    let u64_at = |at: usize| Some(u64::from_le_bytes(blob.get(at..at + 8)?.try_into().ok()?));
+    let moves = u32::from_le_bytes(blob.get(24..28)?.try_into().ok()?) as usize;
+    if blob.len() != 28 + moves.checked_mul(48)? {
         return None;
     }
-    blob.chunks(12)
-        .map(|c| {
-            Some(Weight {
-                first_move: u32::from_le_bytes(c.get(..4)?.try_into().ok()?),
-                paths: u64::from_le_bytes(c.get(4..12)?.try_into().ok()?),
-            })
-        })
-        .collect()
+    let mut s = Summary {
+        done: u64_at(0)?,
+        work_total: f64::from_bits(u64_at(8)?),
+        work_done: f64::from_bits(u64_at(16)?),
+        ..Summary::default()
+    };
+    for m in 0..moves {
+        let at = 28 + m * 48;
+        s.per_move.push(blob_leaves(blob.get(at..at + 32)?)?);
+        s.move_units.push(u64_at(at + 32)?);
+        s.move_done.push(u64_at(at + 40)?);
+    }
+    Some(s)
 }
 
 #[cfg(test)]
@@ -121,18 +132,19 @@ mod tests {
     }
 
     #[test]
-    fn weights_round_trip() {
-        let weights = vec![
-            Weight {
-                first_move: 3,
-                paths: 7,
-            },
-            Weight {
-                first_move: 0,
-                paths: u64::MAX,
-            },
-        ];
-        assert_eq!(blob_weights(&weights_blob(&weights)), Some(weights));
-        assert_eq!(blob_weights(&[0; 13]), None);
+    fn summaries_round_trip_and_damaged_ones_are_refused() {
+        let s = Summary {
+            done: 7,
+            per_move: vec![Leaves::full(1 << 90), Leaves { leaves: 9, higher: 2 }],
+            move_units: vec![4, 3],
+            move_done: vec![4, 3],
+            work_total: 12.5,
+            work_done: 12.5,
+        };
+        let blob = summary_blob(&s);
+        assert_eq!(blob_summary(&blob), Some(s));
+        for cut in 0..blob.len() {
+            assert_eq!(blob_summary(&blob[..cut]), None);
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! The coordinator's journal: an embedded SQLite database in the data dir
-//! (WAL, `synchronous=FULL`) holding jobs, their plans, every accepted
-//! count and every pending vote, so a restarted coordinator resumes where
-//! it stopped.
+//! (WAL, `synchronous=FULL`) holding jobs, their plans (units in chunks of
+//! packed columns), every accepted count and every pending vote, so a
+//! restarted coordinator resumes where it stopped. A finished job keeps a
+//! summary, so a restart loads the units of open jobs only.
 //!
 //! One thread owns the connection and group-commits: writes that arrive
 //! while a commit runs go into the next transaction, and each caller is
@@ -22,9 +23,9 @@ use perft_core::Leaves;
 use rusqlite::{Connection, params};
 use tokio::sync::watch;
 
-use crate::jobs::{Disagreement, JobSpec, JobState};
+use crate::jobs::{Disagreement, JobSpec, JobState, Summary};
 use crate::planning::PlannedJob;
-use codec::{leaves_blob, leaves_list_blob, state_name, weights_blob};
+use codec::{leaves_blob, leaves_list_blob, state_name, summary_blob};
 pub use schema::{DirLock, SCHEMA_VERSION};
 
 /// Why the journal cannot be used.
@@ -51,13 +52,25 @@ pub enum JournalError {
 /// One change to record.
 #[derive(Debug, Clone)]
 pub enum Op {
-    /// A new job with its whole plan.
+    /// A new job's row, its plan without the units (written next, in
+    /// chunks); it stays "planning" until [`Op::Planned`].
     Submit {
-        seq: u64,
         id: String,
         spec: JobSpec,
+        /// The plan without its units ([`PlannedJob::header`]).
         plan: PlannedJob,
+        units_total: u64,
     },
+    /// Units `first_unit..` of a job's plan as a [`UnitColumns`] blob: one
+    /// chunk, one transaction.
+    Units {
+        job_id: String,
+        chunk: u64,
+        first_unit: u64,
+        blob: Vec<u8>,
+    },
+    /// Every chunk of the job's plan is written: the job is queued.
+    Planned { job_id: String },
     /// A unit's decided count (its pending votes are dropped), with the
     /// names of the machines whose counts agreed, one a line.
     Result {
@@ -89,7 +102,56 @@ pub enum Op {
         started_ms: Option<u64>,
         finished_ms: Option<u64>,
         released: u64,
+        /// With a final state: what the job keeps once its units go.
+        summary: Option<Summary>,
     },
+}
+
+/// Units journaled per transaction when a plan is written: small enough
+/// that reports queued behind a chunk wait milliseconds, not seconds.
+pub const CHUNK_UNITS: usize = 65_536;
+
+/// The writes that journal a new job's plan, each to be sent (and awaited)
+/// on its own: the job's row, its units a chunk at a time (a chunk's copy
+/// is made only when its turn comes), then the mark that the plan is
+/// complete. Until that mark no client knows the job and a restart drops
+/// it.
+pub fn plan_ops<'p>(
+    id: &'p str,
+    spec: &'p JobSpec,
+    planned: &'p PlannedJob,
+) -> impl Iterator<Item = Op> + 'p {
+    let submit = Op::Submit {
+        id: id.to_owned(),
+        spec: spec.clone(),
+        plan: planned.header(),
+        units_total: planned.units.len() as u64,
+    };
+    let chunks = (0..planned.units.len())
+        .step_by(CHUNK_UNITS)
+        .enumerate()
+        .map(move |(chunk, first)| {
+            let end = (first + CHUNK_UNITS).min(planned.units.len());
+            Op::Units {
+                job_id: id.to_owned(),
+                chunk: chunk as u64,
+                first_unit: first as u64,
+                blob: planned.units.slice(first..end).to_blob(),
+            }
+        });
+    std::iter::once(submit)
+        .chain(chunks)
+        .chain(std::iter::once(Op::Planned {
+            job_id: id.to_owned(),
+        }))
+}
+
+impl Op {
+    /// Writes big enough to get a transaction of their own, so that the
+    /// small ones behind them (reports) are not held up long.
+    fn is_heavy(&self) -> bool {
+        matches!(self, Op::Units { .. })
+    }
 }
 
 /// A vote read back from the journal.
@@ -106,7 +168,11 @@ pub struct RestoredVote {
 pub struct RestoredJob {
     pub id: String,
     pub spec: JobSpec,
+    /// The plan; its units only for an open job (or one without summary).
     pub plan: PlannedJob,
+    pub units_total: u64,
+    /// A finished job's summary; with one, nothing per unit is read.
+    pub summary: Option<Summary>,
     pub state: JobState,
     pub error: Option<String>,
     pub started_ms: Option<u64>,
@@ -176,6 +242,8 @@ enum Request {
     Probe(mpsc::Sender<Result<(), String>>),
     /// Reads every job back, and takes writes again after a failure.
     Restore(mpsc::Sender<Result<Vec<RestoredJob>, JournalError>>),
+    /// Reads one job back with all its units (to resume it).
+    Load(String, mpsc::Sender<Result<RestoredJob, JournalError>>),
 }
 
 /// Handle to the journal thread.
@@ -191,14 +259,20 @@ pub struct Journal {
 
 fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
     match op {
-        Op::Submit { seq, id, spec, plan } => {
+        Op::Submit {
+            id,
+            spec,
+            plan,
+            units_total,
+        } => {
+            // Jobs are ordered as their submits commit.
             tx.execute(
                 "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
-                                   first_moves, settled, root_leaves, checksum, state)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'queued')",
+                                   first_moves, settled, root_leaves, checksum, state, units_total)
+                 VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                         ?11, 'planning', ?12)",
                 params![
                     id,
-                    *seq as i64,
                     spec.game.name(),
                     spec.position,
                     spec.depth,
@@ -209,16 +283,25 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                     leaves_list_blob(&plan.settled),
                     plan.root_leaves.map(leaves_blob),
                     restore::job_checksum(id, spec, plan),
+                    *units_total as i64,
                 ],
             )?;
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO units (job_id, unit_id, position, weights, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for (unit_id, (position, weights)) in plan.units.iter().enumerate() {
-                let weights = weights_blob(weights);
-                let sum = restore::unit_checksum(id, unit_id as u64, position, &weights);
-                insert.execute(params![id, unit_id as i64, position, weights, sum])?;
-            }
+        }
+        Op::Units {
+            job_id,
+            chunk,
+            first_unit,
+            blob,
+        } => {
+            let sum = restore::chunk_checksum(job_id, *chunk, *first_unit, blob);
+            tx.prepare_cached(
+                "INSERT INTO unit_chunks (job_id, chunk, first_unit, units, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![job_id, *chunk as i64, *first_unit as i64, blob, sum])?;
+        }
+        Op::Planned { job_id } => {
+            tx.prepare_cached("UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'planning'")?
+                .execute(params![job_id])?;
         }
         Op::Result {
             job_id,
@@ -278,9 +361,13 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
             started_ms,
             finished_ms,
             released,
+            summary,
         } => {
+            let summary = summary.as_ref().map(summary_blob);
+            let summary_sum = summary.as_deref().map(|b| restore::summary_checksum(job_id, b));
             tx.prepare_cached(
-                "UPDATE jobs SET state = ?2, error = ?3, started_ms = ?4, finished_ms = ?5, released = ?6 WHERE id = ?1",
+                "UPDATE jobs SET state = ?2, error = ?3, started_ms = ?4, finished_ms = ?5, released = ?6,
+                                 summary = ?7, summary_checksum = ?8 WHERE id = ?1",
             )?
             .execute(params![
                 job_id,
@@ -288,7 +375,9 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                 error,
                 started_ms.map(|v| v as i64),
                 finished_ms.map(|v| v as i64),
-                *released as i64
+                *released as i64,
+                summary,
+                summary_sum
             ])?;
         }
     }
@@ -337,11 +426,15 @@ fn writer(
         };
         match first {
             Request::Write { seq, ops } => {
+                // At most one heavy write a transaction, last: writes that
+                // arrive while it commits go into the next one.
+                let mut heavy = ops.iter().any(Op::is_heavy);
                 let mut group = vec![ops];
                 let mut last = seq;
-                while group.len() < MAX_GROUP {
+                while group.len() < MAX_GROUP && !heavy {
                     match requests.try_recv() {
                         Ok(Request::Write { seq, ops }) => {
+                            heavy = ops.iter().any(Op::is_heavy);
                             group.push(ops);
                             last = seq;
                         }
@@ -385,6 +478,9 @@ fn writer(
                 }
                 let _ = answer.send(restored);
             }
+            Request::Load(job_id, answer) => {
+                let _ = answer.send(restore::load_job(&conn, &path, &job_id));
+            }
         }
     }
 }
@@ -402,6 +498,7 @@ impl Journal {
         let path = dir.join("journal.sqlite");
         let conn = schema::open_connection(&path)?;
         let key = schema::lease_key(&conn, &path)?;
+        schema::drop_unfinished_plans(&conn, &path)?;
         let restored = restore::restore(&conn, &path)?;
         let (sender, receiver) = mpsc::channel();
         let progress = watch::Sender::new(Progress::default());
@@ -482,6 +579,18 @@ impl Journal {
             p.failed = false;
         });
         Ok(restored)
+    }
+
+    /// Reads one job back as the journal holds it, units and all (a
+    /// finished job's are not kept in memory). Blocking: call it off the
+    /// async threads, and not under the lock that orders changes.
+    pub fn load_job(&self, job_id: &str) -> Result<RestoredJob, JournalError> {
+        let (answer, reply) = mpsc::channel();
+        let stopped = || JournalError::Write("the journal thread stopped".to_owned());
+        self.sender
+            .send(Request::Load(job_id.to_owned(), answer))
+            .map_err(|_| stopped())?;
+        reply.recv().map_err(|_| stopped())?
     }
 
     /// The database file.

@@ -1,16 +1,18 @@
-//! Reading the journal back: every job with its plan, accepted counts and
-//! pending votes. Each stored count is checked against its checksum; a
-//! damaged count is reported and dropped (its unit is counted again), and a
-//! journal that contradicts itself is refused.
+//! Reading the journal back: every job, a finished one as its summary, an
+//! open one with its units, accepted counts and pending votes. Each stored
+//! count is checked against its checksum; a damaged count is reported and
+//! dropped (its unit is counted again), and a journal that contradicts
+//! itself is refused.
 
 use std::path::Path;
 
 use perft_core::{GameKind, Leaves};
 use rusqlite::Connection;
 
-use super::codec::{blob_leaves, blob_leaves_list, blob_weights, checksum, parse_state};
+use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
 use super::{JournalError, RestoredJob, RestoredVote};
-use crate::jobs::{Disagreement, JobSpec, JobState, Vote};
+use crate::columns::UnitColumns;
+use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::planning::PlannedJob;
 
 /// Votes as lines of `worker<TAB>leaves<TAB>higher`.
@@ -65,13 +67,17 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     ])
 }
 
-pub(crate) fn unit_checksum(job_id: &str, unit_id: u64, position: &str, weights: &[u8]) -> i64 {
+pub(crate) fn chunk_checksum(job_id: &str, chunk: u64, first_unit: u64, units: &[u8]) -> i64 {
     checksum(&[
         job_id.as_bytes(),
-        &unit_id.to_le_bytes(),
-        position.as_bytes(),
-        weights,
+        &chunk.to_le_bytes(),
+        &first_unit.to_le_bytes(),
+        units,
     ])
+}
+
+pub(crate) fn summary_checksum(job_id: &str, summary: &[u8]) -> i64 {
+    checksum(&[job_id.as_bytes(), b"summary", summary])
 }
 
 pub(crate) fn count_checksum(job_id: &str, unit_id: u64, who: &str, leaves: &[u8]) -> i64 {
@@ -87,8 +93,57 @@ pub(crate) fn disagreement_checksum(job_id: &str, unit_id: u64, votes: &str, dec
     ])
 }
 
-/// Reads back every job, in submission order.
+const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
+     root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum";
+
+/// Reads back every job whose plan was completely written, in submission
+/// order: finished ones as their summaries, open ones in full.
 pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalError> {
+    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let mut jobs = Vec::new();
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE state != 'planning' ORDER BY seq"
+        ))
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    while let Some(row) = rows.next().map_err(sql)? {
+        jobs.push(job_row(row, path)?);
+    }
+    for job in &mut jobs {
+        if job.summary.is_none() {
+            restore_open(conn, job, path)?;
+        }
+    }
+    Ok(jobs)
+}
+
+/// One job with all its units, whatever its state (to resume it).
+pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<RestoredJob, JournalError> {
+    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let mut stmt = conn
+        .prepare(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))
+        .map_err(sql)?;
+    let mut rows = stmt.query([job_id]).map_err(sql)?;
+    let Some(row) = rows.next().map_err(sql)? else {
+        return Err(JournalError::Corrupt {
+            path: path.to_owned(),
+            reason: format!("job {} is not in the journal", perft_core::shown(job_id)),
+        });
+    };
+    let mut job = job_row(row, path)?;
+    job.summary = None;
+    restore_open(conn, &mut job, path)?;
+    Ok(job)
+}
+
+fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
     let bad = |reason: String| JournalError::Corrupt {
         path: path.to_owned(),
         reason,
@@ -97,94 +152,109 @@ pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>
         path: path.to_owned(),
         reason: e.to_string(),
     };
-    let mut jobs = Vec::new();
-    let mut stmt = conn
-        .prepare(
-            "SELECT id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
-                    root_leaves, state, error, started_ms, finished_ms, released, checksum FROM jobs ORDER BY seq",
-        )
-        .map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
-    while let Some(row) = rows.next().map_err(sql)? {
-        let id: String = row.get(0).map_err(sql)?;
-        let game: String = row.get(1).map_err(sql)?;
-        let game: GameKind = game
-            .parse()
-            .map_err(|e: perft_core::UnknownGame| bad(format!("job {id}: {e}")))?;
-        let first_moves: String = row.get(7).map_err(sql)?;
-        let settled: Vec<u8> = row.get(8).map_err(sql)?;
-        let root_leaves: Option<Vec<u8>> = row.get(9).map_err(sql)?;
-        let state: String = row.get(10).map_err(sql)?;
-        let position: String = row.get(2).map_err(sql)?;
-        let mut damage = Vec::new();
-        let settled = blob_leaves_list(&settled).unwrap_or_else(|| {
-            damage.push("its settled counts".to_owned());
+    let id: String = row.get(0).map_err(sql)?;
+    let game: String = row.get(1).map_err(sql)?;
+    let game: GameKind = game
+        .parse()
+        .map_err(|e: perft_core::UnknownGame| bad(format!("job {id}: {e}")))?;
+    let first_moves: String = row.get(7).map_err(sql)?;
+    let settled: Vec<u8> = row.get(8).map_err(sql)?;
+    let root_leaves: Option<Vec<u8>> = row.get(9).map_err(sql)?;
+    let state: String = row.get(10).map_err(sql)?;
+    let position: String = row.get(2).map_err(sql)?;
+    let mut damage = Vec::new();
+    let settled = blob_leaves_list(&settled).unwrap_or_else(|| {
+        damage.push("its settled counts".to_owned());
+        Vec::new()
+    });
+    let root_leaves = match root_leaves.as_deref().map(blob_leaves) {
+        Some(None) => {
+            damage.push("its root count".to_owned());
+            None
+        }
+        Some(Some(l)) => Some(l),
+        None => None,
+    };
+    let spec = JobSpec {
+        game,
+        position: position.clone(),
+        depth: row.get(3).map_err(sql)?,
+        verify: row.get::<_, i64>(4).map_err(sql)? != 0,
+    };
+    let plan = PlannedJob {
+        position,
+        split_depth: row.get(5).map_err(sql)?,
+        remaining_depth: row.get(6).map_err(sql)?,
+        first_moves: if first_moves.is_empty() {
             Vec::new()
-        });
-        let root_leaves = match root_leaves.as_deref().map(blob_leaves) {
-            Some(None) => {
-                damage.push("its root count".to_owned());
-                None
+        } else {
+            first_moves.split('\n').map(str::to_owned).collect()
+        },
+        settled,
+        root_leaves,
+        units: UnitColumns::new(game.packed_bytes()),
+    };
+    if damage.is_empty() && job_checksum(&id, &spec, &plan) != row.get::<_, i64>(15).map_err(sql)? {
+        damage.push("its plan".to_owned());
+    }
+    let state =
+        parse_state(&state).ok_or_else(|| bad(format!("job {id}: state '{}'", perft_core::shown(&state))))?;
+    let summary_blob: Option<Vec<u8>> = row.get(17).map_err(sql)?;
+    let summary_sum: Option<i64> = row.get(18).map_err(sql)?;
+    let summary = match (summary_blob, summary_sum) {
+        (Some(blob), Some(sum)) if state.is_final() && damage.is_empty() => {
+            let summary = blob_summary(&blob).filter(|_| summary_checksum(&id, &blob) == sum);
+            if summary.is_none() {
+                tracing::error!(job = %id, "journal: a finished job's summary failed its checksum; reading its units instead");
             }
-            Some(Some(l)) => Some(l),
-            None => None,
-        };
-        let spec = JobSpec {
-            game,
-            position: position.clone(),
-            depth: row.get(3).map_err(sql)?,
-            verify: row.get::<_, i64>(4).map_err(sql)? != 0,
-        };
-        let plan = PlannedJob {
-            position,
-            split_depth: row.get(5).map_err(sql)?,
-            remaining_depth: row.get(6).map_err(sql)?,
-            first_moves: if first_moves.is_empty() {
-                Vec::new()
-            } else {
-                first_moves.split('\n').map(str::to_owned).collect()
-            },
-            settled,
-            root_leaves,
-            units: Vec::new(),
-        };
-        if damage.is_empty() && job_checksum(&id, &spec, &plan) != row.get::<_, i64>(15).map_err(sql)? {
-            damage.push("its plan".to_owned());
+            summary
         }
-        jobs.push(RestoredJob {
-            spec,
-            plan,
-            state: parse_state(&state)
-                .ok_or_else(|| bad(format!("job {id}: state '{}'", perft_core::shown(&state))))?,
-            error: row.get(11).map_err(sql)?,
-            started_ms: row.get::<_, Option<i64>>(12).map_err(sql)?.map(|v| v as u64),
-            finished_ms: row.get::<_, Option<i64>>(13).map_err(sql)?.map(|v| v as u64),
-            released: row.get::<_, i64>(14).map_err(sql)? as u64,
-            results: Vec::new(),
-            votes: Vec::new(),
-            disagreements: Vec::new(),
-            damage,
-            damaged_counts: Vec::new(),
-            id,
-        });
+        _ => None,
+    };
+    Ok(RestoredJob {
+        spec,
+        plan,
+        units_total: row.get::<_, i64>(16).map_err(sql)? as u64,
+        summary,
+        state,
+        error: row.get(11).map_err(sql)?,
+        started_ms: row.get::<_, Option<i64>>(12).map_err(sql)?.map(|v| v as u64),
+        finished_ms: row.get::<_, Option<i64>>(13).map_err(sql)?.map(|v| v as u64),
+        released: row.get::<_, i64>(14).map_err(sql)? as u64,
+        results: Vec::new(),
+        votes: Vec::new(),
+        disagreements: Vec::new(),
+        damage,
+        damaged_counts: Vec::new(),
+        id,
+    })
+}
+
+/// Reads an open job's units, counts, votes and disagreements.
+fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result<(), JournalError> {
+    let bad = |reason: String| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason,
+    };
+    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    restore_units(conn, job, &bad, &sql)?;
+    restore_counts(conn, job, &bad, &sql)?;
+    if job.state == crate::jobs::JobState::Done
+        && job.results.len() as u64 != job.units_total
+        && job.damage.is_empty()
+        && job.damaged_counts.is_empty()
+    {
+        return Err(bad(format!(
+            "job {} is done but has {} counts for {} units",
+            job.id,
+            job.results.len(),
+            job.units_total
+        )));
     }
-    for job in &mut jobs {
-        restore_units(conn, job, &bad, &sql)?;
-        restore_counts(conn, job, &bad, &sql)?;
-        if job.state == JobState::Done
-            && job.results.len() != job.plan.units.len()
-            && job.damage.is_empty()
-            && job.damaged_counts.is_empty()
-        {
-            return Err(bad(format!(
-                "job {} is done but has {} counts for {} units",
-                job.id,
-                job.results.len(),
-                job.plan.units.len()
-            )));
-        }
-    }
-    Ok(jobs)
+    Ok(())
 }
 
 type Bad<'a> = &'a dyn Fn(String) -> JournalError;
@@ -193,26 +263,40 @@ type Sql<'a> = &'a dyn Fn(rusqlite::Error) -> JournalError;
 fn restore_units(
     conn: &Connection,
     job: &mut RestoredJob,
-    bad: Bad<'_>,
+    _bad: Bad<'_>,
     sql: Sql<'_>,
 ) -> Result<(), JournalError> {
-    let mut units = conn
-        .prepare("SELECT unit_id, position, weights, checksum FROM units WHERE job_id = ?1 ORDER BY unit_id")
+    let mut chunks = conn
+        .prepare(
+            "SELECT chunk, first_unit, units, checksum FROM unit_chunks WHERE job_id = ?1 ORDER BY chunk",
+        )
         .map_err(sql)?;
-    let mut rows = units.query([&job.id]).map_err(sql)?;
+    let mut rows = chunks.query([&job.id]).map_err(sql)?;
+    let mut expected_chunk = 0u64;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id: i64 = row.get(0).map_err(sql)?;
-        if unit_id as usize != job.plan.units.len() {
-            return Err(bad(format!("job {}: unit {unit_id} out of sequence", job.id)));
-        }
-        let position: String = row.get(1).map_err(sql)?;
+        let chunk = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let first_unit = row.get::<_, i64>(1).map_err(sql)? as u64;
         let blob: Vec<u8> = row.get(2).map_err(sql)?;
         let sum: i64 = row.get(3).map_err(sql)?;
-        let weights = blob_weights(&blob);
-        if weights.is_none() || unit_checksum(&job.id, unit_id as u64, &position, &blob) != sum {
-            job.damage.push(format!("unit {unit_id}"));
+        let columns = UnitColumns::from_blob(&blob)
+            .filter(|c| c.stride() == job.plan.units.stride())
+            .filter(|_| chunk_checksum(&job.id, chunk, first_unit, &blob) == sum);
+        let in_order = chunk == expected_chunk && first_unit == job.plan.units.len() as u64;
+        match columns {
+            Some(columns) if in_order && job.plan.units.extend(&columns).is_ok() => {}
+            _ => {
+                job.damage.push(format!("unit chunk {chunk}"));
+                return Ok(());
+            }
         }
-        job.plan.units.push((position, weights.unwrap_or_default()));
+        expected_chunk += 1;
+    }
+    if job.plan.units.len() as u64 != job.units_total {
+        job.damage.push(format!(
+            "its units ({} of {} found)",
+            job.plan.units.len(),
+            job.units_total
+        ));
     }
     Ok(())
 }
@@ -223,7 +307,7 @@ fn restore_counts(
     bad: Bad<'_>,
     sql: Sql<'_>,
 ) -> Result<(), JournalError> {
-    let units = job.plan.units.len() as u64;
+    let units = job.units_total;
     let mut results = conn
         .prepare("SELECT unit_id, leaves, machines, checksum FROM results WHERE job_id = ?1")
         .map_err(sql)?;

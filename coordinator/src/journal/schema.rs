@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -21,10 +21,11 @@ CREATE TABLE IF NOT EXISTS jobs (
     depth INTEGER NOT NULL, verify INTEGER NOT NULL, split_depth INTEGER NOT NULL,
     remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
     root_leaves BLOB, checksum INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
-    started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS units (
-    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL, weights BLOB NOT NULL,
-    checksum INTEGER NOT NULL, PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
+    started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0,
+    units_total INTEGER NOT NULL, summary BLOB, summary_checksum INTEGER);
+CREATE TABLE IF NOT EXISTS unit_chunks (
+    job_id TEXT NOT NULL, chunk INTEGER NOT NULL, first_unit INTEGER NOT NULL, units BLOB NOT NULL,
+    checksum INTEGER NOT NULL, PRIMARY KEY (job_id, chunk)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS disagreements (
     job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, position TEXT NOT NULL,
     votes TEXT NOT NULL, decided BLOB, checksum INTEGER NOT NULL);
@@ -222,4 +223,28 @@ pub fn lease_key(conn: &Connection, path: &Path) -> Result<[u8; 32], JournalErro
     )
     .map_err(|e| open_err(e.to_string()))?;
     Ok(key)
+}
+
+/// Drops jobs whose plan was being written when the coordinator stopped:
+/// their submit was never answered, so no client knows them.
+pub fn drop_unfinished_plans(conn: &Connection, path: &Path) -> Result<(), JournalError> {
+    let write_err = |e: rusqlite::Error| JournalError::Open {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    conn.execute(
+        "DELETE FROM unit_chunks WHERE job_id IN (SELECT id FROM jobs WHERE state = 'planning')",
+        [],
+    )
+    .map_err(write_err)?;
+    let dropped = conn
+        .execute("DELETE FROM jobs WHERE state = 'planning'", [])
+        .map_err(write_err)?;
+    if dropped > 0 {
+        tracing::warn!(
+            jobs = dropped,
+            "journal: dropped jobs whose plan was not completely written (their submit was never answered)"
+        );
+    }
+    Ok(())
 }
