@@ -94,18 +94,6 @@ impl UnitColumns {
         self.estimates[i]
     }
 
-    /// The units `range` as columns of their own (for journaling in
-    /// chunks).
-    pub fn slice(&self, range: std::ops::Range<usize>) -> UnitColumns {
-        let mut out = UnitColumns::new(self.stride);
-        out.reserve(range.len(), 0);
-        for i in range {
-            // Same stride and far fewer weights: cannot fail.
-            let _ = out.push(self.position(i), self.weights(i), self.estimate(i));
-        }
-        out
-    }
-
     /// Appends every unit of `other` (same stride).
     pub fn extend(&mut self, other: &UnitColumns) -> Result<(), ColumnsError> {
         for i in 0..other.len() {
@@ -124,16 +112,31 @@ impl UnitColumns {
 
     /// The columns as one blob: unit count, stride, then each column.
     pub fn to_blob(&self) -> Vec<u8> {
-        let mut blob =
-            Vec::with_capacity(16 + self.positions.len() + self.len() * 12 + self.weights.len() * 12);
-        blob.extend_from_slice(&(self.len() as u64).to_le_bytes());
+        self.blob_of(0..self.len())
+    }
+
+    /// The units `range` as a blob of their own (a journal chunk), read
+    /// straight from the columns.
+    pub fn blob_of(&self, range: std::ops::Range<usize>) -> Vec<u8> {
+        let positions = &self.positions[range.start * self.stride..range.end * self.stride];
+        let first_weight = match range.start {
+            0 => 0,
+            i => self.weight_ends[i - 1] as usize,
+        };
+        let end_weight = match range.end {
+            0 => 0,
+            i => self.weight_ends[i - 1] as usize,
+        };
+        let weights = &self.weights[first_weight..end_weight.max(first_weight)];
+        let mut blob = Vec::with_capacity(12 + positions.len() + range.len() * 8 + weights.len() * 12);
+        blob.extend_from_slice(&(range.len() as u64).to_le_bytes());
         blob.extend_from_slice(&(self.stride as u32).to_le_bytes());
-        blob.extend_from_slice(&self.positions);
-        for (i, estimate) in self.estimates.iter().enumerate() {
-            blob.extend_from_slice(&estimate.to_le_bytes());
+        blob.extend_from_slice(positions);
+        for i in range {
+            blob.extend_from_slice(&self.estimates[i].to_le_bytes());
             blob.extend_from_slice(&(self.weights(i).len() as u32).to_le_bytes());
         }
-        for w in &self.weights {
+        for w in weights {
             blob.extend_from_slice(&w.first_move.to_le_bytes());
             blob.extend_from_slice(&w.paths.to_le_bytes());
         }
@@ -271,7 +274,12 @@ mod tests {
         assert!(c.weights(1).is_empty());
         assert_eq!(c.weights(2)[0].paths, u64::MAX);
         assert_eq!(UnitColumns::from_blob(&c.to_blob()), Some(c.clone()));
-        assert_eq!(c.slice(1..3).weights(1).len(), 2);
+        let tail = UnitColumns::from_blob(&c.blob_of(1..3)).unwrap();
+        assert_eq!(
+            (tail.len(), tail.position(0), tail.weights(1).len()),
+            (2, &[4u8, 5, 6][..], 2)
+        );
+        assert_eq!(UnitColumns::from_blob(&c.blob_of(0..0)).unwrap().len(), 0);
         assert_eq!(
             c.push(&[1], &[], 0.0),
             Err(ColumnsError::Stride {

@@ -23,11 +23,6 @@ pub const PACKAGE: &str = "perft.v2";
 /// The encoded descriptor set of `perft.v2`, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/perft_descriptor.bin"));
 
-/// A version text from the wire, cut short and escaped for a message.
-fn shown_version(text: &str) -> String {
-    perft_core::shown(text)
-}
-
 impl From<u128> for U128 {
     fn from(n: u128) -> U128 {
         U128 {

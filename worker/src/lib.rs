@@ -148,11 +148,21 @@ impl Unreported {
     }
 
     fn release(&mut self, lease: &UnitLease) {
+        self.hand_back(
+            Arc::clone(&lease.job_id),
+            lease.unit_id,
+            lease.epoch,
+            lease.lease_tag.clone(),
+        );
+    }
+
+    /// Keeps a leased unit to hand back uncounted.
+    fn hand_back(&mut self, job_id: Arc<str>, unit_id: u64, epoch: u64, lease_tag: Vec<u8>) {
         self.0.push(Kept {
-            job_id: Arc::clone(&lease.job_id),
-            unit_id: lease.unit_id,
-            epoch: lease.epoch,
-            lease_tag: lease.lease_tag.clone(),
+            job_id,
+            unit_id,
+            epoch,
+            lease_tag,
             leaves: None,
         });
     }
@@ -254,25 +264,25 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
     let mut units = Vec::new();
     for group in reply.jobs {
         let job_id: Arc<str> = Arc::from(group.job_id.as_str());
-        let game = pb::game_kind(group.game);
-        for unit in group.units {
-            let lease = UnitLease {
-                job_id: Arc::clone(&job_id),
-                game: game.clone().unwrap_or(perft_core::GameKind::ALL[0]),
-                depth: group.depth,
-                unit_id: unit.unit_id,
-                epoch: unit.epoch,
-                position: unit.position,
-                lease_tag: unit.lease_tag,
-            };
-            match &game {
-                Ok(_) => units.push(lease),
-                Err(reason) => {
-                    tracing::error!(job = %job_id, %reason, "unit of an unknown game; handing it back");
-                    unreported.release(&lease);
+        let game = match pb::game_kind(group.game) {
+            Ok(game) => game,
+            Err(reason) => {
+                tracing::error!(job = %job_id, %reason, "units of an unknown game; handing them back");
+                for unit in group.units {
+                    unreported.hand_back(Arc::clone(&job_id), unit.unit_id, unit.epoch, unit.lease_tag);
                 }
+                continue;
             }
-        }
+        };
+        units.extend(group.units.into_iter().map(|unit| UnitLease {
+            job_id: Arc::clone(&job_id),
+            game,
+            depth: group.depth,
+            unit_id: unit.unit_id,
+            epoch: unit.epoch,
+            position: unit.position,
+            lease_tag: unit.lease_tag,
+        }));
     }
     units
 }

@@ -136,7 +136,7 @@ pub fn plan_ops<'p>(
                 job_id: id.to_owned(),
                 chunk: chunk as u64,
                 first_unit: first as u64,
-                blob: planned.units.slice(first..end).to_blob(),
+                blob: planned.units.blob_of(first..end),
             }
         });
     std::iter::once(submit)

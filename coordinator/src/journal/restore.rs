@@ -99,10 +99,7 @@ const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remai
 /// Reads back every job whose plan was completely written, in submission
 /// order: finished ones as their summaries, open ones in full.
 pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalError> {
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
+    let (_, sql) = errors(path);
     let mut jobs = Vec::new();
     let mut stmt = conn
         .prepare(&format!(
@@ -123,19 +120,16 @@ pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>
 
 /// One job with all its units, whatever its state (to resume it).
 pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<RestoredJob, JournalError> {
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
+    let (_, sql) = errors(path);
     let mut stmt = conn
         .prepare(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))
         .map_err(sql)?;
     let mut rows = stmt.query([job_id]).map_err(sql)?;
     let Some(row) = rows.next().map_err(sql)? else {
-        return Err(JournalError::Corrupt {
-            path: path.to_owned(),
-            reason: format!("job {} is not in the journal", perft_core::shown(job_id)),
-        });
+        return Err(errors(path).0(format!(
+            "job {} is not in the journal",
+            perft_core::shown(job_id)
+        )));
     };
     let mut job = job_row(row, path)?;
     job.summary = None;
@@ -144,14 +138,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<R
 }
 
 fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
-    let bad = |reason: String| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason,
-    };
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
+    let (bad, sql) = errors(path);
     let id: String = row.get(0).map_err(sql)?;
     let game: String = row.get(1).map_err(sql)?;
     let game: GameKind = game
@@ -232,14 +219,7 @@ fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalE
 
 /// Reads an open job's units, counts, votes and disagreements.
 fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result<(), JournalError> {
-    let bad = |reason: String| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason,
-    };
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    };
+    let (bad, sql) = errors(path);
     restore_units(conn, job, &bad, &sql)?;
     restore_counts(conn, job, &bad, &sql)?;
     if job.state == crate::jobs::JobState::Done
@@ -255,6 +235,21 @@ fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result
         )));
     }
     Ok(())
+}
+
+/// How a damaged journal at `path` is reported: a reason of ours, or what
+/// SQLite said.
+fn errors(
+    path: &Path,
+) -> (
+    impl Fn(String) -> JournalError + Copy + '_,
+    impl Fn(rusqlite::Error) -> JournalError + Copy + '_,
+) {
+    let bad = move |reason: String| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason,
+    };
+    (bad, move |e: rusqlite::Error| bad(e.to_string()))
 }
 
 type Bad<'a> = &'a dyn Fn(String) -> JournalError;

@@ -345,15 +345,7 @@ impl FromStr for Chess {
         if !(4..=6).contains(&fields.len()) {
             return Err(FenError::FieldCount { found: fields.len() });
         }
-        let mut pos = Chess {
-            colours: [0; 2],
-            pieces: [0; 6],
-            side: Colour::White,
-            castling: 0,
-            en_passant: NO_SQUARE,
-            halfmove: 0,
-            fullmove: 1,
-        };
+        let mut pos = Chess::EMPTY;
         parse_board(fields[0], &mut pos)?;
         pos.side = match fields[1] {
             "w" => Colour::White,

@@ -62,15 +62,7 @@ pub(super) fn unpack(bytes: &[u8]) -> Result<Chess, UnpackError> {
         return Err(invalid(format!("{count} occupied squares, at most 32 fit")));
     }
     let nibble = |i: usize| (bytes[NIBBLES + i / 2] >> (4 * (i % 2))) & 0x0F;
-    let mut pos = Chess {
-        colours: [0; 2],
-        pieces: [0; 6],
-        side: Colour::White,
-        castling: 0,
-        en_passant: NO_SQUARE,
-        halfmove: 0,
-        fullmove: 1,
-    };
+    let mut pos = Chess::EMPTY;
     for (i, square) in Squares(occupied).enumerate() {
         let code = nibble(i);
         if !(1..=12).contains(&code) {

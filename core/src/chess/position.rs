@@ -139,6 +139,20 @@ pub struct Chess {
     pub(super) fullmove: u16,
 }
 
+impl Chess {
+    /// No piece, white to move, no rights: where the FEN parser and the
+    /// packed decoder start filling in a position.
+    pub(super) const EMPTY: Chess = Chess {
+        colours: [0; 2],
+        pieces: [0; 6],
+        side: Colour::White,
+        castling: 0,
+        en_passant: NO_SQUARE,
+        halfmove: 0,
+        fullmove: 1,
+    };
+}
+
 /// What a move does besides moving one piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MoveKind {
