@@ -25,6 +25,8 @@ pub enum ColumnsError {
     Stride { expected: usize, found: usize },
     #[error("more than 2^32 weights in one plan")]
     TooManyWeights,
+    #[error("columns of different lengths or weight ends out of order")]
+    Inconsistent,
 }
 
 impl UnitColumns {
@@ -34,6 +36,34 @@ impl UnitColumns {
             stride,
             ..UnitColumns::default()
         }
+    }
+
+    /// Columns made of whole arrays (a plan's, moved rather than copied),
+    /// checked for agreeing lengths and weight ends in order.
+    pub fn from_parts(
+        stride: usize,
+        positions: Vec<u8>,
+        weight_ends: Vec<u32>,
+        weights: Vec<Weight>,
+        estimates: Vec<f32>,
+    ) -> Result<UnitColumns, ColumnsError> {
+        let units = weight_ends.len();
+        let ordered = weight_ends.windows(2).all(|pair| pair[0] <= pair[1]);
+        let last = weight_ends.last().map_or(0, |&end| end as usize);
+        if positions.len() != units.saturating_mul(stride)
+            || estimates.len() != units
+            || !ordered
+            || last != weights.len()
+        {
+            return Err(ColumnsError::Inconsistent);
+        }
+        Ok(UnitColumns {
+            stride,
+            positions,
+            weight_ends,
+            weights,
+            estimates,
+        })
     }
 
     /// Room for `units` units with about `weights` weights.

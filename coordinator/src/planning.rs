@@ -123,21 +123,7 @@ impl GameVisitor for Planner<'_> {
             Some(split_depth) => Plan::bounded(root, req.depth, split_depth, req.max_units)?,
             None => Plan::with_min_units(root, req.depth, req.min_units, req.max_units)?,
         };
-        let mut units = UnitColumns::new(G::PACKED_BYTES);
-        let weights = plan.units().iter().map(|u| u.weights.len()).sum();
-        units.reserve(plan.units().len(), weights);
-        let mut packed = Vec::with_capacity(G::PACKED_BYTES);
-        let estimate_depth = plan.remaining_depth().min(2);
-        for unit in plan.units() {
-            packed.clear();
-            unit.position.pack(&mut packed);
-            // Two plies of the subtree: its size relative to the others'
-            // (units differ by orders of magnitude), for the ETA.
-            let estimate = perft(&unit.position, estimate_depth).leaves.max(1) as f32;
-            units.push(&packed, &unit.weights, estimate)?;
-        }
-        Ok(PlannedJob {
-            position: root.to_string(),
+        let header = Header {
             split_depth: plan.split_depth(),
             remaining_depth: plan.remaining_depth(),
             first_moves: plan
@@ -146,10 +132,54 @@ impl GameVisitor for Planner<'_> {
                 .map(|&mv| root.format_move(mv))
                 .collect(),
             settled: plan.settled().to_vec(),
+        };
+        let remaining_depth = plan.remaining_depth();
+        let (positions, weight_ends, weights) = plan.into_units().into_parts();
+        let estimates = estimate_sizes(&positions, remaining_depth);
+        let mut packed = Vec::with_capacity(positions.len() * G::PACKED_BYTES);
+        for position in &positions {
+            position.pack(&mut packed);
+        }
+        drop(positions);
+        let units = UnitColumns::from_parts(G::PACKED_BYTES, packed, weight_ends, weights, estimates)?;
+        Ok(PlannedJob {
+            position: root.to_string(),
+            split_depth: header.split_depth,
+            remaining_depth: header.remaining_depth,
+            first_moves: header.first_moves,
+            settled: header.settled,
             root_leaves: None,
             units,
         })
     }
+}
+
+/// What a plan says besides its units.
+struct Header {
+    split_depth: u32,
+    remaining_depth: u32,
+    first_moves: Vec<String>,
+    settled: Vec<Leaves>,
+}
+
+/// Each unit's size relative to the others' (units differ by orders of
+/// magnitude), for the ETA: its perft of two plies (fewer if the units are
+/// shallower), on every core, since a record plan has millions of units.
+fn estimate_sizes<G: Game>(positions: &[G], remaining_depth: u32) -> Vec<f32> {
+    let depth = remaining_depth.min(2);
+    let mut estimates = vec![0f32; positions.len()];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = positions.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (out, positions) in estimates.chunks_mut(chunk).zip(positions.chunks(chunk)) {
+            scope.spawn(move || {
+                for (estimate, position) in out.iter_mut().zip(positions) {
+                    *estimate = perft(position, depth).leaves.max(1) as f32;
+                }
+            });
+        }
+    });
+    estimates
 }
 
 /// Validates and plans a job. Runs the expansion: call it off the async

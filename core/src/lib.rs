@@ -26,7 +26,7 @@ pub use kernel::Kernel;
 pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;
 pub use perft::{Counter, Divide, TableStats, divide, perft};
-pub use plan::{CountOverflow, Plan, PlanError, Unit, Weight, weighted_sum};
+pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
 pub use reversi::Reversi;
 pub use shown::shown;
 pub use table::TranspositionTable;

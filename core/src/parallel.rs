@@ -6,14 +6,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::count::Leaves;
 use crate::game::Game;
 use crate::perft::{Counter, Divide, TableStats};
-use crate::plan::{Plan, PlanError, Unit};
+use crate::plan::{Plan, PlanError};
 use crate::table::TranspositionTable;
 
 /// Counts every unit at `depth` with `threads` threads (at least one),
 /// handing units out in order from a shared cursor. Returns one count per
 /// unit and the threads' table statistics summed.
 pub fn count_units<G: Game>(
-    units: &[Unit<G>],
+    units: &[G],
     depth: u32,
     threads: usize,
     table: Option<&TranspositionTable>,
@@ -30,7 +30,7 @@ pub fn count_units<G: Game>(
                     loop {
                         let i = cursor.fetch_add(1, Ordering::Relaxed);
                         let Some(unit) = units.get(i) else { break };
-                        done.push((i, counter.perft(&unit.position, depth)));
+                        done.push((i, counter.perft(unit, depth)));
                     }
                     (done, counter.stats)
                 })
@@ -68,6 +68,6 @@ pub fn divide_parallel<G: Game>(
         return Ok((divide, TableStats::default()));
     }
     let plan = Plan::with_min_units(*root, depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX)?;
-    let (counts, stats) = count_units(plan.units(), plan.remaining_depth(), threads, table);
+    let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table);
     Ok((plan.divide(&counts), stats))
 }

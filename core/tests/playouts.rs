@@ -187,8 +187,9 @@ fn check_plan<G: Game>(pos: &G, depth: u32, split: u32) -> Result<(), TestCaseEr
     prop_assert_eq!(plan.split_depth(), split);
     let counts: Vec<Leaves> = plan
         .units()
+        .positions()
         .iter()
-        .map(|u| perft(&u.position, plan.remaining_depth()))
+        .map(|u| perft(u, plan.remaining_depth()))
         .collect();
     prop_assert_eq!(plan.divide(&counts), divide(pos, depth));
     // Merging never loses a path: the weights count exactly the paths to
@@ -196,7 +197,7 @@ fn check_plan<G: Game>(pos: &G, depth: u32, split: u32) -> Result<(), TestCaseEr
     let paths: u64 = plan
         .units()
         .iter()
-        .flat_map(|u| &u.weights)
+        .flat_map(|(_, weights)| weights)
         .map(|w| w.paths)
         .sum();
     prop_assert_eq!(paths, paths_to_frontier(pos, split));

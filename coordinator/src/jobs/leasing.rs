@@ -113,7 +113,11 @@ impl Jobs {
             let Some(holder) = self.holders.remove(session) else {
                 continue;
             };
-            for (job_id, unit_id) in holder.units {
+            // In plan order, so the units come back in an order that does
+            // not depend on a hash set's.
+            let mut units: Vec<_> = holder.units.into_iter().collect();
+            units.sort_unstable();
+            for (job_id, unit_id) in units {
                 let Some(job) = self.jobs.get_mut(&job_id) else {
                     continue;
                 };

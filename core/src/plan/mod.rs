@@ -6,11 +6,14 @@
 //! paths is counted once. Pure logic, no I/O: the local run and the
 //! coordinator share it, so their results cannot diverge.
 
-use std::collections::HashMap;
+mod frontier;
+
+pub use frontier::Frontier;
 
 use crate::count::Leaves;
 use crate::game::{Game, MoveSet};
 use crate::perft::{Divide, perft};
+use frontier::LevelBuilder;
 
 /// How many paths from one first move reach a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,16 +22,6 @@ pub struct Weight {
     pub first_move: u32,
     /// Number of paths.
     pub paths: u64,
-}
-
-/// A frontier position to count at [`Plan::remaining_depth`], with its
-/// weights.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unit<G: Game> {
-    /// One representative of the merged positions.
-    pub position: G,
-    /// Paths per first move, each first move at most once.
-    pub weights: Vec<Weight>,
 }
 
 /// Why a plan could not be made.
@@ -45,6 +38,9 @@ pub enum PlanError {
     /// Path counts no longer fit in 64 bits: the split depth is far too deep.
     #[error("more than 2^64 paths reach one frontier position; use a smaller split depth")]
     TooManyPaths,
+    /// More than 2^32 weights at one level: the split depth is far too deep.
+    #[error("more than 2^32 weights at one level; use a smaller split depth")]
+    TooManyWeights,
     /// The expansion passed the unit limit; it stopped there, so memory
     /// stays proportional to the limit.
     #[error("the plan has more than {limit} units at split depth {split_depth}: use a smaller split depth")]
@@ -69,52 +65,10 @@ pub struct Plan<G: Game> {
     depth: u32,
     split_depth: u32,
     first_moves: Vec<G::Move>,
-    units: Vec<Unit<G>>,
+    units: Frontier<G>,
     /// Leaves per first move met while expanding: game-over nodes above the
     /// split depth, counted directly.
     settled: Vec<Leaves>,
-}
-
-/// One level of the expansion: distinct positions and their weights.
-struct Level<G: Game> {
-    units: Vec<Unit<G>>,
-    index: HashMap<G::Key, usize>,
-}
-
-impl<G: Game> Level<G> {
-    fn new() -> Level<G> {
-        Level {
-            units: Vec::new(),
-            index: HashMap::new(),
-        }
-    }
-
-    fn add(&mut self, position: G, weights: &[Weight], max_units: usize, ply: u32) -> Result<(), PlanError> {
-        let slot = match self.index.entry(position.table_key()) {
-            std::collections::hash_map::Entry::Occupied(slot) => *slot.get(),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                if self.units.len() >= max_units {
-                    return Err(PlanError::TooManyUnits {
-                        limit: max_units,
-                        split_depth: ply,
-                    });
-                }
-                self.units.push(Unit {
-                    position,
-                    weights: Vec::new(),
-                });
-                *slot.insert(self.units.len() - 1)
-            }
-        };
-        let unit = &mut self.units[slot];
-        for w in weights {
-            match unit.weights.iter_mut().find(|u| u.first_move == w.first_move) {
-                Some(u) => u.paths = u.paths.checked_add(w.paths).ok_or(PlanError::TooManyPaths)?,
-                None => unit.weights.push(*w),
-            }
-        }
-        Ok(())
-    }
 }
 
 impl<G: Game> Plan<G> {
@@ -167,39 +121,36 @@ impl<G: Game> Plan<G> {
     ) -> Result<Plan<G>, PlanError> {
         let first_moves: Vec<G::Move> = root.legal_moves().into_iter().collect();
         let mut settled = vec![Leaves::ZERO; first_moves.len()];
-        let mut level = Level::new();
+        let mut first = LevelBuilder::new(1, max_units);
         for (i, &mv) in first_moves.iter().enumerate() {
-            level.add(
-                root.play(mv),
-                &[Weight {
-                    first_move: i as u32,
-                    paths: 1,
-                }],
-                max_units,
-                1,
-            )?;
+            let weight = Weight {
+                first_move: i as u32,
+                paths: 1,
+            };
+            first.add(root.play(mv), &[weight])?;
         }
+        let mut level = first.finish();
         let mut ply = 1;
-        'levels: while !done(ply, level.units.len()) {
-            let mut next = Level::new();
+        'levels: while !done(ply, level.len()) {
+            let mut next = LevelBuilder::new(ply + 1, max_units);
             let mut next_settled = settled.clone();
-            for unit in &level.units {
-                let moves = unit.position.legal_moves();
+            for (position, weights) in level.iter() {
+                let moves = position.legal_moves();
                 if moves.is_empty() {
-                    let leaves = perft(&unit.position, depth - ply);
-                    for w in &unit.weights {
+                    let leaves = perft(position, depth - ply);
+                    for w in weights {
                         next_settled[w.first_move as usize] += leaves * u128::from(w.paths);
                     }
                     continue;
                 }
                 for mv in moves {
-                    match next.add(unit.position.play(mv), &unit.weights, max_units, ply + 1) {
+                    match next.add(position.play(mv), weights) {
                         Err(PlanError::TooManyUnits { .. }) if keep_last => break 'levels,
                         other => other?,
                     }
                 }
             }
-            level = next;
+            level = next.finish();
             settled = next_settled;
             ply += 1;
         }
@@ -208,7 +159,7 @@ impl<G: Game> Plan<G> {
             depth,
             split_depth: ply,
             first_moves,
-            units: level.units,
+            units: level,
             settled,
         })
     }
@@ -238,9 +189,14 @@ impl<G: Game> Plan<G> {
         &self.first_moves
     }
 
-    /// The distinct frontier positions.
-    pub fn units(&self) -> &[Unit<G>] {
+    /// The distinct frontier positions with their weights.
+    pub fn units(&self) -> &Frontier<G> {
         &self.units
+    }
+
+    /// The frontier, the plan's bulk, taken out (read the rest first).
+    pub fn into_units(self) -> Frontier<G> {
+        self.units
     }
 
     /// Leaves per first move found while expanding.
@@ -261,7 +217,7 @@ impl<G: Game> Plan<G> {
         let weighted = self
             .units
             .iter()
-            .map(|u| u.weights.as_slice())
+            .map(|(_, weights)| weights)
             .zip(counts.iter().copied());
         let per_move =
             weighted_sum(&self.settled, weighted).expect("true counts within MAX_DEPTH fit in u128");
