@@ -69,10 +69,22 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             .await
             .map_err(|e| CliError::Usage(format!("cannot listen on '{}': {e}", args.listen)))?;
         let address = listener.local_addr()?;
-        // The one line on stdout: scripts and tests read the port from it.
+        // The first line on stdout: scripts and tests read the port from it.
         outln!("listening on {address}")?;
+        let dashboard = match &args.http_listen {
+            Some(http) => {
+                let dashboard = tokio::net::TcpListener::bind(http).await.map_err(|e| {
+                    CliError::Usage(format!("cannot listen on '{}': {e}", perft_core::shown(http)))
+                })?;
+                let scheme = if args.tls_cert.is_some() { "https" } else { "http" };
+                // The second line, only with --http-listen.
+                outln!("dashboard on {scheme}://{}", dashboard.local_addr()?)?;
+                Some(dashboard)
+            }
+            None => None,
+        };
         tracing::info!(%address, data_dir = %args.data_dir.display(), "coordinator started");
-        perft_coordinator::serve(opened, listener, terminated())
+        perft_coordinator::serve(opened, listener, dashboard, terminated())
             .await
             .map_err(|e| CliError::Failed(e.to_string()))
     })
