@@ -60,13 +60,15 @@ function eta(job) {
   return duration(job.eta_seconds);
 }
 
-function progressCell(fraction) {
+// A table cell holding a progress bar labelled `label` (the percentage by
+// default).
+function progressCell(fraction, label) {
   const td = cell('td', null, 'wide');
   const box = cell('div', null, 'progress small');
   const bar = cell('div', null, 'bar');
   bar.style.width = percent(fraction);
   box.appendChild(bar);
-  box.appendChild(cell('span', percent(fraction), 'percent'));
+  box.appendChild(cell('span', label === undefined ? percent(fraction) : label, 'percent'));
   td.appendChild(box);
   return td;
 }
@@ -176,12 +178,13 @@ async function jobPage() {
   fill(el('divide').tBodies[0], data.divide.map((line) => {
     const tr = row([
       cell('td', line.move, 'move'),
-      progressCell(line.units_total > 0 ? line.units_done / line.units_total : 1),
+      progressCell(line.units_total > 0 ? line.units_done / line.units_total : 1,
+        grouped(line.units_done) + ' / ' + grouped(line.units_total) + ' units'),
       cell('td', grouped(line.leaves), 'num leaves'),
       cell('td', grouped(line.published), 'num'),
       matchMark(line.matches),
     ]);
-    tr.children[1].title = line.units_done + ' of ' + line.units_total + ' units';
+    if (line.higher !== undefined) tr.children[2].title = grouped(line.higher) + ' of them at game over';
     tr.className = line.units_done === line.units_total ? 'line finished' : 'line';
     return tr;
   }));
