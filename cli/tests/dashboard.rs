@@ -143,6 +143,45 @@ fn api_reports_jobs_divides_and_workers_and_pages_are_embedded() {
     }
 }
 
+#[test]
+fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let grpc = format!("http://{address}");
+    let _worker = worker(&grpc, "live-w1", &[]);
+    let submitted = ok(perft(&grpc, &["submit", "--game", "reversi", "--depth", "13"]));
+    let id = submitted.trim();
+    let http = agent();
+    let (mut saw_worker, mut saw_chart, mut saw_eta) = (false, false, false);
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let detail = loop {
+        let (status, body) = get(&http, &format!("{dashboard}/api/jobs/{id}"), &[]);
+        assert_eq!(status, 200, "{body}");
+        let detail = json(&body);
+        if detail["job"]["state"] == "done" {
+            break detail;
+        }
+        if detail["job"]["state"] == "running" {
+            saw_worker |= detail["workers"][0]["name"] == "live-w1";
+            saw_chart |= !detail["chart"].as_array().unwrap().is_empty();
+            saw_eta |= detail["job"]["eta_seconds"].as_f64().is_some_and(|s| s > 0.0);
+        }
+        assert!(Instant::now() < deadline, "not done in 300 s: {detail}");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert!(saw_worker, "the worker serving the job was shown");
+    assert!(saw_chart, "the chart had samples while the job ran");
+    assert!(saw_eta, "an ETA was shown while the job ran");
+    // Reversi's published total carries the game-over split, and matches.
+    assert_eq!(
+        detail["total"],
+        serde_json::json!({"leaves": "18429641748", "higher": "6968"})
+    );
+    assert_eq!(detail["published_total"], detail["total"]);
+    assert_eq!(detail["total_matches"], true);
+    assert_eq!(detail["workers"], serde_json::json!([]));
+}
+
 /// Asserts a refusal: the status and a single line naming the problem.
 fn refused(http: &ureq::Agent, url: &str, status: u16, words: &str) {
     let (got, body) = get(http, url, &[]);
