@@ -260,6 +260,31 @@ fn hostile_urls_get_one_line_refusals() {
     );
 }
 
+#[test]
+fn a_bad_dashboard_address_is_refused_before_anything_is_announced() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = taken.local_addr().unwrap().to_string();
+    for (address, words) in [
+        (
+            "nonsense\u{1b}",
+            "cannot serve the dashboard on 'nonsense\\u{1b}'",
+        ),
+        (taken.as_str(), "cannot serve the dashboard on '127.0.0.1:"),
+    ] {
+        let output = Command::new(common::PERFT)
+            .args(["serve", "--listen", "127.0.0.1:0", "--http-listen", address])
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .env_remove("PERFT_TOKEN")
+            .output()
+            .unwrap();
+        let stderr = common::refused(&output);
+        assert!(stderr.contains(words), "{stderr}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "", "nothing announced");
+    }
+}
+
 /// The `Set-Cookie` header of a response, and its `Location`.
 fn redirect(http: &ureq::Agent, url: &str) -> (u16, String, String) {
     let response = http.get(url).call().unwrap();
