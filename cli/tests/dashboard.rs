@@ -182,6 +182,59 @@ fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
     assert_eq!(detail["workers"], serde_json::json!([]));
 }
 
+/// Polls `/api/workers` until the worker `name` has `status`.
+fn wait_for_status(http: &ureq::Agent, dashboard: &str, name: &str, status: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (code, body) = get(http, &format!("{dashboard}/api/workers"), &[]);
+        assert_eq!(code, 200, "{body}");
+        let workers = json(&body);
+        let found = workers["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name && w["status"] == status)
+            .cloned();
+        if let Some(worker) = found {
+            return worker;
+        }
+        assert!(Instant::now() < deadline, "{name} never {status}: {workers}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn workers_page_tells_lost_workers_from_those_that_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, address, dashboard) =
+        serve_with_dashboard(&dir.path().join("data"), &["--lease-seconds", "2"]);
+    let grpc = format!("http://{address}");
+    let http = agent();
+    let mut killed = worker(&grpc, "killed-w", &[]);
+    let mut stopped = worker(&grpc, "stopped-w", &[]);
+    wait_for_status(&http, &dashboard, "killed-w", "active");
+    let active = wait_for_status(&http, &dashboard, "stopped-w", "active");
+    assert_eq!(active["threads"], 1);
+    assert_eq!(active["gone_unix_ms"], serde_json::Value::Null);
+
+    // SIGKILL: no goodbye; the lease time passes and it is lost.
+    killed.kill();
+    let lost = wait_for_status(&http, &dashboard, "killed-w", "lost");
+    assert_eq!(lost["last_seen_seconds"], serde_json::Value::Null);
+    assert!(lost["gone_unix_ms"].as_u64().is_some(), "{lost}");
+    // SIGTERM: it drains, says so, and leaves.
+    let pid = stopped.0.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _ = stopped.0.wait();
+    wait_for_status(&http, &dashboard, "stopped-w", "left");
+}
+
 /// Asserts a refusal: the status and a single line naming the problem.
 fn refused(http: &ureq::Agent, url: &str, status: u16, words: &str) {
     let (got, body) = get(http, url, &[]);
