@@ -1,54 +1,16 @@
 //! The web dashboard of `perft serve --http-listen`, end to end: a real
-//! coordinator and worker on loopback, real HTTP(S) clients, and a real
-//! headless Chromium reading the job page's divide table.
+//! coordinator and workers on loopback, a real HTTP client, and a real
+//! headless Chromium reading the job page's divide table. Its token, TLS
+//! and hostile input: dashboard_security.rs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::http::{agent, get, json};
 use common::{Running, divide_lines, ok, perft, serve_with_dashboard, worker};
-
-/// An HTTP client that shows every status (no error for 4xx) and follows
-/// no redirects, so the tests see exactly what the dashboard answers.
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .build()
-        .into()
-}
-
-/// [`agent`] trusting only the PEM certificate `ca`.
-fn tls_agent(ca: &[u8]) -> ureq::Agent {
-    let cert = ureq::tls::Certificate::from_pem(ca).unwrap();
-    let tls = ureq::tls::TlsConfig::builder()
-        .root_certs(ureq::tls::RootCerts::Specific(Arc::new(vec![cert])))
-        .build();
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .tls_config(tls)
-        .build()
-        .into()
-}
-
-/// The status, a header's value (if asked) and the body of a GET.
-fn get(agent: &ureq::Agent, url: &str, headers: &[(&str, &str)]) -> (u16, String) {
-    let mut request = agent.get(url);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let mut response = request.call().unwrap_or_else(|e| panic!("GET {url}: {e}"));
-    let status = response.status().as_u16();
-    (status, response.body_mut().read_to_string().unwrap())
-}
-
-fn json(text: &str) -> serde_json::Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
 
 /// Submits a job to the coordinator at `grpc` and waits until it is done.
 fn run_job(grpc: &str, args: &[&str]) -> String {
@@ -235,239 +197,65 @@ fn workers_page_tells_lost_workers_from_those_that_left() {
     wait_for_status(&http, &dashboard, "stopped-w", "left");
 }
 
-/// Asserts a refusal: the status and a single line naming the problem.
-fn refused(http: &ureq::Agent, url: &str, status: u16, words: &str) {
-    let (got, body) = get(http, url, &[]);
-    assert_eq!(got, status, "{url}: {body}");
-    assert_eq!(body.lines().count(), 1, "{url}: {body}");
-    assert!(body.contains(words), "{url}: {body}");
-}
-
 #[test]
-fn hostile_urls_get_one_line_refusals() {
+fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
     let dir = tempfile::tempdir().unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let grpc = format!("http://{address}");
+    // The test-only fault injector: every third count it sends is wrong.
+    let _faulty = common::worker_with(&grpc, "faulty", &[], |worker| {
+        worker.env("PERFT_FAULT_EVERY", "3");
+    });
+    let _good1 = worker(&grpc, "good1", &[]);
+    let submit = [
+        "submit",
+        "--game",
+        "reversi",
+        "--depth",
+        "10",
+        "--split-depth",
+        "4",
+        "--verify",
+    ];
+    let id = ok(perft(&grpc, &submit)).trim().to_owned();
     let http = agent();
-    refused(
-        &http,
-        &format!("{dashboard}/api/jobs/nosuchjob"),
-        404,
-        "no job 'nosuchjob'",
-    );
-    refused(
-        &http,
-        &format!("{dashboard}/jobs/nosuchjob"),
-        404,
-        "no job 'nosuchjob'",
-    );
-    refused(
-        &http,
-        &format!("{dashboard}/api/jobs/a.b"),
-        400,
-        "'a.b' is not a job id",
-    );
-    refused(
-        &http,
-        &format!("{dashboard}/jobs/%0a%1b"),
-        400,
-        "'\\n\\u{1b}' is not a job id",
-    );
-    refused(&http, &format!("{dashboard}/jobs/%ff"), 400, "is not a job id");
-    let long = "x".repeat(65);
-    refused(
-        &http,
-        &format!("{dashboard}/api/jobs/{long}"),
-        400,
-        "is not a job id",
-    );
-    refused(&http, &format!("{dashboard}/api/jobs?start=-1"), 400, "bad query");
-    refused(
-        &http,
-        &format!("{dashboard}/api/jobs?limit=lots"),
-        400,
-        "bad query",
-    );
-    refused(&http, &format!("{dashboard}/nowhere"), 404, "no page '/nowhere'");
-    let query = "a".repeat(3000);
-    refused(
-        &http,
-        &format!("{dashboard}/api/jobs?{query}"),
-        414,
-        "at most 2048",
-    );
-    // Past the request-head limit hyper itself refuses, before routing.
-    let (status, _) = get(&http, &format!("{dashboard}/?{}", "a".repeat(40_000)), &[]);
-    assert_eq!(status, 431);
-    // Read-only: anything but GET and HEAD is refused.
-    let mut response = http.post(&format!("{dashboard}/api/jobs")).send("{}").unwrap();
-    assert_eq!(response.status().as_u16(), 405);
-    let body = response.body_mut().read_to_string().unwrap();
-    assert!(body.contains("read-only"), "{body}");
-    // An empty page of a large start is an answer, not an error. (A new
-    // client: the server closes a connection whose request body it did not
-    // read.)
-    let (status, body) = get(&agent(), &format!("{dashboard}/api/jobs?start=99999999999"), &[]);
-    assert_eq!(
-        (status, json(&body)["jobs"].clone()),
-        (200, serde_json::json!([]))
-    );
-}
-
-#[test]
-fn a_bad_dashboard_address_is_refused_before_anything_is_announced() {
-    let dir = tempfile::tempdir().unwrap();
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let taken = taken.local_addr().unwrap().to_string();
-    for (address, words) in [
-        (
-            "nonsense\u{1b}",
-            "cannot serve the dashboard on 'nonsense\\u{1b}'",
-        ),
-        (taken.as_str(), "cannot serve the dashboard on '127.0.0.1:"),
-    ] {
-        let output = Command::new(common::PERFT)
-            .args(["serve", "--listen", "127.0.0.1:0", "--http-listen", address])
-            .arg("--data-dir")
-            .arg(dir.path().join("data"))
-            .env_remove("PERFT_TOKEN")
-            .output()
-            .unwrap();
-        let stderr = common::refused(&output);
-        assert!(stderr.contains(words), "{stderr}");
-        assert_eq!(String::from_utf8_lossy(&output.stdout), "", "nothing announced");
+    let url = format!("{dashboard}/api/jobs/{id}");
+    // Two machines, so every decided unit has a faulty vote; once six are
+    // decided one was wrong, and only a third machine settles it.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while json(&get(&http, &url, &[]).1)["job"]["units_done"]
+        .as_u64()
+        .unwrap()
+        < 6
+    {
+        assert!(Instant::now() < deadline, "six units decided in time");
+        std::thread::sleep(Duration::from_millis(50));
     }
-}
+    let _good2 = worker(&grpc, "good2", &[]);
+    ok(perft(&grpc, &["watch", &id]));
 
-/// The `Set-Cookie` header of a response, and its `Location`.
-fn redirect(http: &ureq::Agent, url: &str) -> (u16, String, String) {
-    let response = http.get(url).call().unwrap();
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default()
-    };
-    (
-        response.status().as_u16(),
-        header("set-cookie"),
-        header("location"),
-    )
-}
-
-#[test]
-fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
-    let dir = tempfile::tempdir().unwrap();
-    let token_file = dir.path().join("token");
-    std::fs::write(&token_file, "dash-s3cret-77\n").unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(
-        &dir.path().join("data"),
-        &["--token-file", token_file.to_str().unwrap()],
-    );
-    let http = agent();
-    for path in [
-        "/",
-        "/workers",
-        "/jobs/abc",
-        "/api/jobs",
-        "/api/workers",
-        "/assets/dashboard.js",
-        "/x",
-    ] {
-        let (status, body) = get(&http, &format!("{dashboard}{path}"), &[]);
-        assert_eq!(status, 401, "{path}: {body}");
-        assert!(body.contains("needs the coordinator's token"), "{body}");
+    let detail = json(&get(&http, &url, &[]).1);
+    assert_eq!(detail["job"]["verify"], true);
+    assert_eq!(detail["total"]["leaves"], "24571284");
+    assert_eq!(detail["total_matches"], true, "the majority kept the table exact");
+    let disagreements = detail["disagreements"].as_array().unwrap();
+    assert!(!disagreements.is_empty(), "{detail}");
+    assert_eq!(detail["job"]["disagreements"], disagreements.len() as u64);
+    assert_eq!(detail["more_disagreements"], false);
+    for d in disagreements {
+        let votes = d["votes"].as_array().unwrap();
+        assert!(votes.len() >= 3, "{d}");
+        assert!(
+            votes
+                .iter()
+                .any(|v| v["worker"].as_str().unwrap().starts_with("faulty (")),
+            "{d}"
+        );
+        let decided = d["decided"].as_str().unwrap();
+        let agreeing = votes.iter().filter(|v| v["leaves"] == decided).count();
+        assert!(agreeing >= 2, "the decided count is a majority's: {d}");
+        assert!(votes.iter().any(|v| v["leaves"] != decided), "{d}");
     }
-    let bearer = [("Authorization", "Bearer dash-s3cret-77")];
-    let (status, body) = get(&http, &format!("{dashboard}/api/jobs"), &bearer);
-    assert_eq!(
-        (status, json(&body)["jobs"].clone()),
-        (200, serde_json::json!([]))
-    );
-    let wrong = [("Authorization", "Bearer dash-s3cret-78")];
-    assert_eq!(get(&http, &format!("{dashboard}/api/jobs"), &wrong).0, 401);
-    assert_eq!(get(&http, &format!("{dashboard}/workers?token=nope"), &[]).0, 401);
-
-    // A first visit with ?token= gets a session cookie and the URL without it.
-    let (status, cookie, location) =
-        redirect(&http, &format!("{dashboard}/workers?token=dash-s3cret-77&x=1"));
-    assert_eq!(status, 303);
-    assert_eq!(location, "/workers?x=1");
-    assert!(cookie.starts_with("perft_session="), "{cookie}");
-    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
-        assert!(cookie.contains(attribute), "{cookie}");
-    }
-    assert!(
-        !cookie.contains("dash-s3cret"),
-        "the cookie holds a session key, not the token"
-    );
-    assert!(!cookie.contains("Secure"), "plain HTTP: {cookie}");
-    let session = cookie.split(';').next().unwrap().to_owned();
-    assert_eq!(session.len(), "perft_session=".len() + 64, "{session}");
-    let (status, body) = get(
-        &http,
-        &format!("{dashboard}/api/workers"),
-        &[("Cookie", &session)],
-    );
-    assert_eq!(
-        (status, json(&body)["workers"].clone()),
-        (200, serde_json::json!([]))
-    );
-    let forged = format!("perft_session={}", "0".repeat(64));
-    assert_eq!(
-        get(&http, &format!("{dashboard}/api/workers"), &[("Cookie", &forged)]).0,
-        401
-    );
-
-    // The redirect never leaves the dashboard.
-    let (status, _, location) = redirect(&http, &format!("{dashboard}//evil.example/?token=dash-s3cret-77"));
-    assert_eq!((status, location.as_str()), (303, "/"));
-}
-
-/// A self-signed certificate for 127.0.0.1 written as PEM files in `dir`.
-fn certificate(dir: &Path) -> (PathBuf, PathBuf, String) {
-    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
-    let (cert_pem, key_pem) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert_pem, cert.cert.pem()).unwrap();
-    std::fs::write(&key_pem, cert.signing_key.serialize_pem()).unwrap();
-    (cert_pem, key_pem, cert.cert.pem())
-}
-
-#[test]
-fn with_tls_the_dashboard_speaks_only_https() {
-    let dir = tempfile::tempdir().unwrap();
-    let (cert, key, ca) = certificate(dir.path());
-    let token_file = dir.path().join("token");
-    std::fs::write(&token_file, "tls-token-9").unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(
-        &dir.path().join("data"),
-        &[
-            "--tls-cert",
-            cert.to_str().unwrap(),
-            "--tls-key",
-            key.to_str().unwrap(),
-            "--token-file",
-            token_file.to_str().unwrap(),
-        ],
-    );
-    assert!(dashboard.starts_with("https://127.0.0.1:"), "{dashboard}");
-    let https = tls_agent(ca.as_bytes());
-    let (status, body) = get(
-        &https,
-        &format!("{dashboard}/api/jobs"),
-        &[("Authorization", "Bearer tls-token-9")],
-    );
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(get(&https, &format!("{dashboard}/api/jobs"), &[]).0, 401);
-    let (status, cookie, _) = redirect(&https, &format!("{dashboard}/?token=tls-token-9"));
-    assert_eq!(status, 303);
-    assert!(cookie.contains("Secure"), "{cookie}");
-
-    // Plain HTTP to the TLS port gets no answer.
-    let plain = dashboard.replacen("https://", "http://", 1);
-    assert!(agent().get(&format!("{plain}/api/jobs")).call().is_err());
-    // A client that does not trust the certificate is refused too.
-    assert!(agent().get(&format!("{dashboard}/api/jobs")).call().is_err());
 }
 
 /// The Chromium binary on PATH, if any.
