@@ -244,3 +244,26 @@ fn with_tls_the_dashboard_speaks_only_https() {
     // A client that does not trust the certificate is refused too.
     assert!(agent().get(&format!("{dashboard}/api/jobs")).call().is_err());
 }
+
+#[test]
+fn a_connection_that_never_finishes_its_request_is_closed() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, _address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let address = dashboard.strip_prefix("http://").unwrap();
+    // A slow-loris: half a request head, then silence.
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut buffer = [0u8; 256];
+    let read = stream.read(&mut buffer).expect("closed, not timed out");
+    assert_eq!(read, 0, "closed without an answer");
+    let waited = started.elapsed().as_secs();
+    assert!(
+        (9..=20).contains(&waited),
+        "closed after {waited} s, not the 10 s head timeout"
+    );
+}
