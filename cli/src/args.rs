@@ -287,6 +287,11 @@ pub struct ServeArgs {
     /// Address to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "0.0.0.0:50051")]
     pub listen: String,
+    /// Serve the read-only web dashboard on this address (e.g.
+    /// 127.0.0.1:8080; port 0: any free port, printed at start). Off by
+    /// default; behind the token and over TLS when the coordinator is.
+    #[arg(long, value_name = "ADDR")]
+    pub http_listen: Option<String>,
     /// Directory for the coordinator's state.
     #[arg(long, default_value = "perft-data")]
     pub data_dir: std::path::PathBuf,

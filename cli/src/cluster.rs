@@ -69,10 +69,26 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             .await
             .map_err(|e| CliError::Usage(format!("cannot listen on '{}': {e}", args.listen)))?;
         let address = listener.local_addr()?;
-        // The one line on stdout: scripts and tests read the port from it.
+        // Both listeners are bound before anything is printed: a bad
+        // --http-listen is refused before any address is announced.
+        let dashboard = match &args.http_listen {
+            Some(http) => Some(tokio::net::TcpListener::bind(http).await.map_err(|e| {
+                CliError::Usage(format!(
+                    "cannot serve the dashboard on '{}': {e}",
+                    perft_core::shown(http)
+                ))
+            })?),
+            None => None,
+        };
+        // The first line on stdout: scripts and tests read the port from it.
         outln!("listening on {address}")?;
+        if let Some(dashboard) = &dashboard {
+            let scheme = if args.tls_cert.is_some() { "https" } else { "http" };
+            // The second line, only with --http-listen.
+            outln!("dashboard on {scheme}://{}", dashboard.local_addr()?)?;
+        }
         tracing::info!(%address, data_dir = %args.data_dir.display(), "coordinator started");
-        perft_coordinator::serve(opened, listener, terminated())
+        perft_coordinator::serve(opened, listener, dashboard, terminated())
             .await
             .map_err(|e| CliError::Failed(e.to_string()))
     })

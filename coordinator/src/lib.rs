@@ -3,6 +3,7 @@
 
 mod client_api;
 pub mod columns;
+mod dashboard;
 pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
@@ -265,6 +266,8 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
     #[error("reflection service: {0}")]
     Reflection(String),
+    #[error("dashboard: {0}")]
+    Dashboard(String),
 }
 
 /// A coordinator whose journal is open and whose jobs are resumed, ready
@@ -278,14 +281,20 @@ pub fn open(config: Config, data_dir: &std::path::Path) -> Result<Opened, Journa
     Ok(Opened(Arc::new(Coordinator::open(config, data_dir)?)))
 }
 
-/// Serves both gRPC services on `listener` until `shutdown` resolves.
+/// Serves both gRPC services on `listener`, and the web dashboard on
+/// `dashboard` when given, until `shutdown` resolves.
 pub async fn serve(
     opened: Opened,
     listener: TcpListener,
+    dashboard: Option<TcpListener>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let coordinator = opened.0;
     tracing::info!(journal = %coordinator.journal.path().display(), "journal open");
+    let dashboard = dashboard
+        .map(|listener| dashboard::start(Arc::clone(&coordinator), listener))
+        .transpose()
+        .map_err(ServeError::Dashboard)?;
     let metrics = tokio::spawn(publish_metrics(Arc::clone(&coordinator)));
     let reaper = {
         let coordinator = Arc::clone(&coordinator);
@@ -356,6 +365,9 @@ pub async fn serve(
         .await;
     reaper.abort();
     metrics.abort();
+    if let Some(dashboard) = dashboard {
+        dashboard.abort();
+    }
     Ok(result?)
 }
 

@@ -42,6 +42,20 @@ impl Token {
             .map(Token)
             .map_err(|_| ConnectError::BadToken)
     }
+
+    /// Whether `header` is this token's `authorization` value (`Bearer
+    /// <token>`), compared in constant time: for HTTP servers beside gRPC.
+    pub fn matches_header(&self, header: &[u8]) -> bool {
+        bool::from(header.ct_eq(self.0.as_bytes()))
+    }
+
+    /// Whether `secret` is this token's text, compared in constant time.
+    pub fn matches_secret(&self, secret: &[u8]) -> bool {
+        let mut header = Vec::with_capacity(secret.len() + 7);
+        header.extend_from_slice(b"Bearer ");
+        header.extend_from_slice(secret);
+        self.matches_header(&header)
+    }
 }
 
 /// Adds the protocol version and the token (when there is one) to every

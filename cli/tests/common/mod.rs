@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -57,6 +59,28 @@ pub fn try_serve_with(
         .ok()?;
     let address = line.trim().strip_prefix("listening on ")?.to_owned();
     Some((server, address))
+}
+
+/// A coordinator with its web dashboard, both on free loopback ports, plus
+/// `extra`; returns it, its gRPC address and the dashboard's URL as printed.
+pub fn serve_with_dashboard(data: &Path, extra: &[&str]) -> (Running, String, String) {
+    let mut command = Command::new(PERFT);
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"])
+        .args(["--data-dir", data.to_str().unwrap()])
+        .args(extra)
+        .env_remove("PERFT_TOKEN")
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut server = Running(command.spawn().expect("perft serve starts"));
+    let mut lines = BufReader::new(server.0.stdout.take().unwrap()).lines();
+    let mut next = || lines.next().expect("a line").expect("text");
+    let first = next();
+    let address = first.strip_prefix("listening on ").expect(&first).to_owned();
+    let second = next();
+    let dashboard = second.strip_prefix("dashboard on ").expect(&second).to_owned();
+    (server, address, dashboard)
 }
 
 /// A coordinator on a free loopback port; returns it and its http URL.

@@ -102,6 +102,22 @@ impl Jobs {
         self.holders.get(session).map_or(0, |h| h.units.len())
     }
 
+    /// The worker sessions holding units of `job_id`, with how many each
+    /// holds, most first: the workers serving the job now. One step per
+    /// lease held, over all jobs.
+    pub fn holders_of(&self, job_id: &str) -> Vec<(String, u64)> {
+        let mut serving: Vec<(String, u64)> = self
+            .holders
+            .iter()
+            .filter_map(|(session, holder)| {
+                let held = holder.units.iter().filter(|(job, _)| job == job_id).count() as u64;
+                (held > 0).then(|| (session.clone(), held))
+            })
+            .collect();
+        serving.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        serving
+    }
+
     /// Re-queues the units of the sessions `lost` (the worker registry
     /// found them silent, or they left): the one path for a lost, killed or
     /// cut-off worker. A unit that keeps failing fails its job (`perft

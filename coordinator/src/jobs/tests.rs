@@ -314,3 +314,28 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
         assert_eq!(d.votes.len(), 3);
     }
 }
+
+#[test]
+fn the_sessions_holding_a_jobs_units_are_known() {
+    let mut jobs = Jobs::default();
+    let (spec, planned_job) = planned(6, 2);
+    jobs.submit("j".into(), spec, planned_job);
+    let (spec, planned_job) = planned(5, 2);
+    jobs.submit("k".into(), spec, planned_job);
+    let first = lease(&mut jobs, WorkerRef::named("a"), 3);
+    lease(&mut jobs, WorkerRef::named("b"), 1);
+    assert_eq!(
+        jobs.holders_of("j"),
+        vec![("a".to_owned(), 3), ("b".to_owned(), 1)]
+    );
+    assert_eq!(jobs.holders_of("k"), vec![]);
+    let unit = &first[0];
+    jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("a"));
+    assert_eq!(
+        jobs.holders_of("j"),
+        vec![("a".to_owned(), 2), ("b".to_owned(), 1)]
+    );
+    jobs.expire(&lost("a"));
+    assert_eq!(jobs.holders_of("j"), vec![("b".to_owned(), 1)]);
+    assert_eq!(jobs.holders_of("nope"), vec![]);
+}

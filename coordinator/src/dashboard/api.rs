@@ -1,0 +1,376 @@
+//! The dashboard's JSON (`/api/...`), which its pages poll once a second;
+//! documented in docs/dashboard-api.md. Counts are decimal strings: they
+//! are u128 and JavaScript numbers are not.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use perft_core::Leaves;
+use perft_core::published::{Published, published};
+use serde::{Deserialize, Serialize};
+
+use super::source::{self, ReadError};
+use super::{Dash, refuse};
+use crate::jobs::{JobSpec, JobState, JobView};
+
+/// Largest page of jobs, and the default one.
+const MAX_PAGE: usize = 1000;
+const DEFAULT_PAGE: usize = 100;
+
+#[derive(Debug, Deserialize)]
+pub(super) struct PageQuery {
+    start: Option<usize>,
+    limit: Option<usize>,
+}
+
+/// A count and, for games that report it, its game-over part.
+#[derive(Debug, Serialize)]
+struct Count {
+    leaves: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    higher: Option<String>,
+}
+
+fn count(leaves: Leaves, reports_higher: bool) -> Count {
+    Count {
+        leaves: leaves.leaves.to_string(),
+        higher: reports_higher.then(|| leaves.higher.to_string()),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct JobJson {
+    id: String,
+    game: &'static str,
+    position: String,
+    depth: u32,
+    split_depth: u32,
+    verify: bool,
+    state: &'static str,
+    error: Option<String>,
+    units_total: u64,
+    units_done: u64,
+    units_queued: u64,
+    units_leased: u64,
+    units_released: u64,
+    leaves_done: String,
+    work_done: f64,
+    seconds: f64,
+    leaves_per_second: f64,
+    eta_seconds: Option<f64>,
+    disagreements: u64,
+}
+
+pub(super) fn state_name(state: JobState) -> &'static str {
+    match state {
+        JobState::Queued => "queued",
+        JobState::Running => "running",
+        JobState::Done => "done",
+        JobState::Failed => "failed",
+        JobState::Cancelled => "cancelled",
+    }
+}
+
+fn job_json(dash: &Dash, view: &JobView) -> JobJson {
+    let rate = dash.rates.job_rate(view);
+    JobJson {
+        id: view.id.clone(),
+        game: view.spec.game.name(),
+        position: view.spec.position.clone(),
+        depth: view.spec.depth,
+        split_depth: view.split_depth,
+        verify: view.spec.verify,
+        state: state_name(view.state),
+        error: view.error.clone(),
+        units_total: view.units_total,
+        units_done: view.units_done,
+        units_queued: view.units_queued,
+        units_leased: view.units_leased,
+        units_released: view.units_released,
+        leaves_done: view.leaves_done.to_string(),
+        work_done: view.work_done,
+        seconds: view.seconds,
+        leaves_per_second: rate.leaves_per_second,
+        eta_seconds: rate.eta_seconds,
+        disagreements: view.disagreements,
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct JobsPage {
+    jobs: Vec<JobJson>,
+    /// `start` of the next page, if there is one.
+    next: Option<usize>,
+}
+
+fn read_error(error: ReadError) -> Response {
+    match error {
+        ReadError::NotFound(e) => refuse(StatusCode::NOT_FOUND, &e.to_string()),
+        ReadError::Journal(why) => refuse(StatusCode::SERVICE_UNAVAILABLE, &why),
+    }
+}
+
+/// `GET /api/jobs?start=N&limit=M`: jobs in submission order.
+pub(super) async fn jobs(
+    State(dash): State<Arc<Dash>>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let Ok(Query(page)) = query else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "bad query: 'start' and 'limit' must be whole numbers",
+        );
+    };
+    let start = page.start.unwrap_or(0);
+    let limit = page.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+    match source::jobs_page(&dash.coordinator, start, limit).await {
+        Ok((views, next)) => Json(JobsPage {
+            jobs: views.iter().map(|v| job_json(&dash, v)).collect(),
+            next,
+        })
+        .into_response(),
+        Err(e) => read_error(e),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct DivideJson {
+    #[serde(rename = "move")]
+    first_move: String,
+    #[serde(flatten)]
+    count: Count,
+    units_total: u64,
+    units_done: u64,
+    /// The published count of this move, where one was published.
+    published: Option<String>,
+    /// Whether the finished line equals it (`null` until both exist).
+    matches: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+struct VoteJson {
+    worker: String,
+    leaves: String,
+}
+
+#[derive(Debug, Serialize)]
+struct DisagreementJson {
+    unit_id: u64,
+    position: String,
+    votes: Vec<VoteJson>,
+    decided: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ServingJson {
+    id: String,
+    name: Option<String>,
+    units: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct JobDetailJson {
+    job: JobJson,
+    divide: Vec<DivideJson>,
+    total: Count,
+    published_total: Option<Count>,
+    total_matches: Option<bool>,
+    disagreements: Vec<DisagreementJson>,
+    more_disagreements: bool,
+    workers: Vec<ServingJson>,
+    /// Leaves/s over the job's life: [unix ms, leaves/s] pairs.
+    chart: Vec<(u64, f64)>,
+}
+
+/// What was published for the job, when its root is its game's start.
+fn published_for(spec: &JobSpec) -> Option<Published> {
+    let start = spec.game.pack_text("").ok()?;
+    let root = spec.game.pack_text(&spec.position).ok()?;
+    (root == start)
+        .then(|| published(spec.game, spec.depth))
+        .flatten()
+}
+
+/// A job id as this coordinator makes them: 1 to 64 of `[A-Za-z0-9_-]`;
+/// else the 400 answer.
+pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<String, Box<Response>> {
+    let bad = |shown: &str| {
+        Box::new(refuse(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "'{}' is not a job id: ids are 1 to 64 letters, digits, '-' or '_'",
+                perft_core::shown(shown)
+            ),
+        ))
+    };
+    let Ok(Path(id)) = id else {
+        return Err(bad("(not UTF-8)"));
+    };
+    let well_formed = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if well_formed { Ok(id) } else { Err(bad(&id)) }
+}
+
+/// `GET /api/jobs/{id}`: the job, its divide table so far, its first
+/// disagreements, the workers holding its units and its rate chart.
+pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, PathRejection>) -> Response {
+    let id = match checked_id(id) {
+        Ok(id) => id,
+        Err(refused) => return *refused,
+    };
+    let detail = match source::job_detail(&dash.coordinator, &id).await {
+        Ok(detail) => detail,
+        Err(e) => return read_error(e),
+    };
+    let view = &detail.divide.job;
+    let higher = view.spec.game.reports_higher();
+    let published = published_for(&view.spec);
+    let published_line = |mv: &str| {
+        published
+            .as_ref()?
+            .divide
+            .as_ref()?
+            .iter()
+            .find(|(m, _)| m == mv)
+            .map(|(_, n)| *n)
+    };
+    let divide = detail
+        .divide
+        .moves
+        .iter()
+        .map(|line| {
+            let expected = published_line(&line.first_move);
+            let finished = line.units_done == line.units_total;
+            DivideJson {
+                first_move: line.first_move.clone(),
+                count: count(line.leaves, higher),
+                units_total: line.units_total,
+                units_done: line.units_done,
+                published: expected.map(|n| n.to_string()),
+                matches: expected.filter(|_| finished).map(|n| n == line.leaves.leaves),
+            }
+        })
+        .collect();
+    let done = view.state == JobState::Done;
+    let body = JobDetailJson {
+        job: job_json(&dash, view),
+        divide,
+        total: count(detail.divide.total, higher),
+        published_total: published.as_ref().map(|p| count(p.total, higher)),
+        total_matches: published
+            .as_ref()
+            .filter(|_| done)
+            .map(|p| p.total == detail.divide.total),
+        disagreements: detail
+            .disagreements
+            .iter()
+            .map(|d| DisagreementJson {
+                unit_id: d.unit_id,
+                position: d.position.clone(),
+                votes: d
+                    .votes
+                    .iter()
+                    .map(|v| VoteJson {
+                        worker: v.worker.clone(),
+                        leaves: v.leaves.leaves.to_string(),
+                    })
+                    .collect(),
+                decided: d.decided.map(|l| l.leaves.to_string()),
+            })
+            .collect(),
+        more_disagreements: detail.more_disagreements,
+        workers: detail
+            .serving
+            .into_iter()
+            .map(|s| ServingJson {
+                id: s.session,
+                name: s.name,
+                units: s.units,
+            })
+            .collect(),
+        chart: dash.rates.chart(&id),
+    };
+    Json(body).into_response()
+}
+
+#[derive(Debug, Serialize)]
+struct WorkerJson {
+    id: String,
+    name: String,
+    threads: u32,
+    /// active, draining, silent (no call for two heartbeats), lost (reaped
+    /// without a heartbeat) or left (reaped after draining).
+    status: &'static str,
+    only_job: Option<String>,
+    units_done: u64,
+    leaves_done: Option<String>,
+    leaves_per_second: f64,
+    table_hit_rate: Option<f64>,
+    table_fill: Option<f64>,
+    table_bytes: Option<u64>,
+    last_seen_seconds: Option<f64>,
+    gone_unix_ms: Option<u64>,
+}
+
+#[derive(Debug, Serialize)]
+struct WorkersJson {
+    workers: Vec<WorkerJson>,
+}
+
+/// `GET /api/workers`: registered workers, then those lost or left lately.
+pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
+    let late = source::heartbeat_interval(&dash.coordinator) * 2;
+    let mut out: Vec<WorkerJson> = source::workers(&dash.coordinator)
+        .into_iter()
+        .map(|w| {
+            let status = if w.draining {
+                "draining"
+            } else if w.silent_for > late {
+                "silent"
+            } else {
+                "active"
+            };
+            WorkerJson {
+                leaves_per_second: dash.rates.worker_rate(&w.session),
+                id: w.session,
+                name: w.name,
+                threads: w.threads,
+                status,
+                only_job: w.only_job,
+                units_done: w.stats.map_or(0, |s| s.units_done),
+                leaves_done: w.stats.map(|s| s.leaves_done.to_string()),
+                table_hit_rate: w
+                    .stats
+                    .filter(|s| s.table_probes > 0)
+                    .map(|s| s.table_hits as f64 / s.table_probes as f64),
+                table_fill: w.stats.map(|s| s.table_fill),
+                table_bytes: w.stats.map(|s| s.table_bytes),
+                last_seen_seconds: Some(w.silent_for.as_secs_f64()),
+                gone_unix_ms: None,
+            }
+        })
+        .collect();
+    out.extend(dash.rates.gone().into_iter().map(|g| WorkerJson {
+        id: g.session,
+        name: g.name,
+        threads: g.threads,
+        status: if g.left { "left" } else { "lost" },
+        only_job: None,
+        units_done: g.units_done,
+        leaves_done: None,
+        leaves_per_second: 0.0,
+        table_hit_rate: None,
+        table_fill: None,
+        table_bytes: None,
+        last_seen_seconds: None,
+        gone_unix_ms: Some(g.gone_ms),
+    }));
+    Json(WorkersJson { workers: out }).into_response()
+}

@@ -1,0 +1,246 @@
+// Deep Perft dashboard: fills the page from the JSON API (/api/...) and
+// polls it once a second. Counts arrive as decimal strings (they are u128);
+// they are shown grouped, never turned into lossy JavaScript numbers.
+'use strict';
+
+const POLL_MS = 1000;
+
+function el(id) { return document.getElementById(id); }
+
+// A new element with text content (never HTML: every value is data).
+function cell(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function row(cells) {
+  const tr = document.createElement('tr');
+  for (const c of cells) tr.appendChild(c);
+  return tr;
+}
+
+// "1234567" -> "1,234,567", exact for any length.
+function grouped(digits) {
+  if (digits === null || digits === undefined) return '';
+  const s = String(digits);
+  if (!/^\d+$/.test(s)) return s;
+  return s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function rate(perSecond) {
+  if (!isFinite(perSecond) || perSecond <= 0) return '-';
+  const units = [['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
+  for (const [name, size] of units) {
+    if (perSecond >= size) return (perSecond / size).toFixed(2) + ' ' + name + '/s';
+  }
+  return perSecond.toFixed(0) + ' /s';
+}
+
+function duration(seconds) {
+  if (seconds === null || seconds === undefined || !isFinite(seconds)) return '-';
+  let s = Math.round(seconds);
+  const d = Math.floor(s / 86400); s -= d * 86400;
+  const h = Math.floor(s / 3600); s -= h * 3600;
+  const m = Math.floor(s / 60); s -= m * 60;
+  if (d > 0) return d + 'd ' + h + 'h ' + m + 'm';
+  if (h > 0) return h + 'h ' + m + 'm ' + s + 's';
+  if (m > 0) return m + 'm ' + s + 's';
+  return s + 's';
+}
+
+function percent(fraction) {
+  return (Math.max(0, Math.min(1, fraction)) * 100).toFixed(1) + '%';
+}
+
+function eta(job) {
+  if (job.state === 'done') return 'done';
+  if (job.state !== 'running' && job.state !== 'queued') return '-';
+  return duration(job.eta_seconds);
+}
+
+// A table cell holding a progress bar labelled `label` (the percentage by
+// default).
+function progressCell(fraction, label) {
+  const td = cell('td', null, 'wide');
+  const box = cell('div', null, 'progress small');
+  const bar = cell('div', null, 'bar');
+  bar.style.width = percent(fraction);
+  box.appendChild(bar);
+  box.appendChild(cell('span', label === undefined ? percent(fraction) : label, 'percent'));
+  td.appendChild(box);
+  return td;
+}
+
+function fill(tbody, rows) {
+  tbody.replaceChildren(...rows);
+}
+
+function setStatus(ok, text) {
+  const s = el('status');
+  s.textContent = text;
+  s.className = 'status ' + (ok ? 'ok' : 'bad');
+}
+
+// Fetches JSON from the API; a refusal's one-line text becomes the error.
+async function api(path) {
+  const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+  if (!response.ok) throw new Error((await response.text()).trim() || response.statusText);
+  return response.json();
+}
+
+function stateBadge(state) {
+  return cell('span', state, 'state ' + state);
+}
+
+async function jobsPage() {
+  const data = await api('/api/jobs?limit=1000');
+  const rows = data.jobs.slice().reverse().map((job) => {
+    const link = cell('a', job.id);
+    link.href = '/jobs/' + encodeURIComponent(job.id);
+    const idCell = cell('td');
+    idCell.appendChild(link);
+    const stateCell = cell('td');
+    stateCell.appendChild(stateBadge(job.state));
+    return row([
+      idCell, stateCell, cell('td', job.game), cell('td', job.depth, 'num'),
+      progressCell(job.work_done), cell('td', grouped(job.leaves_done), 'num'),
+      cell('td', rate(job.leaves_per_second), 'num'), cell('td', eta(job), 'num'),
+    ]);
+  });
+  fill(el('jobs').tBodies[0], rows);
+  el('empty').hidden = rows.length > 0;
+  el('more').hidden = data.next === null;
+  el('more').textContent = 'Showing the first 1000 jobs; the API pages through the rest.';
+}
+
+// The leaves/s chart: a hand-drawn SVG polyline over the job's samples.
+function drawChart(svg, points) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const width = 800, height = 200, left = 70, bottom = 24, top = 10, right = 10;
+  const shapes = [];
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    shapes.push(e);
+  };
+  add('rect', { x: left, y: top, width: width - left - right, height: height - top - bottom, class: 'plot' });
+  if (points.length < 2) {
+    add('text', { x: width / 2, y: height / 2, class: 'axis', 'text-anchor': 'middle' },
+      'the chart fills in while the job runs');
+    svg.replaceChildren(...shapes);
+    return;
+  }
+  const t0 = points[0][0], t1 = points[points.length - 1][0];
+  const max = Math.max(...points.map((p) => p[1]), 1);
+  const x = (t) => left + (t1 > t0 ? (t - t0) / (t1 - t0) : 0) * (width - left - right);
+  const y = (v) => height - bottom - (v / max) * (height - top - bottom);
+  add('polyline', { points: points.map((p) => x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1)).join(' '), class: 'line' });
+  add('text', { x: left - 6, y: top + 10, class: 'axis', 'text-anchor': 'end' }, rate(max));
+  add('text', { x: left - 6, y: height - bottom, class: 'axis', 'text-anchor': 'end' }, '0');
+  add('text', { x: left, y: height - 6, class: 'axis' }, new Date(t0).toLocaleTimeString());
+  add('text', { x: width - right, y: height - 6, class: 'axis', 'text-anchor': 'end' }, new Date(t1).toLocaleTimeString());
+  svg.replaceChildren(...shapes);
+}
+
+function matchMark(matches) {
+  if (matches === true) return cell('td', '\u2713 match', 'match yes');
+  if (matches === false) return cell('td', '\u2717 differs', 'match no');
+  return cell('td', '', 'match');
+}
+
+async function jobPage() {
+  const id = decodeURIComponent(location.pathname.replace(/^\/jobs\//, ''));
+  const data = await api('/api/jobs/' + encodeURIComponent(id));
+  const job = data.job;
+  document.title = 'Deep Perft: job ' + job.id;
+  el('job-id').textContent = job.id;
+  const badge = el('job-state');
+  badge.textContent = job.state;
+  badge.className = 'state ' + job.state;
+  el('job-what').textContent = job.game + ' depth ' + job.depth + ' from ' + job.position +
+    (job.verify ? ' (verified on two machines)' : '');
+  el('job-error').hidden = !job.error;
+  el('job-error').textContent = job.error || '';
+  el('job-bar').style.width = percent(job.work_done);
+  el('job-percent').textContent = percent(job.work_done);
+  el('job-leaves').textContent = grouped(job.leaves_done);
+  el('job-rate').textContent = rate(job.leaves_per_second);
+  el('job-eta').textContent = eta(job);
+  el('job-elapsed').textContent = duration(job.seconds);
+  el('job-units').textContent = grouped(job.units_done) + ' / ' + grouped(job.units_total) +
+    ' done, ' + grouped(job.units_leased) + ' leased, ' + grouped(job.units_released) + ' released';
+  el('job-published').textContent = data.published_total ? grouped(data.published_total.leaves) : 'none published';
+  drawChart(el('chart'), data.chart);
+
+  fill(el('divide').tBodies[0], data.divide.map((line) => {
+    const tr = row([
+      cell('td', line.move, 'move'),
+      progressCell(line.units_total > 0 ? line.units_done / line.units_total : 1,
+        grouped(line.units_done) + ' / ' + grouped(line.units_total) + ' units'),
+      cell('td', grouped(line.leaves), 'num leaves'),
+      cell('td', grouped(line.published), 'num'),
+      matchMark(line.matches),
+    ]);
+    if (line.higher !== undefined) tr.children[2].title = grouped(line.higher) + ' of them at game over';
+    tr.className = line.units_done === line.units_total ? 'line finished' : 'line';
+    return tr;
+  }));
+  el('divide-units').textContent = grouped(job.units_done) + ' / ' + grouped(job.units_total);
+  el('divide-total').textContent = grouped(data.total.leaves);
+  el('divide-published').textContent = data.published_total ? grouped(data.published_total.leaves) : '';
+  el('divide-match').replaceWith(Object.assign(matchMark(data.total_matches), { id: 'divide-match' }));
+
+  el('disagreements').hidden = data.disagreements.length === 0;
+  el('disagreements-none').hidden = data.disagreements.length > 0;
+  fill(el('disagreements').tBodies[0], data.disagreements.map((d) => row([
+    cell('td', d.unit_id, 'num'), cell('td', d.position, 'position'),
+    cell('td', d.votes.map((v) => v.worker + ': ' + grouped(v.leaves)).join('; ')),
+    cell('td', d.decided === null ? 'undecided' : grouped(d.decided), 'num'),
+  ])));
+  el('serving').hidden = data.workers.length === 0;
+  el('serving-none').hidden = data.workers.length > 0;
+  fill(el('serving').tBodies[0], data.workers.map((w) => row([
+    cell('td', w.name === null ? '(gone)' : w.name), cell('td', w.id, 'mono'), cell('td', w.units, 'num'),
+  ])));
+  return job.state === 'done' || job.state === 'failed' || job.state === 'cancelled';
+}
+
+async function workersPage() {
+  const data = await api('/api/workers');
+  const rows = data.workers.map((w) => {
+    const statusCell = cell('td');
+    statusCell.appendChild(cell('span', w.status, 'state ' + w.status));
+    const seen = w.last_seen_seconds !== null ? duration(w.last_seen_seconds) + ' ago'
+      : (w.gone_unix_ms ? 'gone at ' + new Date(w.gone_unix_ms).toLocaleTimeString() : '-');
+    const tr = row([
+      cell('td', w.name), statusCell, cell('td', w.threads, 'num'), cell('td', grouped(w.units_done), 'num'),
+      cell('td', rate(w.leaves_per_second), 'num'),
+      cell('td', w.table_hit_rate === null ? '-' : percent(w.table_hit_rate), 'num'),
+      cell('td', w.table_fill === null ? '-' : percent(w.table_fill), 'num'),
+      cell('td', seen, 'num'),
+    ]);
+    tr.title = 'session ' + w.id + (w.only_job ? ', only job ' + w.only_job : '');
+    return tr;
+  });
+  fill(el('workers').tBodies[0], rows);
+  el('empty').hidden = rows.length > 0;
+}
+
+const pages = { jobs: jobsPage, job: jobPage, workers: workersPage };
+
+async function poll() {
+  const page = pages[document.body.dataset.page];
+  try {
+    await page();
+    document.body.dataset.loaded = 'yes';
+    setStatus(true, 'live, updated ' + new Date().toLocaleTimeString());
+  } catch (e) {
+    setStatus(false, 'cannot update: ' + e.message);
+  }
+  setTimeout(poll, POLL_MS);
+}
+
+document.addEventListener('DOMContentLoaded', poll);

@@ -1,0 +1,157 @@
+//! The dashboard's door: with a coordinator token, nothing answers without
+//! it. A caller shows it as `Authorization: Bearer TOKEN`, or as `?token=`
+//! on a first visit, which is swapped for a random session key in an
+//! HttpOnly, SameSite=Strict cookie (the token itself is never stored in
+//! the browser) and a redirect to the same URL without the token.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use cookie::{Cookie, SameSite};
+
+use super::{Dash, refuse};
+
+/// The session cookie's name.
+pub(super) const COOKIE: &str = "perft_session";
+/// Most live sessions: past it the oldest is forgotten.
+const MAX_SESSIONS: usize = 1024;
+/// A session lasts this long.
+const SESSION_LIFE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Live session keys, stored as their BLAKE3 hashes: a lookup by hash
+/// tells a timing observer nothing about the keys themselves.
+#[derive(Debug, Default)]
+pub(super) struct Sessions(Mutex<HashMap<[u8; 32], Instant>>);
+
+impl Sessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Instant>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A new session's key (64 hex digits of OS randomness).
+    fn open(&self) -> Option<String> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).ok()?;
+        let text: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        let mut sessions = self.lock();
+        let now = Instant::now();
+        sessions.retain(|_, opened| now.duration_since(*opened) < SESSION_LIFE);
+        if sessions.len() >= MAX_SESSIONS
+            && let Some(oldest) = sessions.iter().min_by_key(|(_, t)| **t).map(|(k, _)| *k)
+        {
+            sessions.remove(&oldest);
+        }
+        sessions.insert(*blake3::hash(text.as_bytes()).as_bytes(), now);
+        Some(text)
+    }
+
+    fn valid(&self, key: &str) -> bool {
+        let hash = *blake3::hash(key.as_bytes()).as_bytes();
+        self.lock()
+            .get(&hash)
+            .is_some_and(|opened| opened.elapsed() < SESSION_LIFE)
+    }
+}
+
+const NEEDS_TOKEN: &str = "this dashboard needs the coordinator's token: send 'Authorization: Bearer TOKEN', or open the page once with ?token=TOKEN";
+
+/// Lets a request through when the coordinator has no token, or the
+/// request carries it (header or session cookie); trades `?token=` for a
+/// session cookie; refuses everything else with 401.
+pub(super) async fn guard(State(dash): State<Arc<Dash>>, request: Request, next: Next) -> Response {
+    match admit(&dash, &request) {
+        None => next.run(request).await,
+        Some(answer) => answer,
+    }
+}
+
+/// `None` to let the request through, else the answer in its place.
+fn admit(dash: &Dash, request: &Request) -> Option<Response> {
+    let token = super::source::token(&dash.coordinator)?;
+    if let Some(given) = request.headers().get(header::AUTHORIZATION) {
+        return (!token.matches_header(given.as_bytes()))
+            .then(|| unauthorized("wrong token in the Authorization header"));
+    }
+    let query = request.uri().query().unwrap_or_default();
+    let mut given_token = None;
+    let mut rest = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+        if name == "token" {
+            given_token = Some(value.into_owned());
+        } else {
+            rest.append_pair(&name, &value);
+        }
+    }
+    if let Some(given) = given_token {
+        if !token.matches_secret(given.as_bytes()) {
+            return Some(unauthorized("wrong token in ?token="));
+        }
+        let Some(key) = dash.sessions.open() else {
+            return Some(refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no randomness for a session key",
+            ));
+        };
+        return Some(swap_for_cookie(
+            request.uri().path(),
+            &rest.finish(),
+            key,
+            dash.tls,
+        ));
+    }
+    let has_session = request
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .any(|c| c.name() == COOKIE && dash.sessions.valid(c.value()));
+    (!has_session).then(|| unauthorized(NEEDS_TOKEN))
+}
+
+/// 303 to the URL without its token, setting the session cookie.
+fn swap_for_cookie(path: &str, rest: &str, key: String, tls: bool) -> Response {
+    // A path of "//host" would send the browser to another site.
+    let path = if path.starts_with('/') && !path.starts_with("//") {
+        path
+    } else {
+        "/"
+    };
+    let location = if rest.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{rest}")
+    };
+    let cookie = Cookie::build((COOKIE, key))
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(tls)
+        .path("/")
+        .max_age(cookie::time::Duration::seconds(SESSION_LIFE.as_secs() as i64))
+        .build();
+    let (Ok(location), Ok(cookie)) = (
+        HeaderValue::from_str(&location),
+        HeaderValue::from_str(&cookie.to_string()),
+    ) else {
+        return refuse(StatusCode::BAD_REQUEST, "the URL cannot be redirected to");
+    };
+    (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, location), (header::SET_COOKIE, cookie)],
+    )
+        .into_response()
+}
+
+fn unauthorized(why: &str) -> Response {
+    let mut response = refuse(StatusCode::UNAUTHORIZED, why);
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}

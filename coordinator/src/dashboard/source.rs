@@ -1,0 +1,162 @@
+//! Every read the dashboard makes of the coordinator's state, in one place:
+//! should the lock structure change, this file is the one edit. Each read
+//! copies what it needs out under the lock and drops the lock (and any
+//! registry guard) before anything awaits.
+
+use std::time::{Duration, Instant};
+
+use perft_proto::connect::Token;
+
+use crate::jobs::{Disagreement, DivideView, JobError, JobView};
+use crate::{Coordinator, WorkerStats};
+
+/// Why a read has no answer.
+#[derive(Debug)]
+pub(super) enum ReadError {
+    /// No such job.
+    NotFound(JobError),
+    /// The journal cannot make what was read durable.
+    Journal(String),
+}
+
+/// A worker session holding units of a job.
+#[derive(Clone, Debug)]
+pub(super) struct Serving {
+    pub session: String,
+    /// The machine's name, if the session is still registered.
+    pub name: Option<String>,
+    pub units: u64,
+}
+
+/// A job with its divide table, first disagreements and serving workers.
+#[derive(Debug)]
+pub(super) struct JobDetail {
+    pub divide: DivideView,
+    pub disagreements: Vec<Disagreement>,
+    /// More disagreements than those shown.
+    pub more_disagreements: bool,
+    pub serving: Vec<Serving>,
+}
+
+/// A registered worker session as the registry holds it now.
+#[derive(Clone, Debug)]
+pub(super) struct WorkerRead {
+    pub session: String,
+    pub name: String,
+    pub threads: u32,
+    pub only_job: Option<String>,
+    pub draining: bool,
+    /// Time since its last call.
+    pub silent_for: Duration,
+    pub stats: Option<WorkerStats>,
+}
+
+/// Disagreements shown on a job page; the API says when there are more.
+const DISAGREEMENTS_SHOWN: usize = 100;
+
+/// Waits until what was read is durable, as client reads do: the
+/// dashboard never shows a change the journal could still lose.
+async fn durable(coordinator: &Coordinator, barrier: crate::journal::Commit) -> Result<(), ReadError> {
+    if coordinator.degraded.load(std::sync::atomic::Ordering::Acquire) {
+        return Err(ReadError::Journal(
+            "the journal cannot write (disk full or failing): nothing is shown until it can".to_owned(),
+        ));
+    }
+    barrier
+        .wait()
+        .await
+        .map_err(|e| ReadError::Journal(e.to_string()))
+}
+
+/// Up to `limit` jobs from place `start`, and the next page's place.
+pub(super) async fn jobs_page(
+    coordinator: &Coordinator,
+    start: usize,
+    limit: usize,
+) -> Result<(Vec<JobView>, Option<usize>), ReadError> {
+    let (page, barrier) = {
+        let jobs = coordinator.jobs();
+        (jobs.list(start, limit), coordinator.journal.barrier())
+    };
+    durable(coordinator, barrier).await?;
+    Ok(page)
+}
+
+/// Jobs for the rate sampler: no durability wait (only rates come of it).
+pub(super) fn jobs_for_sampling(
+    coordinator: &Coordinator,
+    start: usize,
+    limit: usize,
+) -> (Vec<JobView>, Option<usize>) {
+    coordinator.jobs().list(start, limit)
+}
+
+/// One job's detail; `NotFound` for an unknown id.
+pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<JobDetail, ReadError> {
+    let (read, barrier) = {
+        let jobs = coordinator.jobs();
+        let read = jobs.divide(id).and_then(|divide| {
+            let (disagreements, next) = jobs.disagreements(id, 0, DISAGREEMENTS_SHOWN)?;
+            Ok((divide, disagreements, next.is_some(), jobs.holders_of(id)))
+        });
+        (read, coordinator.journal.barrier())
+    };
+    let (divide, disagreements, more_disagreements, holders) = read.map_err(ReadError::NotFound)?;
+    durable(coordinator, barrier).await?;
+    let serving = holders
+        .into_iter()
+        .map(|(session, units)| {
+            let name = coordinator.workers.get(&session).map(|w| w.name.clone());
+            Serving { session, name, units }
+        })
+        .collect();
+    Ok(JobDetail {
+        divide,
+        disagreements,
+        more_disagreements,
+        serving,
+    })
+}
+
+/// Every registered worker session, by name then session.
+pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
+    let now = Instant::now();
+    let mut workers: Vec<WorkerRead> = coordinator
+        .workers
+        .iter()
+        .map(|entry| {
+            let w = entry.value();
+            WorkerRead {
+                session: entry.key().clone(),
+                name: w.name.clone(),
+                threads: w.threads,
+                only_job: w.only_job.clone(),
+                draining: w.draining,
+                silent_for: now.saturating_duration_since(w.last_seen),
+                stats: w.stats,
+            }
+        })
+        .collect();
+    workers.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.session.cmp(&b.session)));
+    workers
+}
+
+/// The coordinator's token, if it has one.
+pub(super) fn token(coordinator: &Coordinator) -> Option<&Token> {
+    coordinator.config.token.as_ref()
+}
+
+/// The coordinator's PEM certificate chain and key, if it serves TLS.
+pub(super) fn tls(coordinator: &Coordinator) -> Option<&(Vec<u8>, Vec<u8>)> {
+    coordinator.config.tls.as_ref()
+}
+
+/// How often workers heartbeat: a worker silent for two of these is late.
+pub(super) fn heartbeat_interval(coordinator: &Coordinator) -> Duration {
+    coordinator.config.heartbeat_interval
+}
+
+/// Whether a job of that id exists.
+pub(super) fn job_exists(coordinator: &Coordinator, id: &str) -> bool {
+    coordinator.jobs().contains(id)
+}
