@@ -30,10 +30,12 @@ hwm() { awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' /proc/$pid/status; }
 serve
 echo "idle: resident $(rss) MiB"
 if [ "$workers" -gt 0 ]; then
-  "$perft" loadgen --coordinator "$url" --workers "$workers" --game reversi --depth 6 \
-    --latency >"$dir/loadgen.log" 2>&1 &
+  # Units one ply deep, enough of them (2.96 M) to outlast the submit.
+  "$perft" loadgen --coordinator "$url" --workers "$workers" --game reversi --depth 11 \
+    --latency-log "$dir/acks.log" >"$dir/loadgen.log" 2>&1 &
   loadgen=$!
-  sleep 3
+  until grep -q planned "$dir/loadgen.log"; do sleep 0.2; done
+  sleep 5
 fi
 start=$(date +%s.%N)
 job=$("$perft" submit --coordinator "$url" --game "$game" --depth "$depth" --split-depth "$split")
@@ -43,6 +45,14 @@ echo "plan and journal: $units units in $(echo "$end - $start" | bc) s; peak $(h
 if [ "$workers" -gt 0 ]; then
   wait "$loadgen" || true
   cat "$dir/loadgen.log"
+  python3 - "$dir/acks.log" "$start" "$end" <<'PY'
+import sys
+start, end = float(sys.argv[2]) * 1000, float(sys.argv[3]) * 1000
+during = sorted(int(l.split()[1]) for l in open(sys.argv[1]) if start <= int(l.split()[0]) <= end)
+if during:
+    q = lambda p: during[min(len(during) - 1, int(p * len(during)))] / 1000
+    print(f"report acknowledgement during the submit ({len(during)} calls): p50 {q(0.5):.1f} ms, p99 {q(0.99):.1f} ms, max {during[-1] / 1000:.1f} ms")
+PY
 fi
 kill -TERM $pid; wait $pid || true
 start=$(date +%s.%N)

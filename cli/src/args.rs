@@ -396,6 +396,10 @@ pub struct LoadgenArgs {
     /// The job's depth; it is split one ply above, so units are one ply deep.
     #[arg(long, default_value_t = 10)]
     pub depth: u32,
+    /// Write one line per report call: when it was sent (Unix ms) and how
+    /// long its acknowledgement took (µs), to see latency during an event.
+    #[arg(long, value_name = "FILE")]
+    pub latency_log: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -5,9 +5,12 @@
 //! pinned to loadgen's own job: they never lease another job's units and do
 //! not count toward another job's automatic split.
 
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hdrhistogram::Histogram;
 
 use perft_core::{Game, GameKind, GameVisitor, Leaves, perft};
 use perft_proto as pb;
@@ -27,13 +30,30 @@ impl GameVisitor for Count<'_> {
     }
 }
 
+/// What one simulated worker saw: each report's acknowledgement time (µs),
+/// and with a latency log, when each was sent (Unix ms).
+struct Acks {
+    latency: Histogram<u64>,
+    log: Option<Vec<(u64, u64)>>,
+}
+
+/// Acknowledgements up to a minute are recorded at 3 significant digits.
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000, 3).expect("static bounds are valid")
+}
+
 async fn simulated_worker(
     config: ClientConfig,
     name: String,
     job: String,
     batch: u32,
     accepted: Arc<AtomicU64>,
-) -> Result<(), CliError> {
+    keep_log: bool,
+) -> Result<Acks, CliError> {
+    let mut acks = Acks {
+        latency: histogram(),
+        log: keep_log.then(Vec::new),
+    };
     let channel = config
         .endpoint()
         .map_err(|e| CliError::Usage(e.to_string()))?
@@ -64,7 +84,7 @@ async fn simulated_worker(
         if groups.is_empty() {
             idle += 1;
             if idle > 4 {
-                return Ok(());
+                return Ok(acks);
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
@@ -94,6 +114,8 @@ async fn simulated_worker(
                 released: Vec::new(),
             });
         }
+        let sent_at = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let sent = Instant::now();
         let reply = client
             .report_results(pb::ReportResultsRequest {
                 worker_id: registered.worker_id.clone(),
@@ -102,6 +124,11 @@ async fn simulated_worker(
             .await
             .map_err(crate::client::status_error)?
             .into_inner();
+        let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+        acks.latency.saturating_record(micros.max(1));
+        if let Some(log) = &mut acks.log {
+            log.push((u64::try_from(sent_at.as_millis()).unwrap_or(u64::MAX), micros));
+        }
         accepted.fetch_add(u64::from(reply.accepted), Ordering::Relaxed);
     }
 }
@@ -137,13 +164,23 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
                     id.clone(),
                     args.batch,
                     Arc::clone(&accepted),
+                    args.latency_log.is_some(),
                 ))
             })
             .collect();
+        let mut latency = histogram();
+        let mut log = Vec::new();
         for task in tasks {
-            task.await.map_err(|e| CliError::Failed(e.to_string()))??;
+            let acks = task.await.map_err(|e| CliError::Failed(e.to_string()))??;
+            latency
+                .add(&acks.latency)
+                .map_err(|e| CliError::Failed(format!("latency histogram: {e}")))?;
+            log.extend(acks.log.unwrap_or_default());
         }
         let seconds = started.elapsed().as_secs_f64();
+        if let Some(path) = &args.latency_log {
+            write_log(path, &mut log)?;
+        }
         let report = crate::client::fetch_report(&mut client, &id).await?;
         let results = accepted.load(Ordering::Relaxed);
         outln!(
@@ -156,6 +193,26 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             },
             report.total.leaves
         )?;
+        let ms = |q: f64| latency.value_at_quantile(q) as f64 / 1000.0;
+        outln!(
+            "report acknowledgement over {} calls: p50 {:.1} ms, p99 {:.1} ms, p99.9 {:.1} ms, max {:.1} ms",
+            latency.len(),
+            ms(0.5),
+            ms(0.99),
+            ms(0.999),
+            latency.max() as f64 / 1000.0
+        )?;
         Ok(())
     })
+}
+
+/// The latency log, sorted by sending time: `unix_ms micros` per line.
+fn write_log(path: &std::path::Path, log: &mut [(u64, u64)]) -> Result<(), CliError> {
+    log.sort_unstable();
+    let cannot = |e: std::io::Error| CliError::Failed(format!("cannot write the latency log '{}': {e}", path.display()));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(cannot)?);
+    for (sent, micros) in log.iter() {
+        writeln!(out, "{sent} {micros}").map_err(cannot)?;
+    }
+    out.flush().map_err(cannot)
 }
