@@ -236,7 +236,7 @@ fn random_empty_centre(rng: &mut Rng) -> String {
     }
     let centre = [27, 28, 35, 36];
     cells[centre[(rng.next() % 4) as usize]] = '-';
-    let side = if rng.next() % 2 == 0 { 'X' } else { 'O' };
+    let side = if rng.next() & 1 == 0 { 'X' } else { 'O' };
     format!("{} {side}", cells.iter().collect::<String>())
 }
 
