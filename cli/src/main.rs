@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod client;
 mod cluster;
+mod docs;
 mod error;
 mod loadgen;
 mod report;
@@ -41,6 +42,8 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
+        Command::Completions(args) => docs::completions(&args),
+        Command::Man => docs::man(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
