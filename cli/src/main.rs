@@ -9,6 +9,7 @@ mod cluster;
 mod docs;
 mod error;
 mod loadgen;
+mod progress;
 mod report;
 mod run;
 mod verify;
