@@ -59,8 +59,9 @@ pub enum Command {
     /// Print a completion script for SHELL on stdout, e.g.
     /// `perft completions bash > ~/.local/share/bash-completion/completions/perft`.
     Completions(CompletionsArgs),
-    /// Print the man page (roff) on stdout, e.g. `perft man > perft.1`.
-    Man,
+    /// Print the man page (roff) on stdout, e.g. `perft man > perft.1`, or
+    /// a subcommand's, e.g. `perft man serve > perft-serve.1`.
+    Man(ManArgs),
     /// One benchmark measurement, for `perft bench` (internal).
     #[command(hide = true)]
     BenchCase(BenchCaseArgs),
@@ -72,6 +73,13 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `perft man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (default: the page of `perft`).
+    pub subcommand: Option<String>,
 }
 
 /// Parses `--game` against the game registry, listing each game with its

@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Completions(args) => docs::completions(&args),
-        Command::Man => docs::man(),
+        Command::Man(args) => docs::man(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

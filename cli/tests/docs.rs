@@ -93,6 +93,40 @@ fn the_man_page_is_roff_and_names_the_subcommands() {
 }
 
 #[test]
+fn each_subcommand_has_its_page() {
+    for name in SUBCOMMANDS {
+        let page = ok(perft(&["man", name]));
+        let version = env!("CARGO_PKG_VERSION");
+        let title = format!(".TH perft-{name} 1  \"perft-{name} {version}\"");
+        assert!(
+            page.lines().any(|line| line.trim_end() == title),
+            "{name}: {page:.300}"
+        );
+        let synopsis = format!(".SH SYNOPSIS\n\\fBperft {name}\\fR");
+        assert!(page.contains(&synopsis), "{name}: {page:.600}");
+    }
+    let serve = ok(perft(&["man", "serve"]));
+    assert!(
+        serve.contains("\\-\\-metrics\\-listen"),
+        "serve's options are listed"
+    );
+}
+
+#[test]
+fn an_unknown_page_is_refused_in_one_line() {
+    let stderr = refused(&perft(&["man", "bench-case"]));
+    assert!(
+        stderr.starts_with("error: no subcommand 'bench-case': one of run, perftree, bench, serve,"),
+        "{stderr}"
+    );
+    let stderr = refused(&perft(&["man", "x\u{1b}[2J"]));
+    assert!(
+        stderr.contains("'x\\u{1b}[2J'"),
+        "control characters escaped: {stderr}"
+    );
+}
+
+#[test]
 fn groff_formats_the_man_page_without_warnings() {
     let page = ok(perft(&["man"]));
     let Ok(mut groff) = Command::new("groff")
