@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Offline checks of the deployment files: the Kubernetes manifests as
 # kustomize renders them, against the Kubernetes schemas (strict); the
-# compose file against the Compose specification; the Slurm script's syntax.
+# compose file against the Compose specification; the Slurm script's syntax;
+# the Grafana dashboard and provisioning against the metrics the code exports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,4 +22,5 @@ fi
 "$venv/bin/kubernetes-validate" --strict "$rendered"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec deploy/compose.yaml
 bash -n deploy/slurm/perft.sbatch
+python3 deploy/check-monitoring.py
 echo "deploy files valid"

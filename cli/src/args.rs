@@ -56,9 +56,30 @@ pub enum Command {
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
     Health(HealthArgs),
+    /// Print a completion script for SHELL on stdout, e.g.
+    /// `perft completions bash > ~/.local/share/bash-completion/completions/perft`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout, e.g. `perft man > perft.1`, or
+    /// a subcommand's, e.g. `perft man serve > perft-serve.1`.
+    Man(ManArgs),
     /// One benchmark measurement, for `perft bench` (internal).
     #[command(hide = true)]
     BenchCase(BenchCaseArgs),
+}
+
+/// Arguments of `perft completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `perft man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (default: the page of `perft`).
+    pub subcommand: Option<String>,
 }
 
 /// Parses `--game` against the game registry, listing each game with its

@@ -11,6 +11,7 @@ use tonic::{Code, Status};
 use crate::args::{CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, SubmitArgs};
 use crate::cluster::runtime;
 use crate::error::CliError;
+use crate::progress::{self, RateWindow, Sample};
 use crate::report::{Report, Source};
 
 /// A refused request is the user's to fix (exit 2); anything else is not.
@@ -119,6 +120,25 @@ fn transient(status: &Status) -> bool {
     matches!(status.code(), Code::Unavailable | Code::Unknown | Code::Cancelled)
 }
 
+/// Steps of the progress bar, which shows the part of the expected work done.
+const PROGRESS_STEPS: u64 = 1000;
+
+/// How often `perft watch` asks for the divide table, for the first moves
+/// finished: often enough to follow, rarely enough to cost nothing.
+const DIVIDE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The first moves finished of job `id`, or `None` when the coordinator
+/// did not answer (the line keeps the last value then).
+async fn first_moves_of(client: &mut PerftServiceClient<AuthChannel>, id: &str) -> Option<(usize, usize)> {
+    let request = pb::GetDivideRequest {
+        job_id: id.to_owned(),
+    };
+    let table = client.get_divide(request).await.ok()?.into_inner();
+    Some(progress::first_moves_finished(
+        table.entries.iter().map(|e| (e.units_done, e.units_total)),
+    ))
+}
+
 /// Follows a job to its end across coordinator restarts (reconnecting with
 /// backoff); returns its last state.
 pub async fn follow(
@@ -127,17 +147,18 @@ pub async fn follow(
     show: bool,
 ) -> Result<pb::Job, CliError> {
     let bar = if show {
-        ProgressBar::new(0)
+        ProgressBar::new(PROGRESS_STEPS)
     } else {
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} units {msg} ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:10} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut last: Option<pb::Job> = None;
+    let mut window = RateWindow::new(progress::WINDOW_SECONDS);
+    let mut first_moves: Option<(usize, usize)> = None;
+    let mut divide_asked: Option<tokio::time::Instant> = None;
     let mut wait = std::time::Duration::from_millis(200);
     loop {
         let request = pb::WatchJobRequest {
@@ -150,12 +171,20 @@ pub async fn follow(
                     match stream.message().await {
                         Ok(Some(job)) => {
                             wait = std::time::Duration::from_millis(200);
-                            bar.set_length(job.units_total);
-                            bar.set_position(job.units_done);
-                            bar.set_message(format!(
-                                "{} leaves, {:.1} M leaves/s",
-                                pb::count(job.leaves_done),
-                                leaves_per_second(&job) / 1e6
+                            window.record(Sample {
+                                seconds: job.seconds,
+                                work_done: job.work_done,
+                                leaves: pb::count(job.leaves_done) as f64,
+                            });
+                            if show && divide_asked.is_none_or(|at| at.elapsed() >= DIVIDE_EVERY) {
+                                divide_asked = Some(tokio::time::Instant::now());
+                                first_moves = first_moves_of(client, id).await.or(first_moves);
+                            }
+                            bar.set_position((job.work_done.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64);
+                            bar.set_message(progress::status_line(
+                                &window,
+                                (job.units_done, job.units_total),
+                                first_moves,
                             ));
                             last = Some(job);
                         }

@@ -5,11 +5,17 @@ use std::time::Duration;
 use crate::args::{ServeArgs, WorkerArgs, read_pem};
 use crate::error::CliError;
 
-/// Serves Prometheus metrics on `address` (inside the runtime).
-fn install_metrics(address: Option<std::net::SocketAddr>) -> Result<(), CliError> {
+/// Serves Prometheus metrics on `address` (inside the runtime). With
+/// `idle_gauges`, a gauge not set for that long is dropped: the
+/// coordinator's per-worker gauges of a worker that left.
+fn install_metrics(
+    address: Option<std::net::SocketAddr>,
+    idle_gauges: Option<std::time::Duration>,
+) -> Result<(), CliError> {
     let Some(address) = address else { return Ok(()) };
     metrics_exporter_prometheus::PrometheusBuilder::new()
         .with_http_listener(address)
+        .idle_timeout(metrics_util::MetricKindMask::GAUGE, idle_gauges)
         .install()
         .map_err(|e| CliError::Usage(format!("cannot serve metrics on {address}: {e}")))
 }
@@ -64,7 +70,12 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
     let opened =
         perft_coordinator::open(config, &args.data_dir).map_err(|e| CliError::Usage(e.to_string()))?;
     runtime()?.block_on(async {
-        install_metrics(args.metrics_listen)?;
+        install_metrics(
+            args.metrics_listen,
+            Some(std::time::Duration::from_secs(
+                perft_coordinator::IDLE_GAUGE_SECONDS,
+            )),
+        )?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .map_err(|e| CliError::Usage(format!("cannot listen on '{}': {e}", args.listen)))?;
@@ -116,7 +127,7 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
     };
     runtime()?
         .block_on(async {
-            install_metrics(args.metrics_listen)?;
+            install_metrics(args.metrics_listen, None)?;
             Ok::<_, CliError>(perft_worker::run(config, terminated()).await)
         })?
         .map_err(|e| match e {

@@ -6,8 +6,10 @@ mod args;
 mod bench;
 mod client;
 mod cluster;
+mod docs;
 mod error;
 mod loadgen;
+mod progress;
 mod report;
 mod run;
 mod verify;
@@ -41,6 +43,8 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
+        Command::Completions(args) => docs::completions(&args),
+        Command::Man(args) => docs::man(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

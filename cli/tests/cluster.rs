@@ -136,6 +136,54 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
     let _ = std::fs::remove_dir_all(&data);
 }
 
+/// `run_job` from a set-up position.
+fn run_position(url: &str, game: &str, depth: &str, position: &str) -> serde_json::Value {
+    let args = ["submit", "--game", game, "--depth", depth, "--position", position];
+    let id = ok(perft(url, &args)).trim().to_owned();
+    ok(perft(url, &["watch", &id]));
+    json(&ok(perft(url, &["divide", &id, "--format", "json"])))
+}
+
+#[test]
+fn reversi_boards_with_empty_centres_count_on_the_cluster() {
+    let data = tempfile::tempdir().unwrap();
+    let (_server, url) = serve(data.path(), &[]);
+    let _worker = worker(&url, "w1", &[]);
+
+    // The start's block moved to c3..d4: e4, d5 and e5 empty.
+    let mut cells = ['-'; 64];
+    for (square, disc) in [(18, 'O'), (19, 'X'), (26, 'X'), (27, 'O')] {
+        cells[square] = disc;
+    }
+    let off_centre = format!("{} X", cells.iter().collect::<String>());
+    let off_centre = off_centre.as_str();
+    let cluster = run_position(&url, "reversi", "7", off_centre);
+    assert_eq!(cluster["leaves"], "51410");
+    let local = json(&ok(perft(
+        &url,
+        &[
+            "run",
+            "--game",
+            "reversi",
+            "--depth",
+            "7",
+            "--position",
+            off_centre,
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(divide_lines(&cluster), divide_lines(&local));
+
+    // The original game's empty board: nobody moves, one game-over leaf.
+    let empty = format!("{} X", "-".repeat(64));
+    let cluster = run_position(&url, "reversi", "5", &empty);
+    assert_eq!(
+        (&cluster["leaves"], &cluster["higher"], &cluster["divide"]),
+        (&"1".into(), &"1".into(), &serde_json::json!([]))
+    );
+}
+
 #[test]
 fn cancel_stops_a_job_and_watch_exits_non_zero() {
     let data = std::env::temp_dir().join(format!("perft-cancel-{}", std::process::id()));

@@ -62,6 +62,7 @@ fn coordinator_and_worker_export_metrics_and_json_logs() {
     let _worker = Running(
         Command::new(PERFT)
             .args(["worker", "--coordinator", &url, "--threads", "1", "--hash", "16M"])
+            .args(["--name", "metrics-w1"])
             .args(["--metrics-listen", &format!("127.0.0.1:{worker_metrics}")])
             .env("RUST_LOG", "error")
             .spawn()
@@ -119,6 +120,25 @@ fn coordinator_and_worker_export_metrics_and_json_logs() {
     assert!(value("perft_worker_table_hits_total ") > 0.0);
     assert!((0.0..=1.0).contains(&value("perft_worker_table_fill ")));
     assert!(value("perft_worker_leaves_total ") > 0.0);
+
+    // The coordinator shows each worker by name from its heartbeats: the
+    // same units as the worker's own count, and its table's hit ratio.
+    let by_name = wait_for_line(
+        coordinator_metrics,
+        &format!("perft_workers_units_done{{worker=\"metrics-w1\"}} {units_line}"),
+    );
+    let gauge = |name: &str| -> f64 {
+        let prefix = format!("{name}{{worker=\"metrics-w1\"}} ");
+        by_name
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix).and_then(|v| v.parse().ok()))
+            .unwrap_or_else(|| panic!("no {prefix} in:\n{by_name}"))
+    };
+    assert_eq!(gauge("perft_workers_threads"), 1.0);
+    assert!(gauge("perft_workers_leaves_done") > 0.0);
+    let ratio = gauge("perft_workers_table_hit_ratio");
+    assert!(ratio > 0.0 && ratio <= 1.0, "{ratio}");
+    assert!((0.0..=1.0).contains(&gauge("perft_workers_table_fill")));
 
     // Logs are one JSON object per line, with the level and the message.
     drop(_worker);

@@ -4,6 +4,7 @@
 mod client_api;
 pub mod columns;
 mod dashboard;
+mod exported;
 pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
@@ -27,6 +28,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
+pub use crate::exported::IDLE_GAUGE_SECONDS;
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
@@ -295,7 +297,7 @@ pub async fn serve(
         .map(|listener| dashboard::start(Arc::clone(&coordinator), listener))
         .transpose()
         .map_err(ServeError::Dashboard)?;
-    let metrics = tokio::spawn(publish_metrics(Arc::clone(&coordinator)));
+    let metrics = tokio::spawn(exported::publish_metrics(Arc::clone(&coordinator)));
     let reaper = {
         let coordinator = Arc::clone(&coordinator);
         tokio::spawn(async move {
@@ -369,38 +371,4 @@ pub async fn serve(
         dashboard.abort();
     }
     Ok(result?)
-}
-
-/// Publishes the coordinator's gauges every second (a no-op unless a
-/// metrics recorder, such as the Prometheus exporter, is installed).
-async fn publish_metrics(coordinator: Arc<Coordinator>) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut last: Option<(Instant, u128)> = None;
-    loop {
-        tick.tick().await;
-        let stats = coordinator.jobs().stats();
-        for (state, count) in ["queued", "running", "done", "failed", "cancelled"]
-            .into_iter()
-            .zip(stats.jobs)
-        {
-            metrics::gauge!("perft_jobs", "state" => state).set(count as f64);
-        }
-        metrics::gauge!("perft_units", "state" => "queued").set(stats.units_queued as f64);
-        metrics::gauge!("perft_units", "state" => "leased").set(stats.units_leased as f64);
-        metrics::gauge!("perft_units", "state" => "done").set(stats.units_done as f64);
-        metrics::gauge!("perft_units_released").set(stats.units_released as f64);
-        let now = Instant::now();
-        if let Some((then, leaves)) = last {
-            let rate =
-                stats.leaves_done.saturating_sub(leaves) as f64 / now.duration_since(then).as_secs_f64();
-            metrics::gauge!("perft_leaves_per_second").set(rate);
-        }
-        last = Some((now, stats.leaves_done));
-        metrics::gauge!("perft_leaves_total").set(stats.leaves_done as f64);
-        metrics::gauge!("perft_workers_connected").set(coordinator.workers.len() as f64);
-        let threads: u64 = coordinator.workers.iter().map(|w| u64::from(w.threads)).sum();
-        metrics::gauge!("perft_worker_threads").set(threads as f64);
-        metrics::gauge!("perft_journal_degraded")
-            .set(f64::from(u8::from(coordinator.degraded.load(Ordering::Acquire))));
-    }
 }

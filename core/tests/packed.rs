@@ -151,10 +151,10 @@ fn registry_shows_and_refuses() {
 
 #[test]
 fn reversi_round_trips_and_refuses_noise() {
-    // The text parser still refuses an empty centre, which the packed form
-    // accepts, so decoded positions are not run through it.
+    // The text parser accepts every disjoint board, empty centres too, so
+    // every decoded position is also run back through it.
     let positions = playout_positions::<Reversi>(1, 300, 70);
-    check_game(&positions, 11, false);
+    check_game(&positions, 11, true);
 }
 
 #[test]
@@ -208,9 +208,11 @@ fn reversi_invariants() {
         reason::<Reversi>(&side),
         "side to move byte 2, expected 0 (X) or 1 (O)"
     );
-    // An empty centre is a position like any other here.
+    // An empty centre is a position like any other, in bytes and in text.
     let empty = reversi_bytes(1, 2, 1);
-    assert_eq!(Reversi::unpack(&empty).map(|p| packed(&p)), Ok(empty));
+    assert_eq!(Reversi::unpack(&empty).map(|p| packed(&p)), Ok(empty.clone()));
+    let text = "OX-------------------------------------------------------------- O";
+    assert_eq!(GameKind::Reversi.pack_text(text), Ok(empty));
 }
 
 fn checkers_bytes(dark: u32, light: u32, kings: u32, side: u8) -> Vec<u8> {

@@ -63,10 +63,17 @@ fn reversi_errors_name_what_is_wrong() {
         reversi_error(REVERSI_START.trim_end_matches(" X")),
         "the side to move must be X or O after a space, found ''"
     );
+}
+
+#[test]
+fn reversi_empty_centres_are_positions() {
     let empty_centre = REVERSI_START.replacen("O", "-", 1);
+    let pos: Reversi = empty_centre.parse().expect("an empty d4 is well formed");
+    assert_eq!(pos.to_string(), empty_centre);
+    let empty_board = format!("{} X", "-".repeat(64));
     assert_eq!(
-        reversi_error(&empty_centre),
-        "centre square d4 is empty, but d4, e4, d5 and e5 are never empty in Reversi"
+        empty_board.parse::<Reversi>().map(|p| p.to_string()),
+        Ok(empty_board)
     );
 }
 

@@ -26,8 +26,8 @@ impl Disc {
 /// A Reversi position from the side to move's point of view: its discs, the
 /// opponent's, and which colour it is (needed only to print the position).
 ///
-/// Invariant: the two boards are disjoint and the four centre squares are
-/// occupied (checked when parsing; kept by [`Game::play`]).
+/// Invariant: the two boards are disjoint (checked when parsing and
+/// unpacking; kept by [`Game::play`]). Any disjoint pair is a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Reversi {
     pub(super) player: u64,

@@ -1,14 +1,12 @@
 //! Reversi position text: 64 characters a1..h8 row-major (`X` dark, `O`
 //! light, `-` or `.` empty), a space, and `X` or `O` for the side to move.
+//! Any such text is a position: set-up boards, empty centres and the empty
+//! board of the original game (where nobody can move) are all counted.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::position::{Disc, Reversi};
-
-/// The four centre squares d4, e4, d5, e5: occupied from the start, so never
-/// empty in a position that can exist.
-const CENTRE: [u8; 4] = [27, 28, 35, 36];
 
 /// Why a Reversi position text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,12 +30,6 @@ pub enum PositionError {
     BadSide {
         /// What stood there.
         found: String,
-    },
-    /// A centre square is empty, which no game can reach.
-    #[error("centre square {square} is empty, but d4, e4, d5 and e5 are never empty in Reversi")]
-    EmptyCentre {
-        /// The square's name.
-        square: String,
     },
 }
 
@@ -82,11 +74,6 @@ impl FromStr for Reversi {
                 });
             }
         };
-        if let Some(&square) = CENTRE.iter().find(|&&sq| (dark | light) & (1 << sq) == 0) {
-            return Err(PositionError::EmptyCentre {
-                square: square_name(square),
-            });
-        }
         let (player, opponent) = match to_move {
             Disc::Dark => (dark, light),
             Disc::Light => (light, dark),

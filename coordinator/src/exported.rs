@@ -1,0 +1,165 @@
+//! The coordinator's Prometheus gauges: jobs, units, leaves, workers, and
+//! per worker name what its heartbeats last said (table hit ratio and fill,
+//! units and leaves done), so one scrape of the coordinator shows the whole
+//! cluster. `deploy/check-monitoring.py` reads the names from this file.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crate::{Coordinator, Worker};
+
+/// Publishes the coordinator's gauges every second (a no-op unless a
+/// metrics recorder, such as the Prometheus exporter, is installed).
+pub(crate) async fn publish_metrics(coordinator: Arc<Coordinator>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut last: Option<(Instant, u128)> = None;
+    loop {
+        tick.tick().await;
+        let stats = coordinator.jobs().stats();
+        for (state, count) in ["queued", "running", "done", "failed", "cancelled"]
+            .into_iter()
+            .zip(stats.jobs)
+        {
+            metrics::gauge!("perft_jobs", "state" => state).set(count as f64);
+        }
+        metrics::gauge!("perft_units", "state" => "queued").set(stats.units_queued as f64);
+        metrics::gauge!("perft_units", "state" => "leased").set(stats.units_leased as f64);
+        metrics::gauge!("perft_units", "state" => "done").set(stats.units_done as f64);
+        metrics::gauge!("perft_units_released").set(stats.units_released as f64);
+        let now = Instant::now();
+        if let Some((then, leaves)) = last {
+            let rate =
+                stats.leaves_done.saturating_sub(leaves) as f64 / now.duration_since(then).as_secs_f64();
+            metrics::gauge!("perft_leaves_per_second").set(rate);
+        }
+        last = Some((now, stats.leaves_done));
+        metrics::gauge!("perft_leaves_total").set(stats.leaves_done as f64);
+        metrics::gauge!("perft_workers_connected").set(coordinator.workers.len() as f64);
+        let threads: u64 = coordinator.workers.iter().map(|w| u64::from(w.threads)).sum();
+        metrics::gauge!("perft_worker_threads").set(threads as f64);
+        metrics::gauge!("perft_journal_degraded")
+            .set(f64::from(u8::from(coordinator.degraded.load(Ordering::Acquire))));
+        publish_per_worker(&coordinator);
+    }
+}
+
+/// What the live sessions of one worker name add up to.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct NameTotals {
+    pub threads: u64,
+    pub table_probes: u64,
+    pub table_hits: u64,
+    /// Sum of the sessions' fill, over `reporting` for the mean.
+    fill_sum: f64,
+    /// Sessions that sent stats.
+    pub reporting: u32,
+    pub units_done: u64,
+    pub leaves_done: u128,
+}
+
+impl NameTotals {
+    /// Table hits over probes, when anything was probed.
+    pub fn hit_ratio(&self) -> Option<f64> {
+        (self.table_probes > 0).then(|| self.table_hits as f64 / self.table_probes as f64)
+    }
+
+    /// The mean table fill of the sessions that reported one.
+    pub fn fill(&self) -> Option<f64> {
+        (self.reporting > 0).then(|| self.fill_sum / f64::from(self.reporting))
+    }
+}
+
+/// Sessions grouped by worker name: sessions sharing a name are one machine.
+pub(crate) fn totals_by_name<'w>(
+    workers: impl IntoIterator<Item = &'w Worker>,
+) -> BTreeMap<String, NameTotals> {
+    let mut names: BTreeMap<String, NameTotals> = BTreeMap::new();
+    for worker in workers {
+        let totals = names.entry(worker.name.clone()).or_default();
+        totals.threads += u64::from(worker.threads);
+        if let Some(stats) = &worker.stats {
+            totals.table_probes = totals.table_probes.saturating_add(stats.table_probes);
+            totals.table_hits = totals.table_hits.saturating_add(stats.table_hits);
+            totals.fill_sum += stats.table_fill;
+            totals.reporting += 1;
+            totals.units_done = totals.units_done.saturating_add(stats.units_done);
+            totals.leaves_done = totals.leaves_done.saturating_add(stats.leaves_done);
+        }
+    }
+    names
+}
+
+/// Gauges labelled `worker` (the name). A worker that leaves stops being
+/// set, and the exporter drops its series after [`IDLE_GAUGE_SECONDS`].
+fn publish_per_worker(coordinator: &Coordinator) {
+    let workers: Vec<Worker> = coordinator
+        .workers
+        .iter()
+        .map(|entry| entry.value().clone())
+        .collect();
+    for (worker, totals) in totals_by_name(&workers) {
+        metrics::gauge!("perft_workers_threads", "worker" => worker.clone()).set(totals.threads as f64);
+        metrics::gauge!("perft_workers_units_done", "worker" => worker.clone()).set(totals.units_done as f64);
+        metrics::gauge!("perft_workers_leaves_done", "worker" => worker.clone())
+            .set(totals.leaves_done as f64);
+        if let Some(ratio) = totals.hit_ratio() {
+            metrics::gauge!("perft_workers_table_hit_ratio", "worker" => worker.clone()).set(ratio);
+        }
+        if let Some(fill) = totals.fill() {
+            metrics::gauge!("perft_workers_table_fill", "worker" => worker).set(fill);
+        }
+    }
+}
+
+/// Seconds after which the coordinator's exporter drops a gauge nobody
+/// sets any more (a departed worker's): the gauges are set every second.
+pub const IDLE_GAUGE_SECONDS: u64 = 15;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WorkerStats;
+
+    fn worker(name: &str, threads: u32, stats: Option<WorkerStats>) -> Worker {
+        Worker {
+            name: name.to_owned(),
+            threads,
+            last_seen: Instant::now(),
+            only_job: None,
+            draining: false,
+            stats,
+        }
+    }
+
+    fn stats(probes: u64, hits: u64, fill: f64, units: u64, leaves: u128) -> Option<WorkerStats> {
+        Some(WorkerStats {
+            table_probes: probes,
+            table_hits: hits,
+            table_fill: fill,
+            table_bytes: 1 << 20,
+            units_done: units,
+            leaves_done: leaves,
+        })
+    }
+
+    #[test]
+    fn sessions_of_one_name_add_up() {
+        let workers = [
+            worker("a", 4, stats(100, 25, 0.5, 3, 1000)),
+            worker("b", 2, None),
+            worker("a", 4, stats(300, 175, 0.25, 5, 24)),
+        ];
+        let names = totals_by_name(&workers);
+        let a = names["a"];
+        assert_eq!(
+            (a.threads, a.units_done, a.leaves_done, a.reporting),
+            (8, 8, 1024, 2)
+        );
+        assert_eq!(a.hit_ratio(), Some(0.5));
+        assert_eq!(a.fill(), Some(0.375));
+        let b = names["b"];
+        assert_eq!((b.threads, b.hit_ratio(), b.fill()), (2, None, None));
+    }
+}
