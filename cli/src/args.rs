@@ -299,8 +299,9 @@ pub struct ServeArgs {
     /// PEM private key of --tls-cert.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
-    /// Most units one job may be planned into.
-    #[arg(long, default_value_t = 5_000_000)]
+    /// Most units one job may be planned into (planning costs up to about
+    /// 180 bytes a unit of memory, an open job about 90).
+    #[arg(long, default_value_t = perft_coordinator::MAX_UNITS)]
     pub max_units: usize,
     /// Serve Prometheus metrics over HTTP on this address (e.g. 0.0.0.0:9090).
     #[arg(long, value_name = "ADDR")]

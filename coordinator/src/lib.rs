@@ -51,6 +51,12 @@ pub struct Config {
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
 }
 
+/// Default unit limit of one plan: record scale (checkers perft(29),
+/// chess perft(11) split 6), and what the deploy files size memory and
+/// disk for (BENCHMARKS.md: at most about 180 bytes a unit to plan, 90 to
+/// keep open, 160 on disk with results).
+pub const MAX_UNITS: usize = 10_000_000;
+
 /// Largest gRPC message accepted, either way: a report of 1024 units or a
 /// lease of 1024 units is well under it.
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
@@ -61,7 +67,7 @@ impl Default for Config {
             lease_ttl: Duration::from_secs(15),
             heartbeat_interval: Duration::from_secs(5),
             min_units: 256,
-            max_units: 5_000_000,
+            max_units: MAX_UNITS,
             token: None,
             tls: None,
         }
