@@ -209,7 +209,9 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
 /// The latency log, sorted by sending time: `unix_ms micros` per line.
 fn write_log(path: &std::path::Path, log: &mut [(u64, u64)]) -> Result<(), CliError> {
     log.sort_unstable();
-    let cannot = |e: std::io::Error| CliError::Failed(format!("cannot write the latency log '{}': {e}", path.display()));
+    let cannot = |e: std::io::Error| {
+        CliError::Failed(format!("cannot write the latency log '{}': {e}", path.display()))
+    };
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(cannot)?);
     for (sent, micros) in log.iter() {
         writeln!(out, "{sent} {micros}").map_err(cannot)?;
