@@ -4,23 +4,8 @@
 //! into a position the text parser would refuse.
 
 use perft_core::{Checkers, Chess, Game, GameKind, Reversi, UnpackError};
-
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 fn packed<G: Game>(pos: &G) -> Vec<u8> {
     let mut out = Vec::new();
@@ -34,7 +19,7 @@ fn kind<G: Game>() -> GameKind {
 
 /// Every position of `playouts` random games of at most `plies` plies.
 fn playout_positions<G: Game>(seed: u64, playouts: usize, plies: usize) -> Vec<G> {
-    let mut rng = Rng(seed);
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut positions = vec![G::start()];
     for _ in 0..playouts {
         let mut pos = G::start();
@@ -43,7 +28,7 @@ fn playout_positions<G: Game>(seed: u64, playouts: usize, plies: usize) -> Vec<G
             if moves.is_empty() {
                 break;
             }
-            pos = pos.play(moves[rng.below(moves.len())]);
+            pos = pos.play(moves[rng.random_range(0..moves.len())]);
             positions.push(pos);
         }
     }
@@ -102,10 +87,10 @@ fn check_lengths<G: Game>() {
 }
 
 fn check_random_bytes<G: Game>(seed: u64, text_agrees: bool) {
-    let mut rng = Rng(seed);
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut bytes = vec![0u8; G::PACKED_BYTES];
     for _ in 0..200_000 {
-        bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
+        bytes.iter_mut().for_each(|b| *b = rng.random::<u8>());
         check_decoded::<G>(&bytes, text_agrees);
     }
 }

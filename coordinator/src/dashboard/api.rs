@@ -65,16 +65,6 @@ pub(super) struct JobJson {
     disagreements: u64,
 }
 
-pub(super) fn state_name(state: JobState) -> &'static str {
-    match state {
-        JobState::Queued => "queued",
-        JobState::Running => "running",
-        JobState::Done => "done",
-        JobState::Failed => "failed",
-        JobState::Cancelled => "cancelled",
-    }
-}
-
 fn job_json(dash: &Dash, view: &JobView) -> JobJson {
     let rate = dash.rates.job_rate(view);
     JobJson {
@@ -84,7 +74,7 @@ fn job_json(dash: &Dash, view: &JobView) -> JobJson {
         depth: view.spec.depth,
         split_depth: view.split_depth,
         verify: view.spec.verify,
-        state: state_name(view.state),
+        state: view.state.name(),
         error: view.error.clone(),
         units_total: view.units_total,
         units_done: view.units_done,

@@ -48,6 +48,17 @@ impl JobState {
     pub fn is_final(self) -> bool {
         matches!(self, JobState::Done | JobState::Failed | JobState::Cancelled)
     }
+
+    /// The state's name, as the journal stores it and the dashboard shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+        }
+    }
 }
 
 /// What a client asked for, validated.

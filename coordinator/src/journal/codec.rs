@@ -19,16 +19,6 @@ pub(crate) fn checksum(parts: &[&[u8]]) -> i64 {
     i64::from_le_bytes(first)
 }
 
-pub(crate) fn state_name(state: JobState) -> &'static str {
-    match state {
-        JobState::Queued => "queued",
-        JobState::Running => "running",
-        JobState::Done => "done",
-        JobState::Failed => "failed",
-        JobState::Cancelled => "cancelled",
-    }
-}
-
 pub(crate) fn parse_state(name: &str) -> Option<JobState> {
     Some(match name {
         "queued" => JobState::Queued,

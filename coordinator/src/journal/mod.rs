@@ -25,7 +25,7 @@ use tokio::sync::watch;
 
 use crate::jobs::{Disagreement, JobSpec, JobState, Summary};
 use crate::planning::PlannedJob;
-use codec::{leaves_blob, leaves_list_blob, state_name, summary_blob};
+use codec::{leaves_blob, leaves_list_blob, summary_blob};
 pub use schema::{DirLock, SCHEMA_VERSION};
 
 /// Why the journal cannot be used.
@@ -371,7 +371,7 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
             )?
             .execute(params![
                 job_id,
-                state_name(*state),
+                state.name(),
                 error,
                 started_ms.map(|v| v as i64),
                 finished_ms.map(|v| v as i64),
