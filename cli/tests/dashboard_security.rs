@@ -169,7 +169,7 @@ fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
     assert_eq!(status, 303);
     assert_eq!(location, "/workers?x=1");
     assert!(cookie.starts_with("perft_session="), "{cookie}");
-    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/"] {
         assert!(cookie.contains(attribute), "{cookie}");
     }
     assert!(
@@ -197,6 +197,22 @@ fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
     // The redirect never leaves the dashboard.
     let (status, _, location) = redirect(&http, &format!("{dashboard}//evil.example/?token=dash-s3cret-77"));
     assert_eq!((status, location.as_str()), (303, "/"));
+    // Browsers read "/\\host" as "//host"; URL parsers would rewrite it, so
+    // the request goes out raw.
+    let address = dashboard.trim_start_matches("http://");
+    let mut raw = std::net::TcpStream::connect(address).unwrap();
+    std::io::Write::write_all(
+        &mut raw,
+        b"GET /\\evil.example/?token=dash-s3cret-77 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut raw, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 303"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("\r\nlocation: /\r\n"),
+        "{answer}"
+    );
 }
 
 /// A self-signed certificate for 127.0.0.1 written as PEM files in `dir`.

@@ -1,7 +1,7 @@
 //! The dashboard's door: with a coordinator token, nothing answers without
 //! it. A caller shows it as `Authorization: Bearer TOKEN`, or as `?token=`
 //! on a first visit, which is swapped for a random session key in an
-//! HttpOnly, SameSite=Strict cookie (the token itself is never stored in
+//! HttpOnly, SameSite=Lax cookie (the token itself is never stored in
 //! the browser) and a redirect to the same URL without the token.
 
 use std::collections::HashMap;
@@ -117,8 +117,9 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
 
 /// 303 to the URL without its token, setting the session cookie.
 fn swap_for_cookie(path: &str, rest: &str, key: String, tls: bool) -> Response {
-    // A path of "//host" would send the browser to another site.
-    let path = if path.starts_with('/') && !path.starts_with("//") {
+    // A path of "//host" (or "/\\host", which browsers read alike) would
+    // send the browser to another site.
+    let path = if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') {
         path
     } else {
         "/"
@@ -130,7 +131,10 @@ fn swap_for_cookie(path: &str, rest: &str, key: String, tls: bool) -> Response {
     };
     let cookie = Cookie::build((COOKIE, key))
         .http_only(true)
-        .same_site(SameSite::Strict)
+        // Lax, not Strict: a first visit by a link from another site is a
+        // cross-site redirect chain, on which browsers withhold Strict
+        // cookies; the dashboard answers only GET and changes nothing.
+        .same_site(SameSite::Lax)
         .secure(tls)
         .path("/")
         .max_age(cookie::time::Duration::seconds(SESSION_LIFE.as_secs() as i64))

@@ -33,6 +33,9 @@ use crate::Coordinator;
 const MAX_CONNECTIONS: usize = 256;
 /// A request's head must arrive within this, and a TLS handshake finish.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection lasts at most this long, so a client that stops reading
+/// its responses cannot keep a slot for ever (pages reconnect at once).
+const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
 /// Longest request head read (request line and headers).
 const MAX_HEAD_BYTES: usize = 16 * 1024;
 /// Longest URL accepted, in bytes.
@@ -205,7 +208,10 @@ async fn accept_loop(dash: Arc<Dash>, listener: TcpListener, tls: Option<TlsAcce
                 .max_buf_size(MAX_HEAD_BYTES);
             let served = match tls {
                 Some(acceptor) => match tokio::time::timeout(HEAD_TIMEOUT, acceptor.accept(stream)).await {
-                    Ok(Ok(stream)) => http.serve_connection(TokioIo::new(stream), service).await,
+                    Ok(Ok(stream)) => {
+                        let connection = http.serve_connection(TokioIo::new(stream), service);
+                        tokio::time::timeout(CONNECTION_LIFETIME, connection).await
+                    }
                     Ok(Err(e)) => {
                         tracing::debug!(%peer, error = %e, "dashboard TLS handshake failed");
                         return;
@@ -215,10 +221,15 @@ async fn accept_loop(dash: Arc<Dash>, listener: TcpListener, tls: Option<TlsAcce
                         return;
                     }
                 },
-                None => http.serve_connection(TokioIo::new(stream), service).await,
+                None => {
+                    let connection = http.serve_connection(TokioIo::new(stream), service);
+                    tokio::time::timeout(CONNECTION_LIFETIME, connection).await
+                }
             };
-            if let Err(e) = served {
-                tracing::debug!(%peer, error = %e, "dashboard connection ended");
+            match served {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::debug!(%peer, error = %e, "dashboard connection ended"),
+                Err(_) => tracing::debug!(%peer, "dashboard connection closed at the end of its lifetime"),
             }
         });
     }

@@ -108,9 +108,10 @@ impl Rates {
             // A job finished before it was ever sampled needs no samples:
             // its rate is its average.
             let sampled = jobs.get(&view.id).map(|s| s.finished);
+            // A job resumed after it failed runs again: sample it again.
             let wanted = match sampled {
                 None => view.state == JobState::Running,
-                Some(finished) => !finished,
+                Some(finished) => !finished || !view.state.is_final(),
             };
             if !wanted {
                 continue;
