@@ -94,9 +94,23 @@ function stateBadge(state) {
   return cell('span', state, 'state ' + state);
 }
 
+// Every job, page by page (the API hands out at most 1000 at a time).
+async function allJobs() {
+  let jobs = [];
+  let start = 0;
+  for (;;) {
+    const page = await api('/api/jobs?limit=1000&start=' + start);
+    jobs = jobs.concat(page.jobs);
+    if (page.next === null || page.next === undefined) {
+      return jobs;
+    }
+    start = page.next;
+  }
+}
+
 async function jobsPage() {
-  const data = await api('/api/jobs?limit=1000');
-  const rows = data.jobs.slice().reverse().map((job) => {
+  const jobs = await allJobs();
+  const rows = jobs.reverse().map((job) => {
     const link = cell('a', job.id);
     link.href = '/jobs/' + encodeURIComponent(job.id);
     const idCell = cell('td');
@@ -111,8 +125,6 @@ async function jobsPage() {
   });
   fill(el('jobs').tBodies[0], rows);
   el('empty').hidden = rows.length > 0;
-  el('more').hidden = data.next === null;
-  el('more').textContent = 'Showing the first 1000 jobs; the API pages through the rest.';
 }
 
 // The leaves/s chart: a hand-drawn SVG polyline over the job's samples.
