@@ -123,17 +123,14 @@ impl GameVisitor for Planner<'_> {
             Some(split_depth) => Plan::bounded(root, req.depth, split_depth, req.max_units)?,
             None => Plan::with_min_units(root, req.depth, req.min_units, req.max_units)?,
         };
-        let header = Header {
-            split_depth: plan.split_depth(),
-            remaining_depth: plan.remaining_depth(),
-            first_moves: plan
-                .first_moves()
-                .iter()
-                .map(|&mv| root.format_move(mv))
-                .collect(),
-            settled: plan.settled().to_vec(),
-        };
+        let split_depth = plan.split_depth();
         let remaining_depth = plan.remaining_depth();
+        let first_moves = plan
+            .first_moves()
+            .iter()
+            .map(|&mv| root.format_move(mv))
+            .collect();
+        let settled = plan.settled().to_vec();
         let (positions, weight_ends, weights) = plan.into_units().into_parts();
         let estimates = estimate_sizes(&positions, remaining_depth);
         let mut packed = Vec::with_capacity(positions.len() * G::PACKED_BYTES);
@@ -144,22 +141,14 @@ impl GameVisitor for Planner<'_> {
         let units = UnitColumns::from_parts(G::PACKED_BYTES, packed, weight_ends, weights, estimates)?;
         Ok(PlannedJob {
             position: root.to_string(),
-            split_depth: header.split_depth,
-            remaining_depth: header.remaining_depth,
-            first_moves: header.first_moves,
-            settled: header.settled,
+            split_depth,
+            remaining_depth,
+            first_moves,
+            settled,
             root_leaves: None,
             units,
         })
     }
-}
-
-/// What a plan says besides its units.
-struct Header {
-    split_depth: u32,
-    remaining_depth: u32,
-    first_moves: Vec<String>,
-    settled: Vec<Leaves>,
 }
 
 /// Each unit's size relative to the others' (units differ by orders of
