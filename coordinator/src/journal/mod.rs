@@ -17,7 +17,7 @@ mod schema;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 
 use perft_core::Leaves;
 use rusqlite::{Connection, params};
@@ -199,7 +199,7 @@ struct Progress {
 }
 
 /// Writes handed to the journal, durable once [`Commit::wait`] returns Ok.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[must_use = "a write is only durable once its commit is awaited"]
 pub struct Commit {
     seq: u64,
@@ -253,6 +253,10 @@ pub struct Journal {
     progress: watch::Sender<Progress>,
     /// Sequence number of the last write handed over.
     sent: AtomicU64,
+    /// Held while a write takes its number and enters the channel, so the
+    /// writer sees writes in the order of their numbers: a commit is
+    /// durable once the committed number reaches its own.
+    numbering: Mutex<()>,
     path: PathBuf,
     _lock: DirLock,
 }
@@ -515,21 +519,28 @@ impl Journal {
             sender,
             progress,
             sent: AtomicU64::new(0),
+            numbering: Mutex::new(()),
             path,
             _lock: lock,
         };
         Ok((journal, restored, key))
     }
 
-    /// Hands `ops` to the journal thread now (call it under the lock that
-    /// orders the changes, so the order of calls is the order of commits);
-    /// the returned commit resolves once they are durable.
+    /// Hands `ops` to the journal thread now (from the one owner of the
+    /// changes, so the order of calls is the order of commits); the
+    /// returned commit resolves once they are durable.
     pub fn send(&self, ops: Vec<Op>) -> Commit {
         if ops.is_empty() {
             return self.barrier();
         }
+        let numbering = self
+            .numbering
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let seq = self.sent.fetch_add(1, Ordering::AcqRel) + 1;
-        if self.sender.send(Request::Write { seq, ops }).is_err() {
+        let sent = self.sender.send(Request::Write { seq, ops });
+        drop(numbering);
+        if sent.is_err() {
             self.progress.send_modify(|p| p.failed = true);
         }
         Commit {
@@ -561,8 +572,8 @@ impl Journal {
     }
 
     /// Reads every job back as the journal holds it, and takes writes again:
-    /// call it under the lock that orders changes, and replace the state
-    /// with what it returns.
+    /// call it from the one owner of the changes (a task alone on the
+    /// scheduler), and replace the state with what it returns.
     pub fn restore(&self) -> Result<Vec<RestoredJob>, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
@@ -583,7 +594,7 @@ impl Journal {
 
     /// Reads one job back as the journal holds it, units and all (a
     /// finished job's are not kept in memory). Blocking: call it off the
-    /// async threads, and not under the lock that orders changes.
+    /// async threads, and not on the scheduler's loop.
     pub fn load_job(&self, job_id: &str) -> Result<RestoredJob, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
