@@ -12,7 +12,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
-use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView};
+use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
 use crate::planning::{PlanRequest, PlannedJob, plan};
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
@@ -112,13 +112,12 @@ impl ClientApi {
 
     /// Reads the jobs and answers once what was read is durable: a client
     /// never sees a change the journal could still lose.
-    async fn read<R>(&self, read: impl FnOnce(&crate::jobs::Jobs) -> R) -> Result<R, Status> {
-        let (value, barrier) = {
-            let jobs = self.0.jobs();
-            (read(&jobs), self.0.journal.barrier())
-        };
-        self.0.durable(barrier).await?;
-        Ok(value)
+    async fn read<R, F>(&self, read: F) -> Result<R, Status>
+    where
+        R: Send + 'static,
+        F: FnOnce(&crate::jobs::Jobs) -> R + Send + 'static,
+    {
+        self.0.read(read).await
     }
 }
 
@@ -167,8 +166,16 @@ impl pb::perft_service_server::PerftService for ClientApi {
         };
         tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         self.journal_plan(&id, &spec, &planned).await?;
+        // Laying out a big plan's summary takes a step per unit: done here,
+        // so the scheduler only inserts the job.
+        let new_job = {
+            let id = id.clone();
+            tokio::task::spawn_blocking(move || NewJob::new(id, spec, planned))
+                .await
+                .map_err(|e| Status::internal(format!("laying out the job stopped: {e}")))?
+        };
         self.0.writable()?;
-        let ((), commit) = self.0.change(|jobs| jobs.submit(id.clone(), spec, planned));
+        let ((), commit) = self.0.change(move |jobs| jobs.add(new_job)).await?;
         self.0.durable(commit).await?;
         tracing::info!(job = %id, "job queued");
         self.0.notify();
@@ -177,7 +184,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::Job>, Status> {
         let id = request.into_inner().job_id;
-        let view = self.read(|jobs| jobs.view(&id)).await?.map_err(not_found)?;
+        let view = self.read(move |jobs| jobs.view(&id)).await?.map_err(not_found)?;
         Ok(Response::new(job_message(&view)))
     }
 
@@ -187,7 +194,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
         let req = request.into_inner();
         let (size, start) = page(req.page_size, &req.page_token)?;
-        let (jobs, next) = self.read(|jobs| jobs.list(start, size)).await?;
+        let (jobs, next) = self.read(move |jobs| jobs.list(start, size)).await?;
         Ok(Response::new(pb::ListJobsResponse {
             jobs: jobs.iter().map(job_message).collect(),
             next_page_token: next.map(|n| n.to_string()).unwrap_or_default(),
@@ -201,7 +208,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let req = request.into_inner();
         let (size, start) = page(req.page_size, &req.page_token)?;
         let (found, next) = self
-            .read(|jobs| jobs.disagreements(&req.job_id, start, size))
+            .read(move |jobs| jobs.disagreements(&req.job_id, start, size))
             .await?
             .map_err(not_found)?;
         Ok(Response::new(pb::GetDisagreementsResponse {
@@ -213,7 +220,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     async fn cancel_job(&self, request: Request<pb::CancelJobRequest>) -> Result<Response<pb::Job>, Status> {
         self.0.writable()?;
         let id = request.into_inner().job_id;
-        let (view, commit) = self.0.change(|jobs| jobs.cancel(&id));
+        let (view, commit) = self.0.change(move |jobs| jobs.cancel(&id)).await?;
         // Acknowledged only once the cancel is durable.
         self.0.durable(commit).await?;
         let view = view.map_err(not_found)?;
@@ -224,7 +231,11 @@ impl pb::perft_service_server::PerftService for ClientApi {
     async fn resume_job(&self, request: Request<pb::ResumeJobRequest>) -> Result<Response<pb::Job>, Status> {
         self.0.writable()?;
         let id = request.into_inner().job_id;
-        self.0.jobs().check_resumable(&id).map_err(not_found)?;
+        let check_id = id.clone();
+        self.0
+            .peek(move |jobs| jobs.check_resumable(&check_id))
+            .await?
+            .map_err(not_found)?;
         // A finished job's units are in the journal only: read them back.
         let coordinator = Arc::clone(&self.0);
         let load_id = id.clone();
@@ -232,7 +243,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
             .await
             .map_err(|e| Status::internal(format!("reading the job back stopped: {e}")))?
             .map_err(|e| Status::unavailable(e.to_string()))?;
-        let (view, commit) = self.0.change(|jobs| jobs.resume(&id, restored));
+        let (view, commit) = self.0.change(move |jobs| jobs.resume(&id, restored)).await?;
         self.0.durable(commit).await?;
         let view = view.map_err(not_found)?;
         tracing::info!(job = %view.id, "job resumed");
@@ -244,12 +255,16 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
         let id = request.into_inner().job_id;
-        self.read(|jobs| jobs.view(&id)).await?.map_err(not_found)?;
+        let first_id = id.clone();
+        self.read(move |jobs| jobs.view(&first_id))
+            .await?
+            .map_err(not_found)?;
         let api = ClientApi(Arc::clone(&self.0));
         let mut changed = self.0.changed.subscribe();
         let stream = async_stream(move |tx| async move {
             loop {
-                let view = match api.read(|jobs| jobs.view(&id)).await {
+                let watched = id.clone();
+                let view = match api.read(move |jobs| jobs.view(&watched)).await {
                     Ok(Ok(view)) => view,
                     Ok(Err(e)) => {
                         let _ = tx.send(Err(not_found(e))).await;
@@ -276,7 +291,10 @@ impl pb::perft_service_server::PerftService for ClientApi {
         request: Request<pb::GetDivideRequest>,
     ) -> Result<Response<pb::DivideTable>, Status> {
         let id = request.into_inner().job_id;
-        let divide = self.read(|jobs| jobs.divide(&id)).await?.map_err(not_found)?;
+        let divide = self
+            .read(move |jobs| jobs.divide(&id))
+            .await?
+            .map_err(not_found)?;
         Ok(Response::new(pb::DivideTable {
             job: Some(job_message(&divide.job)),
             entries: divide

@@ -17,7 +17,9 @@ pub(crate) async fn publish_metrics(coordinator: Arc<Coordinator>) {
     let mut last: Option<(Instant, u128)> = None;
     loop {
         tick.tick().await;
-        let stats = coordinator.jobs().stats();
+        let Ok(stats) = coordinator.peek(|jobs| jobs.stats()).await else {
+            continue;
+        };
         for (state, count) in ["queued", "running", "done", "failed", "cancelled"]
             .into_iter()
             .zip(stats.jobs)

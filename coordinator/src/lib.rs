@@ -10,11 +10,12 @@ pub mod journal;
 pub mod lease_tag;
 mod legacy;
 pub mod planning;
+mod scheduler;
 pub mod tls;
 mod worker_api;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
@@ -32,6 +33,7 @@ pub use crate::exported::IDLE_GAUGE_SECONDS;
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
+use crate::scheduler::Scheduler;
 
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
@@ -102,12 +104,13 @@ pub(crate) struct Worker {
     pub stats: Option<WorkerStats>,
 }
 
-/// State shared by the services and the reaper.
+/// State shared by the services and the reaper. The jobs belong to the
+/// scheduler's event loop; the worker registry is the one map of sessions.
 #[derive(Debug)]
 pub(crate) struct Coordinator {
     config: Config,
-    jobs: Mutex<Jobs>,
-    journal: Journal,
+    scheduler: Scheduler,
+    journal: Arc<Journal>,
     signer: LeaseSigner,
     workers: DashMap<String, Worker>,
     /// Bumped on every change a watcher may want to see.
@@ -126,10 +129,15 @@ impl Coordinator {
     /// Opens the journal in `data_dir` and resumes every job in it.
     fn open(config: Config, data_dir: &std::path::Path) -> Result<Coordinator, JournalError> {
         let (journal, restored, key) = Journal::open(data_dir)?;
-        let jobs = rebuild(restored);
+        let journal = Arc::new(journal);
+        let scheduler =
+            Scheduler::start(rebuild(restored), Arc::clone(&journal)).map_err(|e| JournalError::Open {
+                path: data_dir.to_owned(),
+                reason: format!("cannot start the scheduler thread: {e}"),
+            })?;
         Ok(Coordinator {
             config,
-            jobs: Mutex::new(jobs),
+            scheduler,
             journal,
             signer: LeaseSigner::new(key),
             workers: DashMap::new(),
@@ -173,22 +181,36 @@ impl Coordinator {
 
     /// After a failed write: rebuilds the jobs from what the journal holds
     /// (so nothing unjournaled stays visible), then serves again once a
-    /// write goes through. Blocking: run off the async threads.
-    fn recover(&self) -> bool {
+    /// write goes through.
+    async fn recover(&self) -> bool {
         if self.stale.swap(false, Ordering::AcqRel) {
-            let mut jobs = self.jobs();
-            match self.journal.restore() {
-                Ok(restored) => *jobs = rebuild(restored),
-                Err(e) => {
+            let rebuilt = self
+                .scheduler
+                .exclusive(|jobs, journal| {
+                    let restored = journal.restore()?;
+                    *jobs = rebuild(restored);
+                    Ok::<(), JournalError>(())
+                })
+                .await;
+            match rebuilt {
+                Ok(Ok(())) => self.notify(),
+                Ok(Err(e)) => {
                     tracing::error!(error = %e, "cannot read the journal back");
                     self.stale.store(true, Ordering::Release);
                     return false;
                 }
+                Err(e) => {
+                    tracing::error!(error = %e.message(), "cannot rebuild the jobs");
+                    self.stale.store(true, Ordering::Release);
+                    return false;
+                }
             }
-            drop(jobs);
-            self.notify();
         }
-        match self.journal.probe() {
+        let journal = Arc::clone(&self.journal);
+        let probed = tokio::task::spawn_blocking(move || journal.probe())
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+        match probed {
             Ok(()) => {
                 tracing::warn!("the journal takes writes again: serving");
                 self.degraded.store(false, Ordering::Release);
@@ -201,19 +223,36 @@ impl Coordinator {
         }
     }
 
-    /// Applies `change` to the jobs and hands what it changed to the
-    /// journal under the same lock, so the journal sees changes in order.
-    pub(crate) fn change<R>(&self, change: impl FnOnce(&mut Jobs) -> R) -> (R, Commit) {
-        let mut jobs = self.jobs();
-        let result = change(&mut jobs);
-        let commit = self.journal.send(jobs.take_ops());
-        (result, commit)
+    /// Applies `change` to the jobs on the scheduler; the commit resolves
+    /// once the change is durable.
+    pub(crate) async fn change<R, F>(&self, change: F) -> Result<(R, Commit), Status>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Jobs) -> R + Send + 'static,
+    {
+        self.scheduler.change(change).await
     }
 
-    /// The job table. Held only for short, non-async sections; a panic
-    /// while holding it is a bug, so a poisoned lock is taken over as is.
-    pub(crate) fn jobs(&self) -> MutexGuard<'_, Jobs> {
-        self.jobs.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// Reads the jobs on the scheduler, answering once what was read is
+    /// durable: no caller sees a change the journal could still lose.
+    pub(crate) async fn read<R, F>(&self, read: F) -> Result<R, Status>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Jobs) -> R + Send + 'static,
+    {
+        let (value, barrier) = self.scheduler.read(read).await?;
+        self.durable(barrier).await?;
+        Ok(value)
+    }
+
+    /// Reads the jobs without waiting for durability: for figures that are
+    /// only sampled (metrics, rates).
+    pub(crate) async fn peek<R, F>(&self, read: F) -> Result<R, Status>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Jobs) -> R + Send + 'static,
+    {
+        Ok(self.scheduler.read(read).await?.0)
     }
 
     pub(crate) fn notify(&self) {
@@ -231,7 +270,7 @@ impl Coordinator {
 
     /// Silent workers are forgotten and their leases go back to the
     /// queue: the single path for a worker that was lost (or left).
-    fn reap(&self, now: Instant) -> Commit {
+    async fn reap(&self, now: Instant) -> Result<(), Status> {
         let ttl = self.config.lease_ttl;
         let mut lost = Vec::new();
         self.workers.retain(|id, worker| {
@@ -246,12 +285,15 @@ impl Coordinator {
             }
             alive
         });
-        let (expired, commit) = self.change(|jobs| jobs.expire(&lost));
+        if lost.is_empty() {
+            return Ok(());
+        }
+        let (expired, commit) = self.change(move |jobs| jobs.expire(&lost)).await?;
         if expired > 0 {
             tracing::warn!(units = expired, "leases expired; units queued again");
             self.notify();
         }
-        commit
+        self.durable(commit).await
     }
 }
 
@@ -311,11 +353,7 @@ pub async fn serve(
             loop {
                 tick.tick().await;
                 if coordinator.degraded.load(Ordering::Acquire) {
-                    let recovering = Arc::clone(&coordinator);
-                    let recovered = tokio::task::spawn_blocking(move || recovering.recover())
-                        .await
-                        .unwrap_or(false);
-                    if recovered {
+                    if coordinator.recover().await {
                         coordinator
                             .health
                             .set_service_status("", ServingStatus::Serving)
@@ -325,9 +363,8 @@ pub async fn serve(
                     }
                     continue;
                 }
-                let commit = coordinator.reap(Instant::now());
                 // A failure marks the coordinator degraded; logged there.
-                let _ = coordinator.durable(commit).await;
+                let _ = coordinator.reap(Instant::now()).await;
             }
         })
     };

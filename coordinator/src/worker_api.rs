@@ -52,6 +52,24 @@ fn session(api: &WorkerApi, worker_id: &str) -> Result<(String, String), Status>
     Ok((worker.name.clone(), label))
 }
 
+/// A worker session as a task on the scheduler holds it: owned, since the
+/// task outlives the borrow of the request.
+struct Lessee {
+    session: String,
+    identity: String,
+    label: String,
+}
+
+impl Lessee {
+    fn as_ref(&self) -> WorkerRef<'_> {
+        WorkerRef {
+            session: &self.session,
+            identity: &self.identity,
+            label: &self.label,
+        }
+    }
+}
+
 /// A reported count as the engine's type, checked for what any true count
 /// satisfies.
 fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<Leaves, Status> {
@@ -94,7 +112,8 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             None
         } else {
             let job = checked_name("job id", &req.only_job)?;
-            if !self.0.jobs().contains(job) {
+            let asked = job.to_owned();
+            if !self.0.peek(move |jobs| jobs.contains(&asked)).await? {
                 return Err(Status::not_found(format!("no job '{}'", shown(job))));
             }
             Some(job.to_owned())
@@ -138,12 +157,15 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             }));
         }
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
-        let worker = WorkerRef {
-            session: &req.worker_id,
-            identity: &identity,
-            label: &label,
+        let lessee = Lessee {
+            session: req.worker_id.clone(),
+            identity: identity.clone(),
+            label,
         };
-        let (leased, commit) = self.0.change(|jobs| jobs.lease(worker, max, only_job.as_deref()));
+        let (leased, commit) = self
+            .0
+            .change(move |jobs| jobs.lease(lessee.as_ref(), max, only_job.as_deref()))
+            .await?;
         // A job that starts running is journaled before its units go out.
         self.0.durable(commit).await?;
         if !leased.is_empty() {
@@ -193,15 +215,16 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             checked_name("job id", job_id).is_ok() && signer.verify(job_id, unit_id, epoch, &identity, tag)
         };
         let mut refused = 0u32;
-        let results: Vec<(&str, &pb::UnitResult, Leaves)> = counted
+        let results: Vec<(String, u64, Leaves)> = counted
             .into_iter()
             .filter(|(job_id, r, _)| {
                 let ok = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag);
                 refused += u32::from(!ok);
                 ok
             })
+            .map(|(job_id, r, leaves)| (job_id.to_owned(), r.unit_id, leaves))
             .collect();
-        let released: Vec<(&str, &pb::UnitRef)> = req
+        let released: Vec<(String, u64, u64)> = req
             .jobs
             .iter()
             .flat_map(|job| job.released.iter().map(move |u| (job.job_id.as_str(), u)))
@@ -210,46 +233,51 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 refused += u32::from(!ok);
                 ok
             })
+            .map(|(job_id, u)| (job_id.to_owned(), u.unit_id, u.epoch))
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
             tracing::warn!(worker = %shown(&label), refused, "results refused: they answer no lease issued to this machine");
         }
-        let worker = WorkerRef {
-            session: &req.worker_id,
-            identity: &identity,
-            label: &label,
+        let reporter = Lessee {
+            session: req.worker_id,
+            identity,
+            label,
         };
-        let (outcome, commit) = self.0.change(|jobs| {
-            for (job_id, result, leaves) in &results {
-                if let Some(limit) = jobs.count_limit(job_id)
-                    && leaves.leaves > limit
-                {
-                    return Err(Status::invalid_argument(format!(
-                        "the count {} for unit {} of job {} is above the {limit} leaves any tree of that depth has",
-                        leaves.leaves,
-                        result.unit_id,
-                        shown(job_id)
-                    )));
+        let any_released = !released.is_empty();
+        let (outcome, commit) = self
+            .0
+            .change(move |jobs| {
+                let worker = reporter.as_ref();
+                for (job_id, unit_id, leaves) in &results {
+                    if let Some(limit) = jobs.count_limit(job_id)
+                        && leaves.leaves > limit
+                    {
+                        return Err(Status::invalid_argument(format!(
+                            "the count {} for unit {unit_id} of job {} is above the {limit} leaves any tree of that depth has",
+                            leaves.leaves,
+                            shown(job_id)
+                        )));
+                    }
                 }
-            }
-            let (mut accepted, mut ignored) = (0, 0);
-            for (job_id, result, leaves) in &results {
-                match jobs.report(job_id, result.unit_id, *leaves, worker) {
-                    Reported::Accepted => accepted += 1,
-                    Reported::Ignored => ignored += 1,
+                let (mut accepted, mut ignored) = (0, 0);
+                for (job_id, unit_id, leaves) in &results {
+                    match jobs.report(job_id, *unit_id, *leaves, worker) {
+                        Reported::Accepted => accepted += 1,
+                        Reported::Ignored => ignored += 1,
+                    }
                 }
-            }
-            for (job_id, unit) in &released {
-                jobs.release(job_id, unit.unit_id, unit.epoch, worker);
-            }
-            Ok((accepted, ignored))
-        });
+                for (job_id, unit_id, epoch) in &released {
+                    jobs.release(job_id, *unit_id, *epoch, worker);
+                }
+                Ok((accepted, ignored))
+            })
+            .await?;
         // Acknowledged only once durable: on failure the worker keeps the
         // counts and reports them again.
         self.0.durable(commit).await?;
         let (accepted, ignored) = outcome?;
-        if accepted > 0 || !released.is_empty() {
+        if accepted > 0 || any_released {
             self.0.notify();
         }
         Ok(Response::new(pb::ReportResultsResponse {

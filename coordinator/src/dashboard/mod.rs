@@ -149,7 +149,7 @@ async fn sample(dash: Arc<Dash>) {
         tick.tick().await;
         let mut start = 0;
         loop {
-            let (views, next) = source::jobs_for_sampling(&dash.coordinator, start, 500);
+            let (views, next) = source::jobs_for_sampling(&dash.coordinator, start, 500).await;
             dash.rates.sample_jobs(&views);
             match next {
                 Some(n) => start = n,

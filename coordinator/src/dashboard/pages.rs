@@ -31,7 +31,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
         Ok(id) => id,
         Err(refused) => return *refused,
     };
-    if !source::job_exists(&dash.coordinator, &id) {
+    if !source::job_exists(&dash.coordinator, &id).await {
         return refuse(StatusCode::NOT_FOUND, &format!("no job '{id}'"));
     }
     html(JOB)

@@ -1,13 +1,12 @@
-//! Every read the dashboard makes of the coordinator's state, in one place:
-//! should the lock structure change, this file is the one edit. Each read
-//! copies what it needs out under the lock and drops the lock (and any
-//! registry guard) before anything awaits.
+//! Every read the dashboard makes of the coordinator's state, in one place.
+//! Job reads are tasks on the scheduler that copy out what they need;
+//! registry reads drop their guard before anything awaits.
 
 use std::time::{Duration, Instant};
 
 use perft_proto::connect::Token;
 
-use crate::jobs::{Disagreement, DivideView, JobError, JobView};
+use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
 
 /// Why a read has no answer.
@@ -54,18 +53,26 @@ pub(super) struct WorkerRead {
 /// Disagreements shown on a job page; the API says when there are more.
 const DISAGREEMENTS_SHOWN: usize = 100;
 
-/// Waits until what was read is durable, as client reads do: the
-/// dashboard never shows a change the journal could still lose.
-async fn durable(coordinator: &Coordinator, barrier: crate::journal::Commit) -> Result<(), ReadError> {
+/// Reads the jobs on the scheduler and waits until what was read is
+/// durable, as client reads do: the dashboard never shows a change the
+/// journal could still lose.
+async fn durable_read<R, F>(coordinator: &Coordinator, read: F) -> Result<R, ReadError>
+where
+    R: Send + 'static,
+    F: FnOnce(&Jobs) -> R + Send + 'static,
+{
     if coordinator.degraded.load(std::sync::atomic::Ordering::Acquire) {
         return Err(ReadError::Journal(
             "the journal cannot write (disk full or failing): nothing is shown until it can".to_owned(),
         ));
     }
+    let journal = |e: tonic::Status| ReadError::Journal(e.message().to_owned());
+    let (value, barrier) = coordinator.scheduler.read(read).await.map_err(journal)?;
     barrier
         .wait()
         .await
-        .map_err(|e| ReadError::Journal(e.to_string()))
+        .map_err(|e| ReadError::Journal(e.to_string()))?;
+    Ok(value)
 }
 
 /// Up to `limit` jobs from place `start`, and the next page's place.
@@ -74,35 +81,33 @@ pub(super) async fn jobs_page(
     start: usize,
     limit: usize,
 ) -> Result<(Vec<JobView>, Option<usize>), ReadError> {
-    let (page, barrier) = {
-        let jobs = coordinator.jobs();
-        (jobs.list(start, limit), coordinator.journal.barrier())
-    };
-    durable(coordinator, barrier).await?;
-    Ok(page)
+    durable_read(coordinator, move |jobs| jobs.list(start, limit)).await
 }
 
-/// Jobs for the rate sampler: no durability wait (only rates come of it).
-pub(super) fn jobs_for_sampling(
+/// Jobs for the rate sampler: no durability wait (only rates come of it);
+/// none while the scheduler is stopped.
+pub(super) async fn jobs_for_sampling(
     coordinator: &Coordinator,
     start: usize,
     limit: usize,
 ) -> (Vec<JobView>, Option<usize>) {
-    coordinator.jobs().list(start, limit)
+    coordinator
+        .peek(move |jobs| jobs.list(start, limit))
+        .await
+        .unwrap_or_default()
 }
 
 /// One job's detail; `NotFound` for an unknown id.
 pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<JobDetail, ReadError> {
-    let (read, barrier) = {
-        let jobs = coordinator.jobs();
-        let read = jobs.divide(id).and_then(|divide| {
-            let (disagreements, next) = jobs.disagreements(id, 0, DISAGREEMENTS_SHOWN)?;
-            Ok((divide, disagreements, next.is_some(), jobs.holders_of(id)))
-        });
-        (read, coordinator.journal.barrier())
-    };
+    let id = id.to_owned();
+    let read = durable_read(coordinator, move |jobs| {
+        jobs.divide(&id).and_then(|divide| {
+            let (disagreements, next) = jobs.disagreements(&id, 0, DISAGREEMENTS_SHOWN)?;
+            Ok((divide, disagreements, next.is_some(), jobs.holders_of(&id)))
+        })
+    })
+    .await?;
     let (divide, disagreements, more_disagreements, holders) = read.map_err(ReadError::NotFound)?;
-    durable(coordinator, barrier).await?;
     let serving = holders
         .into_iter()
         .map(|(session, units)| {
@@ -156,7 +161,11 @@ pub(super) fn heartbeat_interval(coordinator: &Coordinator) -> Duration {
     coordinator.config.heartbeat_interval
 }
 
-/// Whether a job of that id exists.
-pub(super) fn job_exists(coordinator: &Coordinator, id: &str) -> bool {
-    coordinator.jobs().contains(id)
+/// Whether a job of that id exists (no, while the scheduler is stopped).
+pub(super) async fn job_exists(coordinator: &Coordinator, id: &str) -> bool {
+    let id = id.to_owned();
+    coordinator
+        .peek(move |jobs| jobs.contains(&id))
+        .await
+        .unwrap_or(false)
 }

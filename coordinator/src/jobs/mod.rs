@@ -1,6 +1,7 @@
-//! Jobs and their units as an explicit state machine, without I/O: the gRPC
-//! services and the lease reaper drive it under one lock, and every change
-//! it makes is queued for the journal in the order it happened.
+//! Jobs and their units as an explicit state machine, without I/O: the
+//! scheduler's event loop owns it and runs the gRPC services' and the
+//! lease reaper's tasks on it, and every change it makes is queued for the
+//! journal in the order it happened.
 //!
 //! Job: Queued -> Running -> Done | Failed; Queued | Running -> Cancelled;
 //! Failed -> Running (resumed). Unit: see [`unit`]: leased to one machine
@@ -210,6 +211,17 @@ pub enum JobError {
     CannotResume { id: String, reason: String },
 }
 
+/// A new job with its units laid out, built where it costs nothing to
+/// others (its summary takes one step per unit) before [`Jobs::add`].
+#[derive(Debug)]
+pub struct NewJob(Job);
+
+impl NewJob {
+    pub fn new(id: String, spec: JobSpec, plan: PlannedJob) -> NewJob {
+        NewJob(Job::new(id, spec, plan))
+    }
+}
+
 /// Every job, in submission order.
 #[derive(Debug)]
 pub struct Jobs {
@@ -245,6 +257,11 @@ impl Jobs {
         std::mem::take(&mut self.outbox)
     }
 
+    /// How many changes wait for the journal.
+    pub fn pending_ops(&self) -> usize {
+        self.outbox.len()
+    }
+
     /// The most leaves a count of one of the job's units can be (`None` for
     /// no such job).
     pub fn count_limit(&self, job_id: &str) -> Option<u128> {
@@ -266,7 +283,12 @@ impl Jobs {
     /// [`crate::journal::Op::Submit`]): it is queued, or done at once when
     /// planning settled everything.
     pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob) {
-        let job = self.insert(Job::new(id, spec, plan));
+        self.add(NewJob::new(id, spec, plan));
+    }
+
+    /// [`Jobs::submit`] of a job built beforehand, off the scheduler.
+    pub fn add(&mut self, job: NewJob) {
+        let job = self.insert(job.0);
         if job.units_total == 0 {
             // Nothing to count: everything was settled while planning.
             job.started_ms = Some(unix_ms());
