@@ -166,7 +166,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     let check_mask = if checkers == 0 {
         !0
     } else {
-        BETWEEN[k][checkers.trailing_zeros() as usize] | checkers
+        BETWEEN[k][(checkers.trailing_zeros() & 63) as usize] | checkers
     };
     let allowed = !ours & check_mask;
 
@@ -226,7 +226,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     }
 
     if checkers == 0 {
-        castling::<WHITE, S, I>(pos, sink, king, occupied, isa);
+        castling::<WHITE, S, I>(pos, sink, king, occupied, king_targets, isa);
     }
 }
 
@@ -299,13 +299,17 @@ fn pawn_moves<const WHITE: bool, S: Sink>(
 
 /// Castling: the right, an empty path between king and rook, and no
 /// attacked square on the king's way (the caller checked it is not in
-/// check).
+/// check). The square next to the king is safe exactly when it is one of
+/// the king's own targets (`king_targets`): those were tested with the
+/// king off the board, but a ray through the king's square would be a
+/// check, and there is none.
 #[inline(always)]
 fn castling<const WHITE: bool, S: Sink, I: Isa>(
     pos: &Chess,
     sink: &mut S,
     king: Square,
     occupied: u64,
+    king_targets: u64,
     isa: I,
 ) {
     let (king_side, queen_side, them) = if WHITE {
@@ -315,7 +319,7 @@ fn castling<const WHITE: bool, S: Sink, I: Isa>(
     };
     if pos.castling & king_side != 0
         && occupied & (bit(king + 1) | bit(king + 2)) == 0
-        && pos.attackers(isa, king + 1, them, occupied, 0) == 0
+        && king_targets & bit(king + 1) != 0
         && pos.attackers(isa, king + 2, them, occupied, 0) == 0
     {
         sink.one(ChessMove {
@@ -327,7 +331,7 @@ fn castling<const WHITE: bool, S: Sink, I: Isa>(
     }
     if pos.castling & queen_side != 0
         && occupied & (bit(king - 1) | bit(king - 2) | bit(king - 3)) == 0
-        && pos.attackers(isa, king - 1, them, occupied, 0) == 0
+        && king_targets & bit(king - 1) != 0
         && pos.attackers(isa, king - 2, them, occupied, 0) == 0
     {
         sink.one(ChessMove {

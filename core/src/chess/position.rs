@@ -267,7 +267,9 @@ impl Chess {
     /// The king square of `colour`.
     #[inline(always)]
     pub(super) const fn king(&self, colour: Colour) -> Square {
-        (self.pieces[Piece::King as usize] & self.colours[colour.index()]).trailing_zeros() as Square
+        // Every position has both kings, so `& 63` changes nothing (and
+        // spares bounds checks where the square indexes a table).
+        ((self.pieces[Piece::King as usize] & self.colours[colour.index()]).trailing_zeros() & 63) as Square
     }
 
     /// The piece on `square`, if any.
@@ -376,7 +378,8 @@ impl Chess {
                 next.pieces[piece.index()] |= to;
             }
         }
-        next.castling &= CASTLING_KEPT[usize::from(mv.from)] & CASTLING_KEPT[usize::from(mv.to)];
+        // A move's squares are below 64; `& 63` spares the bounds checks.
+        next.castling &= CASTLING_KEPT[usize::from(mv.from & 63)] & CASTLING_KEPT[usize::from(mv.to & 63)];
         next.halfmove = if capture || mv.piece == Piece::Pawn {
             0
         } else {
