@@ -72,6 +72,58 @@ impl Kernel {
     }
 }
 
+/// The instruction set a copy of the counting recursion runs with, as a
+/// type, handed to the game's generator ([`Game::count_moves_on`] and the
+/// like), so that it can pick instructions the copy has (chess looks its
+/// sliders up with BMI2's PEXT in the x86-64-v3 copy) while the portable
+/// copy keeps to the baseline.
+///
+/// [`Game::count_moves_on`]: crate::Game::count_moves_on
+pub trait Isa: Copy + fmt::Debug + Send + Sync + 'static {
+    /// Whether BMI2 (`pext`) may be executed: only true for a type whose
+    /// values exist only on CPUs that have it.
+    const BMI2: bool;
+    /// Whether `popcnt` is compiled in (so `count_ones` is one instruction).
+    const POPCNT: bool;
+}
+
+/// The baseline: any CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AnyCpu;
+
+impl Isa for AnyCpu {
+    const BMI2: bool = false;
+    const POPCNT: bool = false;
+}
+
+/// Proof that the CPU runs x86-64-v3 ([`Kernel::X86_64V3`]): a value exists
+/// only where [`Kernel::is_available`] said so (or where an `unsafe` caller
+/// vouched for it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct V3Cpu(());
+
+impl V3Cpu {
+    /// The proof, when this CPU runs x86-64-v3.
+    pub fn detect() -> Option<V3Cpu> {
+        Kernel::X86_64V3.is_available().then_some(V3Cpu(()))
+    }
+
+    /// The proof without checking.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must run x86-64-v3: `Kernel::X86_64V3.is_available()`.
+    #[inline(always)]
+    pub const unsafe fn new_unchecked() -> V3Cpu {
+        V3Cpu(())
+    }
+}
+
+impl Isa for V3Cpu {
+    const BMI2: bool = cfg!(target_arch = "x86_64");
+    const POPCNT: bool = cfg!(target_arch = "x86_64");
+}
+
 /// Kernels in the order `best` tries them.
 const PREFERENCE: [Kernel; 2] = [Kernel::X86_64V3, Kernel::Portable];
 

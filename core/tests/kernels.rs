@@ -4,7 +4,7 @@
 //! the `unsafe` calls into the `#[target_feature]` copies of the recursion.
 
 use perft_core::published::published;
-use perft_core::{Checkers, Counter, Game, GameKind, Kernel, Leaves, Reversi, TranspositionTable};
+use perft_core::{Checkers, Chess, Counter, Game, GameKind, Kernel, Leaves, Reversi, TranspositionTable};
 
 /// Positions reached by `plies` pseudo-random legal moves from the start
 /// (a fixed linear congruential sequence, so every run tests the same).
@@ -74,6 +74,14 @@ fn every_reversi_kernel_counts_the_same() {
 fn every_checkers_kernel_counts_the_same() {
     let positions = playouts::<Checkers>(8, 80);
     kernels_agree(GameKind::Checkers, 10, &positions, 5);
+}
+
+/// Chess looks its sliders up by PEXT on the x86-64-v3 kernel and by magic
+/// multiplication on the portable one: both count the same.
+#[test]
+fn every_chess_kernel_counts_the_same() {
+    let positions = playouts::<Chess>(8, 80);
+    kernels_agree(GameKind::Chess, 5, &positions, 3);
 }
 
 #[test]

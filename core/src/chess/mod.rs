@@ -13,12 +13,17 @@ mod key;
 mod movegen;
 mod packed;
 mod position;
+/// The slider tables' layout, shared (by `include!`) with the build script,
+/// which uses parts the crate does not.
+#[allow(dead_code)]
+mod slider_layout;
 
 pub use bitboard::{Square, parse_square, square_name};
 pub use fen::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
 
 use crate::game::{BenchCase, BenchCases, Game};
+use crate::kernel::{AnyCpu, Isa};
 use crate::published::Published;
 
 impl Chess {
@@ -112,12 +117,34 @@ impl Game for Chess {
 
     #[inline(always)]
     fn count_moves(&self) -> u64 {
-        movegen::count_moves(self)
+        movegen::count_moves_on(self, AnyCpu)
     }
 
     #[inline(always)]
     fn play(&self, mv: ChessMove) -> Chess {
-        self.play_move(mv)
+        self.play_move(AnyCpu, mv)
+    }
+
+    /// Moves generated into a list on the stack, then handed out: the
+    /// callback (the next ply of the recursion) is not inlined at every
+    /// place generation produces a move.
+    #[inline(always)]
+    fn for_each_move_on<I: Isa>(&self, isa: I, mut f: impl FnMut(ChessMove)) {
+        let mut moves = ChessMoves::new();
+        movegen::generate_into(self, &mut moves, isa);
+        for &mv in moves.iter() {
+            f(mv);
+        }
+    }
+
+    #[inline(always)]
+    fn count_moves_on<I: Isa>(&self, isa: I) -> u64 {
+        movegen::count_moves_on(self, isa)
+    }
+
+    #[inline(always)]
+    fn play_on<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
+        self.play_move(isa, mv)
     }
 
     fn format_move(&self, mv: ChessMove) -> String {

@@ -8,11 +8,12 @@
 //! [`Sink`], so counting at depth 1 runs the same code with popcounts in
 //! place of pushes.
 
-use super::attacks::sliders;
+use super::attacks;
 use super::bitboard::{BETWEEN, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_8, Square, Squares, bit};
 use super::position::{
     Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of, rights,
 };
+use crate::kernel::{AnyCpu, Isa};
 
 /// Where generated moves go.
 pub(super) trait Sink {
@@ -108,10 +109,14 @@ const fn forward<const WHITE: bool>(board: u64) -> u64 {
     if WHITE { board << 8 } else { board >> 8 }
 }
 
-/// Every legal move of the side to move (`WHITE` must match it) into `sink`.
+/// Every legal move of the side to move (`WHITE` must match it) into `sink`,
+/// sliders looked up on `isa`.
+///
+/// No closures here or below: a closure is compiled with the target
+/// features of the function it is written in, and this code is inlined into
+/// each kernel copy of the recursion.
 #[inline(always)]
-pub(super) fn generate<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S) {
-    let tables = sliders();
+pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &mut S, isa: I) {
     let (us, them) = if WHITE {
         (Colour::White, Colour::Black)
     } else {
@@ -120,19 +125,36 @@ pub(super) fn generate<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S) {
     let ours = pos.colours[us.index()];
     let theirs = pos.colours[them.index()];
     let occupied = ours | theirs;
-    let piece = |p: Piece| pos.pieces[p.index()];
+    let pieces = &pos.pieces;
+    let queens = pieces[Piece::Queen.index()];
     let king = pos.king(us);
-    let their_rooks = (piece(Piece::Rook) | piece(Piece::Queen)) & theirs;
-    let their_bishops = (piece(Piece::Bishop) | piece(Piece::Queen)) & theirs;
+    let k = usize::from(king);
+    let their_rooks = (pieces[Piece::Rook.index()] | queens) & theirs;
+    let their_bishops = (pieces[Piece::Bishop.index()] | queens) & theirs;
 
-    let checkers = pos.attackers(king, them, occupied, 0);
+    // Enemy sliders on the king's lines, seen through our own pieces: with
+    // nothing between, a checker; with one of ours alone between, a pin.
+    // Leapers and pawns are the only other checkers.
+    let mut checkers = (KNIGHT[k] & pieces[Piece::Knight.index()] & theirs)
+        | (pawn_attackers_of(them, king) & pieces[Piece::Pawn.index()] & theirs);
+    let mut pinned = 0u64;
+    let snipers = (attacks::rook(isa, king, theirs) & their_rooks)
+        | (attacks::bishop(isa, king, theirs) & their_bishops);
+    for sniper in Squares(snipers) {
+        let between = BETWEEN[k][usize::from(sniper)] & occupied;
+        if between == 0 {
+            checkers |= bit(sniper);
+        } else if !more_than_one(between) {
+            pinned |= between & ours;
+        }
+    }
 
     // The king: each target tested with the king off the board, so it
     // cannot hide behind itself from a slider.
     let without_king = occupied ^ bit(king);
     let mut king_targets = 0;
-    for to in Squares(KING[usize::from(king)] & !ours) {
-        if pos.attackers(to, them, without_king, 0) == 0 {
+    for to in Squares(KING[k] & !ours) {
+        if pos.attackers(isa, to, them, without_king, 0) == 0 {
             king_targets |= bit(to);
         }
     }
@@ -144,59 +166,55 @@ pub(super) fn generate<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S) {
     let check_mask = if checkers == 0 {
         !0
     } else {
-        BETWEEN[usize::from(king)][checkers.trailing_zeros() as usize] | checkers
+        BETWEEN[k][(checkers.trailing_zeros() & 63) as usize] | checkers
     };
-
-    // Pinned pieces: ours alone between the king and an enemy slider.
-    let mut pinned = 0u64;
-    let snipers = (tables.rook(king, theirs) & their_rooks) | (tables.bishop(king, theirs) & their_bishops);
-    for sniper in Squares(snipers) {
-        let between = BETWEEN[usize::from(king)][usize::from(sniper)] & occupied;
-        if between != 0 && !more_than_one(between) {
-            pinned |= between & ours;
-        }
-    }
     let allowed = !ours & check_mask;
-    let pin_ray = |from: Square| {
-        if pinned & bit(from) != 0 {
-            LINE[usize::from(king)][usize::from(from)]
-        } else {
-            !0
-        }
-    };
 
-    for from in Squares(piece(Piece::Knight) & ours & !pinned) {
+    // Unpinned pieces first; a pinned piece moves along its pin ray (a
+    // pinned knight never moves).
+    let free = ours & !pinned;
+    for from in Squares(pieces[Piece::Knight.index()] & free) {
         sink.targets(from, Piece::Knight, KNIGHT[usize::from(from)] & allowed);
     }
-    for from in Squares(piece(Piece::Bishop) & ours) {
-        sink.targets(
-            from,
-            Piece::Bishop,
-            tables.bishop(from, occupied) & allowed & pin_ray(from),
-        );
+    // A queen's diagonal and straight moves are handed out separately (they
+    // are disjoint): one loop per direction set, no loop for queens.
+    for from in Squares((pieces[Piece::Bishop.index()] | queens) & free) {
+        let piece = if queens & bit(from) != 0 {
+            Piece::Queen
+        } else {
+            Piece::Bishop
+        };
+        sink.targets(from, piece, attacks::bishop(isa, from, occupied) & allowed);
     }
-    for from in Squares(piece(Piece::Rook) & ours) {
-        sink.targets(
-            from,
-            Piece::Rook,
-            tables.rook(from, occupied) & allowed & pin_ray(from),
-        );
+    for from in Squares((pieces[Piece::Rook.index()] | queens) & free) {
+        let piece = if queens & bit(from) != 0 {
+            Piece::Queen
+        } else {
+            Piece::Rook
+        };
+        sink.targets(from, piece, attacks::rook(isa, from, occupied) & allowed);
     }
-    for from in Squares(piece(Piece::Queen) & ours) {
-        sink.targets(
-            from,
-            Piece::Queen,
-            tables.queen(from, occupied) & allowed & pin_ray(from),
-        );
+    if pinned != 0 {
+        for from in Squares(pinned & !pieces[Piece::Pawn.index()]) {
+            let ray = LINE[k][usize::from(from)] & allowed;
+            let b = bit(from);
+            if pieces[Piece::Bishop.index()] & b != 0 {
+                sink.targets(from, Piece::Bishop, attacks::bishop(isa, from, occupied) & ray);
+            } else if pieces[Piece::Rook.index()] & b != 0 {
+                sink.targets(from, Piece::Rook, attacks::rook(isa, from, occupied) & ray);
+            } else if queens & b != 0 {
+                sink.targets(from, Piece::Queen, attacks::queen(isa, from, occupied) & ray);
+            }
+        }
     }
 
     pawn_moves::<WHITE, S>(pos, sink, pinned, check_mask, king);
 
     if pos.en_passant != NO_SQUARE {
         let to = pos.en_passant;
-        let capturers = pawn_attackers_of(us, to) & piece(Piece::Pawn) & ours;
+        let capturers = pawn_attackers_of(us, to) & pieces[Piece::Pawn.index()] & ours;
         for from in Squares(capturers) {
-            if pos.en_passant_is_legal(from, to) {
+            if pos.en_passant_is_legal(isa, from, to) {
                 sink.one(ChessMove {
                     from,
                     to,
@@ -208,7 +226,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S) {
     }
 
     if checkers == 0 {
-        castling::<WHITE, S>(pos, sink, king, occupied);
+        castling::<WHITE, S, I>(pos, sink, king, occupied, king_targets, isa);
     }
 }
 
@@ -281,19 +299,28 @@ fn pawn_moves<const WHITE: bool, S: Sink>(
 
 /// Castling: the right, an empty path between king and rook, and no
 /// attacked square on the king's way (the caller checked it is not in
-/// check).
+/// check). The square next to the king is safe exactly when it is one of
+/// the king's own targets (`king_targets`): those were tested with the
+/// king off the board, but a ray through the king's square would be a
+/// check, and there is none.
 #[inline(always)]
-fn castling<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S, king: Square, occupied: u64) {
+fn castling<const WHITE: bool, S: Sink, I: Isa>(
+    pos: &Chess,
+    sink: &mut S,
+    king: Square,
+    occupied: u64,
+    king_targets: u64,
+    isa: I,
+) {
     let (king_side, queen_side, them) = if WHITE {
         (rights::WHITE_KING, rights::WHITE_QUEEN, Colour::Black)
     } else {
         (rights::BLACK_KING, rights::BLACK_QUEEN, Colour::White)
     };
-    let safe = |square: Square| pos.attackers(square, them, occupied, 0) == 0;
     if pos.castling & king_side != 0
         && occupied & (bit(king + 1) | bit(king + 2)) == 0
-        && safe(king + 1)
-        && safe(king + 2)
+        && king_targets & bit(king + 1) != 0
+        && pos.attackers(isa, king + 2, them, occupied, 0) == 0
     {
         sink.one(ChessMove {
             from: king,
@@ -304,8 +331,8 @@ fn castling<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S, king: Square,
     }
     if pos.castling & queen_side != 0
         && occupied & (bit(king - 1) | bit(king - 2) | bit(king - 3)) == 0
-        && safe(king - 1)
-        && safe(king - 2)
+        && king_targets & bit(king - 1) != 0
+        && pos.attackers(isa, king - 2, them, occupied, 0) == 0
     {
         sink.one(ChessMove {
             from: king,
@@ -316,45 +343,52 @@ fn castling<const WHITE: bool, S: Sink>(pos: &Chess, sink: &mut S, king: Square,
     }
 }
 
+/// Every legal move into `sink`, sliders looked up on `isa`.
+#[inline(always)]
+pub(super) fn generate_into<S: Sink, I: Isa>(pos: &Chess, sink: &mut S, isa: I) {
+    match pos.side {
+        Colour::White => generate::<true, S, I>(pos, sink, isa),
+        Colour::Black => generate::<false, S, I>(pos, sink, isa),
+    }
+}
+
 /// Every legal move.
 pub(super) fn legal_moves(pos: &Chess) -> ChessMoves {
     let mut moves = ChessMoves::new();
-    match pos.side {
-        Colour::White => generate::<true, _>(pos, &mut moves),
-        Colour::Black => generate::<false, _>(pos, &mut moves),
-    }
+    generate_into(pos, &mut moves, AnyCpu);
     moves
 }
 
-/// The number of legal moves, counted without making them. Counting is
-/// popcounts; the default x86-64 target has no popcount instruction, so
-/// where the CPU has one the counter runs a copy compiled to use it.
+/// The number of legal moves, counted without making them, sliders looked
+/// up on `isa`. Counting is popcounts: where `isa` does not include
+/// popcnt (the default x86-64 target has none) but the CPU has it, the
+/// counter runs a copy compiled to use it.
 #[inline(always)]
-pub(super) fn count_moves(pos: &Chess) -> u64 {
+pub(super) fn count_moves_on<I: Isa>(pos: &Chess, isa: I) -> u64 {
+    if I::POPCNT {
+        return count_moves_portable(pos, isa);
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: `count_moves_popcnt` only needs the popcnt instruction,
         // which the CPU was just found to have.
         return unsafe { count_moves_popcnt(pos) };
     }
-    count_moves_portable(pos)
+    count_moves_portable(pos, isa)
 }
 
 /// [`count_moves_portable`] compiled with the popcnt instruction.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 pub(super) fn count_moves_popcnt(pos: &Chess) -> u64 {
-    count_moves_portable(pos)
+    count_moves_portable(pos, AnyCpu)
 }
 
 /// The number of legal moves, for any CPU.
 #[inline(always)]
-pub(super) fn count_moves_portable(pos: &Chess) -> u64 {
+pub(super) fn count_moves_portable<I: Isa>(pos: &Chess, isa: I) -> u64 {
     let mut count = Count(0);
-    match pos.side {
-        Colour::White => generate::<true, _>(pos, &mut count),
-        Colour::Black => generate::<false, _>(pos, &mut count),
-    }
+    generate_into(pos, &mut count, isa);
     count.0
 }
 
@@ -373,8 +407,14 @@ mod tests {
             for _ in 0..(state % 120) {
                 let moves = legal_moves(&pos);
                 let expected = moves.len() as u64;
-                assert_eq!(count_moves_portable(&pos), expected, "{pos}");
-                assert_eq!(count_moves(&pos), expected, "{pos}");
+                assert_eq!(count_moves_portable(&pos, AnyCpu), expected, "{pos}");
+                assert_eq!(count_moves_on(&pos, AnyCpu), expected, "{pos}");
+                if let Some(v3) = crate::kernel::V3Cpu::detect() {
+                    assert_eq!(count_moves_on(&pos, v3), expected, "{pos}");
+                    let mut on_v3 = ChessMoves::new();
+                    generate_into(&pos, &mut on_v3, v3);
+                    assert_eq!(on_v3, moves, "{pos}");
+                }
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("popcnt") {
                     // SAFETY: the CPU has popcnt (checked just above).
@@ -386,7 +426,7 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+                pos = Game::play(&pos, moves[(state % moves.len() as u64) as usize]);
             }
         }
     }

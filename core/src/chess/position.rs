@@ -2,9 +2,10 @@
 
 use arrayvec::ArrayVec;
 
-use super::attacks::sliders;
+use super::attacks;
 use super::bitboard::{BLACK_PAWN_ATTACKS, KING, KNIGHT, Square, WHITE_PAWN_ATTACKS, bit, square_name};
 use crate::game::MoveSet;
+use crate::kernel::Isa;
 
 /// A side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -266,7 +267,9 @@ impl Chess {
     /// The king square of `colour`.
     #[inline(always)]
     pub(super) const fn king(&self, colour: Colour) -> Square {
-        (self.pieces[Piece::King as usize] & self.colours[colour.index()]).trailing_zeros() as Square
+        // Every position has both kings, so `& 63` changes nothing (and
+        // spares bounds checks where the square indexes a table).
+        ((self.pieces[Piece::King as usize] & self.colours[colour.index()]).trailing_zeros() & 63) as Square
     }
 
     /// The piece on `square`, if any.
@@ -286,44 +289,56 @@ impl Chess {
     /// Pieces of `by` attacking `square`, with `occupied` as the blockers
     /// and `removed` taken off `by`'s pieces.
     #[inline(always)]
-    pub(super) fn attackers(&self, square: Square, by: Colour, occupied: u64, removed: u64) -> u64 {
+    pub(super) fn attackers<I: Isa>(
+        &self,
+        isa: I,
+        square: Square,
+        by: Colour,
+        occupied: u64,
+        removed: u64,
+    ) -> u64 {
         let theirs = self.colours[by.index()] & !removed;
         let s = usize::from(square);
-        let tables = sliders();
         let rooks = (self.pieces[Piece::Rook as usize] | self.pieces[Piece::Queen as usize]) & theirs;
         let bishops = (self.pieces[Piece::Bishop as usize] | self.pieces[Piece::Queen as usize]) & theirs;
         (KNIGHT[s] & self.pieces[Piece::Knight as usize] & theirs)
             | (KING[s] & self.pieces[Piece::King as usize] & theirs)
             | (pawn_attackers_of(by, square) & self.pieces[Piece::Pawn as usize] & theirs)
-            | (tables.rook(square, occupied) & rooks)
-            | (tables.bishop(square, occupied) & bishops)
+            | (attacks::rook(isa, square, occupied) & rooks)
+            | (attacks::bishop(isa, square, occupied) & bishops)
     }
 
     /// Whether the side to move can take en passant from `from` onto
     /// `to` without leaving its king attacked. This is the one move tested
     /// on the board after it: taking removes two pieces from one rank, which
     /// no pin ray describes.
-    #[inline]
-    pub(super) fn en_passant_is_legal(&self, from: Square, to: Square) -> bool {
+    #[inline(always)]
+    pub(super) fn en_passant_is_legal<I: Isa>(&self, isa: I, from: Square, to: Square) -> bool {
         let captured = bit(to ^ 8);
         let occupied = (self.occupied() ^ bit(from) ^ captured) | bit(to);
         let king = self.king(self.side);
-        self.attackers(king, self.side.other(), occupied, captured) == 0
+        self.attackers(isa, king, self.side.other(), occupied, captured) == 0
     }
 
     /// The en passant square to keep after a double push over `passed`:
     /// the square when some pawn of the side to move can legally take.
-    pub(super) fn legal_en_passant(&self, passed: Square) -> u8 {
+    #[inline(always)]
+    pub(super) fn legal_en_passant<I: Isa>(&self, isa: I, passed: Square) -> u8 {
         let capturers = pawn_attackers_of(self.side, passed)
             & self.pieces[Piece::Pawn as usize]
             & self.colours[self.side.index()];
-        let legal = super::bitboard::Squares(capturers).any(|from| self.en_passant_is_legal(from, passed));
-        if legal { passed } else { NO_SQUARE }
+        // A loop, not a closure: this is inlined into each kernel copy.
+        for from in super::bitboard::Squares(capturers) {
+            if self.en_passant_is_legal(isa, from, passed) {
+                return passed;
+            }
+        }
+        NO_SQUARE
     }
 
     /// The position after `mv`, which must be legal here.
     #[inline(always)]
-    pub(super) fn play_move(&self, mv: ChessMove) -> Chess {
+    pub(super) fn play_move<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
         let mut next = *self;
         let (us, them) = (self.side.index(), self.side.other().index());
         let (from, to) = (bit(mv.from), bit(mv.to));
@@ -341,7 +356,7 @@ impl Chess {
             MoveKind::Normal => {}
             MoveKind::DoublePush => {
                 next.side = self.side.other();
-                next.en_passant = next.legal_en_passant((mv.from + mv.to) / 2);
+                next.en_passant = next.legal_en_passant(isa, (mv.from + mv.to) / 2);
             }
             MoveKind::EnPassant => {
                 let captured = bit(mv.to ^ 8);
@@ -363,7 +378,8 @@ impl Chess {
                 next.pieces[piece.index()] |= to;
             }
         }
-        next.castling &= CASTLING_KEPT[usize::from(mv.from)] & CASTLING_KEPT[usize::from(mv.to)];
+        // A move's squares are below 64; `& 63` spares the bounds checks.
+        next.castling &= CASTLING_KEPT[usize::from(mv.from & 63)] & CASTLING_KEPT[usize::from(mv.to & 63)];
         next.halfmove = if capture || mv.piece == Piece::Pawn {
             0
         } else {
