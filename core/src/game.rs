@@ -6,6 +6,7 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::str::FromStr;
 
+use crate::kernel::Isa;
 use crate::published::Published;
 use crate::table::TableKey;
 
@@ -130,6 +131,28 @@ pub trait Game:
 
     /// The position after `mv`, which must be one of `self.legal_moves()`.
     fn play(&self, mv: Self::Move) -> Self;
+
+    /// [`Game::for_each_move`] on the instructions `isa` allows: what the
+    /// counting kernels call.
+    #[inline(always)]
+    fn for_each_move_on<I: Isa>(&self, isa: I, f: impl FnMut(Self::Move)) {
+        let _ = isa;
+        self.for_each_move(f);
+    }
+
+    /// [`Game::count_moves`] on the instructions `isa` allows.
+    #[inline(always)]
+    fn count_moves_on<I: Isa>(&self, isa: I) -> u64 {
+        let _ = isa;
+        self.count_moves()
+    }
+
+    /// [`Game::play`] on the instructions `isa` allows.
+    #[inline(always)]
+    fn play_on<I: Isa>(&self, isa: I, mv: Self::Move) -> Self {
+        let _ = isa;
+        self.play(mv)
+    }
 
     /// The move in the game's notation (`d3`, `pass`, `11-15`, `1x10x19`,
     /// `e7e8q`).

@@ -8,6 +8,11 @@
 //! disassembly show no call out of the Reversi copy). Left out of line: the
 //! table's probe and store (`#[inline]`, memory-bound) and the checkers
 //! capture recursion past the first jump (`follow_captures_rec`).
+//!
+//! Game code that has faster instructions to offer (Reversi's AVX2
+//! mobility and flips) is handed an [`Isa`] value by the kernel: a
+//! zero-sized proof of what the CPU runs, so a portable kernel can never
+//! reach an AVX2 path.
 
 use std::fmt;
 
@@ -78,5 +83,56 @@ const PREFERENCE: [Kernel; 2] = [Kernel::X86_64V3, Kernel::Portable];
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// What the kernel running a game's code lets it use, as a zero-sized
+/// value: game code asks [`Isa::avx2`] and takes its AVX2 path only with
+/// the proof in hand.
+pub trait Isa: Copy + Send + Sync + 'static {
+    /// The proof that this CPU runs AVX2 (and the rest of x86-64-v3), when
+    /// this kernel may use it.
+    fn avx2(self) -> Option<Avx2>;
+}
+
+/// The portable kernel: no instruction beyond the build's target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Portable;
+
+impl Isa for Portable {
+    #[inline(always)]
+    fn avx2(self) -> Option<Avx2> {
+        None
+    }
+}
+
+/// Proof that this CPU runs the x86-64-v3 instructions (AVX2, BMI1/2,
+/// LZCNT, POPCNT): only made after checking, or inside the v3 kernel that
+/// only runs after checking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx2(());
+
+impl Avx2 {
+    /// The proof, when this CPU gives it.
+    pub fn detect() -> Option<Avx2> {
+        Kernel::X86_64V3.is_available().then_some(Avx2(()))
+    }
+
+    /// The proof, unchecked.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must run x86-64-v3 ([`Kernel::X86_64V3`] is available).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) const unsafe fn new_unchecked() -> Avx2 {
+        Avx2(())
+    }
+}
+
+impl Isa for Avx2 {
+    #[inline(always)]
+    fn avx2(self) -> Option<Avx2> {
+        Some(self)
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::count::{Leaves, Leaves64};
 use crate::game::Game;
-use crate::kernel::Kernel;
+use crate::kernel::{Isa, Kernel};
 use crate::table::{StoredCount, TranspositionTable};
 
 /// Leaves of a node whose side to move has no move: one "higher" leaf where
@@ -30,8 +30,8 @@ fn game_over<G: Game>() -> Leaves64 {
 /// last ply, and the game only ends at the node it reaches (Bik's
 /// convention; the published Reversi `higher` counts depend on it).
 #[inline(always)]
-fn perft_1<G: Game>(pos: &G) -> Leaves64 {
-    match pos.count_moves() {
+fn perft_1<G: Game, I: Isa>(pos: &G, isa: I) -> Leaves64 {
+    match pos.count_moves_on(isa) {
         0 => Leaves64::full(u64::from(G::GAME_OVER_IS_LEAF)),
         n => Leaves64::full(n),
     }
@@ -39,11 +39,11 @@ fn perft_1<G: Game>(pos: &G) -> Leaves64 {
 
 /// Depths 0 and 1, which need no move list.
 #[inline(always)]
-fn perft_0_1<G: Game>(pos: &G, depth: u32) -> Leaves64 {
+fn perft_0_1<G: Game, I: Isa>(pos: &G, isa: I, depth: u32) -> Leaves64 {
     if depth == 0 {
         Leaves64::full(1)
     } else {
-        perft_1(pos)
+        perft_1(pos, isa)
     }
 }
 
@@ -81,9 +81,12 @@ fn store<G: Game>(table: &TranspositionTable, key: &G::Key, depth: u32, total: L
 /// and the closures here are the bodies of the two last plies. Everything
 /// else these functions call is `#[inline(always)]`.
 macro_rules! kernel_copy {
-    ($module:ident $(, #[$attr:meta])*) => {
+    ($module:ident, $isa:ty, $make_isa:expr $(, #[$attr:meta])*) => {
         mod $module {
             use super::*;
+
+            /// What game code may use inside this copy.
+            const ISA: $isa = $make_isa;
 
             /// Depth 2: the children's move counts. At most `MAX_MOVES^2`
             /// leaves, so the sum cannot overflow.
@@ -92,9 +95,9 @@ macro_rules! kernel_copy {
             fn perft_2<G: Game>(pos: &G) -> Leaves64 {
                 let mut total = Leaves64::ZERO;
                 let mut moves = 0u32;
-                pos.for_each_move(|mv| {
+                pos.for_each_move_on(ISA, |mv| {
                     moves += 1;
-                    total = total.add_small(perft_1(&pos.play(mv)));
+                    total = total.add_small(perft_1(&pos.play_on(ISA, mv), ISA));
                 });
                 if moves == 0 { game_over::<G>() } else { total }
             }
@@ -107,10 +110,10 @@ macro_rules! kernel_copy {
             fn sum_children<G: Game>(pos: &G, mut child: impl FnMut(&G) -> Option<Leaves64>) -> Option<Leaves64> {
                 let mut total = Some(Leaves64::ZERO);
                 let mut moves = 0u32;
-                pos.for_each_move(|mv| {
+                pos.for_each_move_on(ISA, |mv| {
                     moves += 1;
                     if let Some(sum) = total {
-                        total = child(&pos.play(mv)).and_then(|n| sum.checked_add(n));
+                        total = child(&pos.play_on(ISA, mv)).and_then(|n| sum.checked_add(n));
                     }
                 });
                 if moves == 0 { Some(game_over::<G>()) } else { total }
@@ -120,7 +123,7 @@ macro_rules! kernel_copy {
             $(#[$attr])*
             pub(super) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
                 match depth {
-                    0 | 1 => Some(perft_0_1(pos, depth)),
+                    0 | 1 => Some(perft_0_1(pos, ISA, depth)),
                     2 => Some(perft_2(pos)),
                     _ => sum_children(pos, |child| perft_u64(child, depth - 1)),
                 }
@@ -151,9 +154,17 @@ macro_rules! kernel_copy {
     };
 }
 
-kernel_copy!(portable);
+kernel_copy!(portable, crate::kernel::Portable, crate::kernel::Portable);
 #[cfg(target_arch = "x86_64")]
-kernel_copy!(v3, #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]);
+kernel_copy!(
+    v3,
+    crate::kernel::Avx2,
+    // SAFETY: the functions of this copy are `#[target_feature]` ones,
+    // called (unsafely) only once `Kernel::X86_64V3.is_available()` held,
+    // so the proof is true wherever it is used.
+    unsafe { crate::kernel::Avx2::new_unchecked() },
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+);
 
 /// The leaves of the tree of `depth` plies below `pos`, counted on the best
 /// kernel for this CPU.

@@ -1,5 +1,8 @@
 //! Bit-parallel Reversi kernels: the legal-move mask and the discs a move
-//! flips. Portable `u64` code; the ray tables are computed at compile time.
+//! flips. Portable `u64` code, and AVX2 copies that the x86-64-v3 kernel
+//! uses; the ray tables are computed at compile time.
+
+use crate::kernel::Isa;
 
 /// Files b..g: masks out wrap-around between the a and h files.
 const INNER_FILES: u64 = 0x7E7E_7E7E_7E7E_7E7E;
@@ -97,6 +100,117 @@ pub fn flips(player: u64, opponent: u64, square: u8) -> u64 {
     flipped
 }
 
+/// [`legal_moves_mask`] on the instructions `isa` allows.
+#[inline(always)]
+pub(crate) fn legal_moves_mask_on<I: Isa>(isa: I, player: u64, opponent: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2().is_some() {
+        // SAFETY: `isa` proved that this CPU runs AVX2.
+        return unsafe { avx2::legal_moves_mask(player, opponent) };
+    }
+    let _ = isa;
+    legal_moves_mask(player, opponent)
+}
+
+/// [`flips`] on the instructions `isa` allows.
+#[inline(always)]
+pub(crate) fn flips_on<I: Isa>(isa: I, player: u64, opponent: u64, square: u8) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2().is_some() {
+        // SAFETY: `isa` proved that this CPU runs AVX2.
+        return unsafe { avx2::flips(player, opponent, square) };
+    }
+    let _ = isa;
+    flips(player, opponent, square)
+}
+
+/// The AVX2 kernels: the four direction pairs of [`legal_moves_mask`] and
+/// [`flips`] side by side in the four 64-bit lanes of one vector.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm_cvtsi128_si64, _mm_or_si128, _mm_unpackhi_epi64, _mm256_and_si256, _mm256_andnot_si256,
+        _mm256_castsi256_si128, _mm256_cmpeq_epi64, _mm256_extracti128_si256, _mm256_or_si256,
+        _mm256_set_epi64x, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_sllv_epi64, _mm256_srli_epi64,
+        _mm256_srlv_epi64, _mm256_sub_epi64,
+    };
+
+    use super::{INNER_FILES, RAYS};
+
+    /// The OR of the four lanes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn or_lanes(v: __m256i) -> u64 {
+        let half = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+        _mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half))) as u64
+    }
+
+    /// [`super::legal_moves_mask`], the shifts 1, 8, 9 and 7 one per lane.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn legal_moves_mask(player: u64, opponent: u64) -> u64 {
+        let shift = _mm256_set_epi64x(7, 9, 8, 1);
+        let double = _mm256_set_epi64x(14, 18, 16, 2);
+        let inner = INNER_FILES as i64;
+        let files = _mm256_set_epi64x(inner, inner, -1, inner);
+        let p = _mm256_set1_epi64x(player as i64);
+        let mask = _mm256_and_si256(_mm256_set1_epi64x(opponent as i64), files);
+        let mut left = _mm256_and_si256(mask, _mm256_sllv_epi64(p, shift));
+        let mut right = _mm256_and_si256(mask, _mm256_srlv_epi64(p, shift));
+        left = _mm256_or_si256(left, _mm256_and_si256(mask, _mm256_sllv_epi64(left, shift)));
+        right = _mm256_or_si256(right, _mm256_and_si256(mask, _mm256_srlv_epi64(right, shift)));
+        let mask_left = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
+        let mask_right = _mm256_srlv_epi64(mask_left, shift);
+        left = _mm256_or_si256(left, _mm256_and_si256(mask_left, _mm256_sllv_epi64(left, double)));
+        right = _mm256_or_si256(
+            right,
+            _mm256_and_si256(mask_right, _mm256_srlv_epi64(right, double)),
+        );
+        left = _mm256_or_si256(left, _mm256_and_si256(mask_left, _mm256_sllv_epi64(left, double)));
+        right = _mm256_or_si256(
+            right,
+            _mm256_and_si256(mask_right, _mm256_srlv_epi64(right, double)),
+        );
+        let moves = _mm256_or_si256(_mm256_sllv_epi64(left, shift), _mm256_srlv_epi64(right, shift));
+        or_lanes(moves) & !(player | opponent)
+    }
+
+    /// [`super::flips`]: the four rays towards higher bits in one vector
+    /// (lowest stop by `x & -x`), the four towards lower bits in another
+    /// (highest stop by smearing it down and keeping what lies above).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn flips(player: u64, opponent: u64, square: u8) -> u64 {
+        let rays = &RAYS[square as usize];
+        let up = _mm256_set_epi64x(rays[3] as i64, rays[2] as i64, rays[1] as i64, rays[0] as i64);
+        let down = _mm256_set_epi64x(rays[7] as i64, rays[6] as i64, rays[5] as i64, rays[4] as i64);
+        let p = _mm256_set1_epi64x(player as i64);
+        let o = _mm256_set1_epi64x(opponent as i64);
+        let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi64x(1);
+
+        let stops = _mm256_andnot_si256(o, up);
+        let outflank = _mm256_and_si256(_mm256_and_si256(stops, _mm256_sub_epi64(zero, stops)), p);
+        let below = _mm256_and_si256(_mm256_sub_epi64(outflank, one), up);
+        let flipped_up = _mm256_andnot_si256(_mm256_cmpeq_epi64(outflank, zero), below);
+
+        let stops = _mm256_andnot_si256(o, down);
+        let mut smear = _mm256_or_si256(stops, _mm256_srli_epi64::<1>(stops));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<2>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<4>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<8>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<16>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<32>(smear));
+        // The highest stop: the smear without what lies below it.
+        let highest = _mm256_andnot_si256(_mm256_srli_epi64::<1>(smear), smear);
+        let outflank = _mm256_and_si256(highest, p);
+        let above = _mm256_andnot_si256(smear, down);
+        let flipped_down = _mm256_andnot_si256(_mm256_cmpeq_epi64(outflank, zero), above);
+
+        or_lanes(_mm256_or_si256(flipped_up, flipped_down))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +255,32 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn every_isa_matches_the_portable_kernels(a: u64, b: u64) {
+            let (player, opponent) = (a & !b, b & !a);
+            // Sparser boards too, so that long runs and open rays occur.
+            let (sparse_player, sparse_opponent) = (player & (a >> 7), opponent & (b >> 3));
+            let isas = [None, crate::kernel::Avx2::detect()];
+            for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
+                for isa in isas {
+                    let moves = match isa {
+                        Some(avx2) => legal_moves_mask_on(avx2, p, o),
+                        None => legal_moves_mask_on(crate::kernel::Portable, p, o),
+                    };
+                    proptest::prop_assert_eq!(moves, legal_moves_mask(p, o));
+                    for sq in 0..64u8 {
+                        if (p | o) & (1 << sq) == 0 {
+                            let flipped = match isa {
+                                Some(avx2) => flips_on(avx2, p, o, sq),
+                                None => flips_on(crate::kernel::Portable, p, o, sq),
+                            };
+                            proptest::prop_assert_eq!(flipped, flips(p, o, sq), "square {}", sq);
+                        }
+                    }
+                }
+            }
+        }
+
         #[test]
         fn kernels_match_square_by_square_walk(a: u64, b: u64) {
             let (player, opponent) = (a & !b, b & !a);
