@@ -147,6 +147,17 @@ pub trait Game:
         self.count_moves()
     }
 
+    /// The leaves two plies below, all at full depth, when the game counts
+    /// them faster than by playing each move and counting its child's
+    /// moves; `None` (the default) lets the kernel do that. A game whose
+    /// game-over nodes are leaves ([`Game::GAME_OVER_IS_LEAF`]) must return
+    /// `None` wherever a leaf could lie above full depth.
+    #[inline(always)]
+    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        let _ = isa;
+        None
+    }
+
     /// [`Game::play`] on the instructions `isa` allows.
     #[inline(always)]
     fn play_on<I: Isa>(&self, isa: I, mv: Self::Move) -> Self {
