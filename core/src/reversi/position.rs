@@ -1,6 +1,6 @@
 //! The Reversi position and its [`Game`] implementation.
 
-use super::bitboard::{flips_on, legal_moves_mask, legal_moves_mask_on};
+use super::bitboard::{count_two_plies_on, flips_on, legal_moves_mask, legal_moves_mask_on};
 use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
 use crate::kernel::{Isa, Portable};
 use crate::published::Published;
@@ -221,6 +221,15 @@ impl Game for Reversi {
             0 => u64::from(legal_moves_mask_on(isa, self.opponent, self.player) != 0),
             moves => u64::from(moves.count_ones()),
         }
+    }
+
+    /// Where the kernel has AVX2: every child's boards kept in vectors.
+    /// A child without a move counts 1, as the kernel's depth 1 counts it
+    /// (its pass, or its game over, lies at full depth); a parent without a
+    /// move is left to the kernel.
+    #[inline(always)]
+    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        count_two_plies_on(isa, self.player, self.opponent)
     }
 
     #[inline(always)]
