@@ -132,23 +132,33 @@ pub trait Game:
     /// The position after `mv`, which must be one of `self.legal_moves()`.
     fn play(&self, mv: Self::Move) -> Self;
 
-    /// [`Game::for_each_move`] on the instruction set `isa` proves: what
-    /// each copy of the counting recursion calls. Games whose generator
-    /// uses instructions beyond the baseline override it.
+    /// [`Game::for_each_move`] on the instructions `isa` allows: what the
+    /// counting kernels call.
     #[inline(always)]
     fn for_each_move_on<I: Isa>(&self, isa: I, f: impl FnMut(Self::Move)) {
         let _ = isa;
         self.for_each_move(f);
     }
 
-    /// [`Game::count_moves`] on the instruction set `isa` proves.
+    /// [`Game::count_moves`] on the instructions `isa` allows.
     #[inline(always)]
     fn count_moves_on<I: Isa>(&self, isa: I) -> u64 {
         let _ = isa;
         self.count_moves()
     }
 
-    /// [`Game::play`] on the instruction set `isa` proves.
+    /// The leaves two plies below, all at full depth, when the game counts
+    /// them faster than by playing each move and counting its child's
+    /// moves; `None` (the default) lets the kernel do that. A game whose
+    /// game-over nodes are leaves ([`Game::GAME_OVER_IS_LEAF`]) must return
+    /// `None` wherever a leaf could lie above full depth.
+    #[inline(always)]
+    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        let _ = isa;
+        None
+    }
+
+    /// [`Game::play`] on the instructions `isa` allows.
     #[inline(always)]
     fn play_on<I: Isa>(&self, isa: I, mv: Self::Move) -> Self {
         let _ = isa;

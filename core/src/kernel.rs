@@ -8,6 +8,11 @@
 //! disassembly show no call out of the Reversi copy). Left out of line: the
 //! table's probe and store (`#[inline]`, memory-bound) and the checkers
 //! capture recursion past the first jump (`follow_captures_rec`).
+//!
+//! Game code that has faster instructions to offer (Reversi's AVX2
+//! mobility and flips, chess's PEXT slider lookups) is handed an [`Isa`]
+//! value by the kernel: a zero-sized proof of what the CPU runs, so a
+//! portable kernel can never reach an AVX2 or BMI2 path.
 
 use std::fmt;
 
@@ -75,37 +80,41 @@ impl Kernel {
 /// The instruction set a copy of the counting recursion runs with, as a
 /// type, handed to the game's generator ([`Game::count_moves_on`] and the
 /// like), so that it can pick instructions the copy has (chess looks its
-/// sliders up with BMI2's PEXT in the x86-64-v3 copy) while the portable
-/// copy keeps to the baseline.
+/// sliders up with BMI2's PEXT, Reversi finds moves and flips with AVX2)
+/// while the portable copy keeps to the baseline. A value of a type that
+/// claims an instruction exists only on a CPU that has it.
 ///
 /// [`Game::count_moves_on`]: crate::Game::count_moves_on
 pub trait Isa: Copy + fmt::Debug + Send + Sync + 'static {
-    /// Whether BMI2 (`pext`) may be executed: only true for a type whose
-    /// values exist only on CPUs that have it.
+    /// Whether AVX2 may be executed.
+    const AVX2: bool;
+    /// Whether BMI2 (`pext`) may be executed.
     const BMI2: bool;
     /// Whether `popcnt` is compiled in (so `count_ones` is one instruction).
     const POPCNT: bool;
 }
 
-/// The baseline: any CPU.
+/// The baseline: any CPU the build's target runs on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AnyCpu;
+pub struct Portable;
 
-impl Isa for AnyCpu {
+impl Isa for Portable {
+    const AVX2: bool = false;
     const BMI2: bool = false;
     const POPCNT: bool = false;
 }
 
-/// Proof that the CPU runs x86-64-v3 ([`Kernel::X86_64V3`]): a value exists
-/// only where [`Kernel::is_available`] said so (or where an `unsafe` caller
-/// vouched for it).
+/// Proof that the CPU runs x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT:
+/// [`Kernel::X86_64V3`]): a value exists only where
+/// [`Kernel::is_available`] said so, or inside the v3 copy of the
+/// recursion, which only runs after that check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct V3Cpu(());
+pub struct V3(());
 
-impl V3Cpu {
+impl V3 {
     /// The proof, when this CPU runs x86-64-v3.
-    pub fn detect() -> Option<V3Cpu> {
-        Kernel::X86_64V3.is_available().then_some(V3Cpu(()))
+    pub fn detect() -> Option<V3> {
+        Kernel::X86_64V3.is_available().then_some(V3(()))
     }
 
     /// The proof without checking.
@@ -113,13 +122,15 @@ impl V3Cpu {
     /// # Safety
     ///
     /// The CPU must run x86-64-v3: `Kernel::X86_64V3.is_available()`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
-    pub const unsafe fn new_unchecked() -> V3Cpu {
-        V3Cpu(())
+    pub const unsafe fn new_unchecked() -> V3 {
+        V3(())
     }
 }
 
-impl Isa for V3Cpu {
+impl Isa for V3 {
+    const AVX2: bool = cfg!(target_arch = "x86_64");
     const BMI2: bool = cfg!(target_arch = "x86_64");
     const POPCNT: bool = cfg!(target_arch = "x86_64");
 }

@@ -39,7 +39,7 @@ fn perft_1<G: Game, I: Isa>(pos: &G, isa: I) -> Leaves64 {
 
 /// Depths 0 and 1, which need no move list.
 #[inline(always)]
-fn perft_0_1<G: Game, I: Isa>(pos: &G, depth: u32, isa: I) -> Leaves64 {
+fn perft_0_1<G: Game, I: Isa>(pos: &G, isa: I, depth: u32) -> Leaves64 {
     if depth == 0 {
         Leaves64::full(1)
     } else {
@@ -79,28 +79,28 @@ fn store<G: Game>(table: &TranspositionTable, key: &G::Key, depth: u32, total: L
 /// is written inside the module: a closure inherits the target features
 /// of the function it is written in, not of the one it is inlined into,
 /// and the closures here are the bodies of the two last plies. Everything
-/// else these functions call is `#[inline(always)]`. `$isa` is the
-/// [`Isa`] token of the copy, handed to the game's generator.
+/// else these functions call is `#[inline(always)]`.
 macro_rules! kernel_copy {
-    ($module:ident, $isa_type:ty, $isa:block $(, #[$attr:meta])*) => {
+    ($module:ident, $isa:ty, $make_isa:expr $(, #[$attr:meta])*) => {
         mod $module {
             use super::*;
 
-            /// This copy's instruction-set token.
-            #[inline(always)]
-            fn isa() -> $isa_type $isa
+            /// What game code may use inside this copy.
+            const ISA: $isa = $make_isa;
 
             /// Depth 2: the children's move counts. At most `MAX_MOVES^2`
             /// leaves, so the sum cannot overflow.
             $(#[$attr])*
             #[inline]
             fn perft_2<G: Game>(pos: &G) -> Leaves64 {
+                if let Some(n) = pos.count_two_plies_on(ISA) {
+                    return Leaves64::full(n);
+                }
                 let mut total = Leaves64::ZERO;
                 let mut moves = 0u32;
-                let isa = isa();
-                pos.for_each_move_on(isa, |mv| {
+                pos.for_each_move_on(ISA, |mv| {
                     moves += 1;
-                    total = total.add_small(perft_1(&pos.play_on(isa, mv), isa));
+                    total = total.add_small(perft_1(&pos.play_on(ISA, mv), ISA));
                 });
                 if moves == 0 { game_over::<G>() } else { total }
             }
@@ -113,11 +113,10 @@ macro_rules! kernel_copy {
             fn sum_children<G: Game>(pos: &G, mut child: impl FnMut(&G) -> Option<Leaves64>) -> Option<Leaves64> {
                 let mut total = Some(Leaves64::ZERO);
                 let mut moves = 0u32;
-                let isa = isa();
-                pos.for_each_move_on(isa, |mv| {
+                pos.for_each_move_on(ISA, |mv| {
                     moves += 1;
                     if let Some(sum) = total {
-                        total = child(&pos.play_on(isa, mv)).and_then(|n| sum.checked_add(n));
+                        total = child(&pos.play_on(ISA, mv)).and_then(|n| sum.checked_add(n));
                     }
                 });
                 if moves == 0 { Some(game_over::<G>()) } else { total }
@@ -127,7 +126,7 @@ macro_rules! kernel_copy {
             $(#[$attr])*
             pub(super) fn perft_u64<G: Game>(pos: &G, depth: u32) -> Option<Leaves64> {
                 match depth {
-                    0 | 1 => Some(perft_0_1(pos, depth, isa())),
+                    0 | 1 => Some(perft_0_1(pos, ISA, depth)),
                     2 => Some(perft_2(pos)),
                     _ => sum_children(pos, |child| perft_u64(child, depth - 1)),
                 }
@@ -158,17 +157,15 @@ macro_rules! kernel_copy {
     };
 }
 
-kernel_copy!(portable, crate::kernel::AnyCpu, { crate::kernel::AnyCpu });
+kernel_copy!(portable, crate::kernel::Portable, crate::kernel::Portable);
 #[cfg(target_arch = "x86_64")]
 kernel_copy!(
     v3,
-    crate::kernel::V3Cpu,
-    {
-        // SAFETY: this copy is entered only through its `#[target_feature]`
-        // functions, which `Counter` calls only on a kernel that
-        // `Kernel::is_available` accepted for x86-64-v3.
-        unsafe { crate::kernel::V3Cpu::new_unchecked() }
-    },
+    crate::kernel::V3,
+    // SAFETY: the functions of this copy are `#[target_feature]` ones,
+    // called (unsafely) only once `Kernel::X86_64V3.is_available()` held,
+    // so the proof is true wherever it is used.
+    unsafe { crate::kernel::V3::new_unchecked() },
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 );
 

@@ -5,6 +5,7 @@ use arrayvec::ArrayVec;
 use super::board::{DARK_CROWN_ROW, Direction, LIGHT_CROWN_ROW};
 use super::movegen;
 use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+use crate::kernel::Isa;
 use crate::published::Published;
 
 /// The side to move. Dark (`B` in FEN, squares 1-12 at the start) moves first.
@@ -235,6 +236,17 @@ impl Game for Checkers {
         match self.to_move {
             Side::Dark => movegen::count::<true>(self),
             Side::Light => movegen::count::<false>(self),
+        }
+    }
+
+    /// Steps' children counted from masks, without building them;
+    /// `None` when the side to move must capture.
+    #[inline(always)]
+    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        let _ = isa;
+        match self.to_move {
+            Side::Dark => movegen::count_two_plies::<true, false>(self),
+            Side::Light => movegen::count_two_plies::<false, true>(self),
         }
     }
 

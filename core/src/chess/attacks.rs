@@ -87,7 +87,7 @@ mod tests {
     use crate::chess::slider_layout::{
         BISHOP_MAGICS, BISHOP_STEPS, ROOK_MAGICS, ROOK_STEPS, ray_attacks, relevant_mask, soft_pext,
     };
-    use crate::kernel::{AnyCpu, V3Cpu};
+    use crate::kernel::{Portable, V3};
 
     /// xorshift64*, seeded: the search is the same on every run.
     struct Random(u64);
@@ -188,12 +188,12 @@ mod tests {
 
     #[test]
     fn every_blocker_subset_looks_up_its_true_attacks_by_magic() {
-        every_blocker_subset_on(AnyCpu);
+        every_blocker_subset_on(Portable);
     }
 
     #[test]
     fn every_blocker_subset_looks_up_its_true_attacks_by_pext() {
-        match V3Cpu::detect() {
+        match V3::detect() {
             Some(v3) => every_blocker_subset_on(v3),
             None => eprintln!("no x86-64-v3 here: the PEXT lookups are not tested"),
         }
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn magic_and_pext_agree_with_ray_walking_for_random_occupancies() {
-        let v3 = V3Cpu::detect();
+        let v3 = V3::detect();
         let mut random = Random(12345);
         for square in 0..64u8 {
             for _ in 0..2000 {
@@ -209,9 +209,9 @@ mod tests {
                 let s = usize::from(square);
                 let rooks = ray_attacks(s, occupied, &ROOK_STEPS);
                 let bishops = ray_attacks(s, occupied, &BISHOP_STEPS);
-                assert_eq!(rook(AnyCpu, square, occupied), rooks);
-                assert_eq!(bishop(AnyCpu, square, occupied), bishops);
-                assert_eq!(queen(AnyCpu, square, occupied), rooks | bishops);
+                assert_eq!(rook(Portable, square, occupied), rooks);
+                assert_eq!(bishop(Portable, square, occupied), bishops);
+                assert_eq!(queen(Portable, square, occupied), rooks | bishops);
                 if let Some(v3) = v3 {
                     assert_eq!(rook(v3, square, occupied), rooks);
                     assert_eq!(bishop(v3, square, occupied), bishops);
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(soft_pext(0b1011_0110, 0b1010_1010), 0b1101);
         assert_eq!(soft_pext(!0, 0x8000_0000_0000_0001), 0b11);
         #[cfg(target_arch = "x86_64")]
-        if V3Cpu::detect().is_some() {
+        if V3::detect().is_some() {
             let mut random = Random(99);
             for _ in 0..10_000 {
                 let (value, mask) = (random.next(), random.next());

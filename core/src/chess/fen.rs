@@ -3,7 +3,7 @@
 //! Parsing validates the position; [`Display`](std::fmt::Display) writes
 //! all six fields.
 
-use crate::kernel::AnyCpu;
+use crate::kernel::Portable;
 use std::fmt;
 use std::str::FromStr;
 
@@ -263,7 +263,7 @@ pub(super) fn validate(pos: &Chess) -> Result<(), FenError> {
         });
     }
     let waiting = pos.side.other();
-    if pos.attackers(AnyCpu, pos.king(waiting), pos.side, pos.occupied(), 0) != 0 {
+    if pos.attackers(Portable, pos.king(waiting), pos.side, pos.occupied(), 0) != 0 {
         return Err(FenError::OpponentInCheck {
             colour: waiting.name(),
             to_move: pos.side.name(),
@@ -335,7 +335,7 @@ pub(super) fn en_passant(square: u8, pos: &Chess) -> Result<u8, FenError> {
             colour: pusher.name(),
         });
     }
-    Ok(pos.legal_en_passant(AnyCpu, square))
+    Ok(pos.legal_en_passant(Portable, square))
 }
 
 impl FromStr for Chess {

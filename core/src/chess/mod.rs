@@ -23,7 +23,7 @@ pub use fen::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
 
 use crate::game::{BenchCase, BenchCases, Game};
-use crate::kernel::{AnyCpu, Isa};
+use crate::kernel::{Isa, Portable};
 use crate::published::Published;
 
 impl Chess {
@@ -117,12 +117,12 @@ impl Game for Chess {
 
     #[inline(always)]
     fn count_moves(&self) -> u64 {
-        movegen::count_moves_on(self, AnyCpu)
+        movegen::count_moves_on(self, Portable)
     }
 
     #[inline(always)]
     fn play(&self, mv: ChessMove) -> Chess {
-        self.play_move(AnyCpu, mv)
+        self.play_move(Portable, mv)
     }
 
     /// Moves generated into a list on the stack, then handed out: the

@@ -13,7 +13,7 @@ use super::bitboard::{BETWEEN, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_
 use super::position::{
     Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of, rights,
 };
-use crate::kernel::{AnyCpu, Isa};
+use crate::kernel::{Isa, Portable};
 
 /// Where generated moves go.
 pub(super) trait Sink {
@@ -355,7 +355,7 @@ pub(super) fn generate_into<S: Sink, I: Isa>(pos: &Chess, sink: &mut S, isa: I) 
 /// Every legal move.
 pub(super) fn legal_moves(pos: &Chess) -> ChessMoves {
     let mut moves = ChessMoves::new();
-    generate_into(pos, &mut moves, AnyCpu);
+    generate_into(pos, &mut moves, Portable);
     moves
 }
 
@@ -381,7 +381,7 @@ pub(super) fn count_moves_on<I: Isa>(pos: &Chess, isa: I) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 pub(super) fn count_moves_popcnt(pos: &Chess) -> u64 {
-    count_moves_portable(pos, AnyCpu)
+    count_moves_portable(pos, Portable)
 }
 
 /// The number of legal moves, for any CPU.
@@ -407,9 +407,9 @@ mod tests {
             for _ in 0..(state % 120) {
                 let moves = legal_moves(&pos);
                 let expected = moves.len() as u64;
-                assert_eq!(count_moves_portable(&pos, AnyCpu), expected, "{pos}");
-                assert_eq!(count_moves_on(&pos, AnyCpu), expected, "{pos}");
-                if let Some(v3) = crate::kernel::V3Cpu::detect() {
+                assert_eq!(count_moves_portable(&pos, Portable), expected, "{pos}");
+                assert_eq!(count_moves_on(&pos, Portable), expected, "{pos}");
+                if let Some(v3) = crate::kernel::V3::detect() {
                     assert_eq!(count_moves_on(&pos, v3), expected, "{pos}");
                     let mut on_v3 = ChessMoves::new();
                     generate_into(&pos, &mut on_v3, v3);

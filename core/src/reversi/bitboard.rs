@@ -1,5 +1,8 @@
 //! Bit-parallel Reversi kernels: the legal-move mask and the discs a move
-//! flips. Portable `u64` code; the ray tables are computed at compile time.
+//! flips. Portable `u64` code, and AVX2 copies that the x86-64-v3 kernel
+//! uses; the ray tables are computed at compile time.
+
+use crate::kernel::Isa;
 
 /// Files b..g: masks out wrap-around between the a and h files.
 const INNER_FILES: u64 = 0x7E7E_7E7E_7E7E_7E7E;
@@ -97,6 +100,195 @@ pub fn flips(player: u64, opponent: u64, square: u8) -> u64 {
     flipped
 }
 
+/// [`legal_moves_mask`] on the instructions `isa` allows.
+#[inline(always)]
+pub(crate) fn legal_moves_mask_on<I: Isa>(isa: I, player: u64, opponent: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX2 {
+        // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist only
+        // on CPUs with AVX2, and `isa` is such a value.
+        return unsafe { avx2::legal_moves_mask(player, opponent) };
+    }
+    let _ = isa;
+    legal_moves_mask(player, opponent)
+}
+
+/// [`flips`] on the instructions `isa` allows.
+#[inline(always)]
+pub(crate) fn flips_on<I: Isa>(isa: I, player: u64, opponent: u64, square: u8) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX2 {
+        // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist only
+        // on CPUs with AVX2, and `isa` is such a value.
+        return unsafe { avx2::flips(player, opponent, square) };
+    }
+    let _ = isa;
+    flips(player, opponent, square)
+}
+
+/// The leaves two plies below a position with a move, where the
+/// instructions `isa` allows count them faster than playing each move:
+/// every child's moves, and 1 for a child without any (it passes, or the
+/// game is over at full depth). `None` when the side to move has no move,
+/// or no faster way.
+#[inline(always)]
+pub(crate) fn count_two_plies_on<I: Isa>(isa: I, player: u64, opponent: u64) -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX2 {
+        // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist only
+        // on CPUs with AVX2, and `isa` is such a value.
+        return unsafe { avx2::count_two_plies(player, opponent) };
+    }
+    let _ = (isa, player, opponent);
+    None
+}
+
+/// The AVX2 kernels: the four direction pairs of [`legal_moves_mask`] and
+/// [`flips`] side by side in the four 64-bit lanes of one vector.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm_cvtsi128_si64, _mm_or_si128, _mm_unpackhi_epi64, _mm256_and_si256, _mm256_andnot_si256,
+        _mm256_castsi256_si128, _mm256_cmpeq_epi64, _mm256_extracti128_si256, _mm256_or_si256,
+        _mm256_permute4x64_epi64, _mm256_set_epi64x, _mm256_set1_epi64x, _mm256_setzero_si256,
+        _mm256_shuffle_epi32, _mm256_sllv_epi64, _mm256_srli_epi64, _mm256_srlv_epi64, _mm256_sub_epi64,
+    };
+
+    use super::{INNER_FILES, RAYS};
+
+    /// The OR of the four lanes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn or_lanes(v: __m256i) -> u64 {
+        let half = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+        _mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half))) as u64
+    }
+
+    /// The OR of the four lanes, in every lane.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn or_lanes_spread(v: __m256i) -> __m256i {
+        let halves = _mm256_or_si256(v, _mm256_permute4x64_epi64::<0x4E>(v));
+        _mm256_or_si256(halves, _mm256_shuffle_epi32::<0x4E>(halves))
+    }
+
+    /// [`super::legal_moves_mask`] with the boards in every lane, one
+    /// direction pair per lane (shifts 1, 8, 9 and 7), the lanes not yet
+    /// merged nor the occupied squares removed.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn moves_lanes(p: __m256i, opponent: __m256i) -> __m256i {
+        let shift = _mm256_set_epi64x(7, 9, 8, 1);
+        let double = _mm256_set_epi64x(14, 18, 16, 2);
+        let inner = INNER_FILES as i64;
+        let files = _mm256_set_epi64x(inner, inner, -1, inner);
+        let mask = _mm256_and_si256(opponent, files);
+        let mut left = _mm256_and_si256(mask, _mm256_sllv_epi64(p, shift));
+        let mut right = _mm256_and_si256(mask, _mm256_srlv_epi64(p, shift));
+        left = _mm256_or_si256(left, _mm256_and_si256(mask, _mm256_sllv_epi64(left, shift)));
+        right = _mm256_or_si256(right, _mm256_and_si256(mask, _mm256_srlv_epi64(right, shift)));
+        let mask_left = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
+        let mask_right = _mm256_srlv_epi64(mask_left, shift);
+        left = _mm256_or_si256(left, _mm256_and_si256(mask_left, _mm256_sllv_epi64(left, double)));
+        right = _mm256_or_si256(
+            right,
+            _mm256_and_si256(mask_right, _mm256_srlv_epi64(right, double)),
+        );
+        left = _mm256_or_si256(left, _mm256_and_si256(mask_left, _mm256_sllv_epi64(left, double)));
+        right = _mm256_or_si256(
+            right,
+            _mm256_and_si256(mask_right, _mm256_srlv_epi64(right, double)),
+        );
+        _mm256_or_si256(_mm256_sllv_epi64(left, shift), _mm256_srlv_epi64(right, shift))
+    }
+
+    /// [`super::legal_moves_mask`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn legal_moves_mask(player: u64, opponent: u64) -> u64 {
+        let lanes = moves_lanes(
+            _mm256_set1_epi64x(player as i64),
+            _mm256_set1_epi64x(opponent as i64),
+        );
+        or_lanes(lanes) & !(player | opponent)
+    }
+
+    /// The flips of [`super::flips`] per ray, the boards in every lane: the
+    /// four rays towards higher bits in one vector (lowest stop by
+    /// `x & -x`), the four towards lower bits in another (highest stop by
+    /// smearing it down and keeping what lies above); the two ORed.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn flips_lanes(p: __m256i, o: __m256i, square: u8) -> __m256i {
+        let rays = &RAYS[square as usize];
+        let up = _mm256_set_epi64x(rays[3] as i64, rays[2] as i64, rays[1] as i64, rays[0] as i64);
+        let down = _mm256_set_epi64x(rays[7] as i64, rays[6] as i64, rays[5] as i64, rays[4] as i64);
+        let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi64x(1);
+
+        let stops = _mm256_andnot_si256(o, up);
+        let outflank = _mm256_and_si256(_mm256_and_si256(stops, _mm256_sub_epi64(zero, stops)), p);
+        let below = _mm256_and_si256(_mm256_sub_epi64(outflank, one), up);
+        let flipped_up = _mm256_andnot_si256(_mm256_cmpeq_epi64(outflank, zero), below);
+
+        let stops = _mm256_andnot_si256(o, down);
+        let mut smear = _mm256_or_si256(stops, _mm256_srli_epi64::<1>(stops));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<2>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<4>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<8>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<16>(smear));
+        smear = _mm256_or_si256(smear, _mm256_srli_epi64::<32>(smear));
+        // The highest stop: the smear without what lies below it.
+        let highest = _mm256_andnot_si256(_mm256_srli_epi64::<1>(smear), smear);
+        let outflank = _mm256_and_si256(highest, p);
+        let above = _mm256_andnot_si256(smear, down);
+        let flipped_down = _mm256_andnot_si256(_mm256_cmpeq_epi64(outflank, zero), above);
+
+        _mm256_or_si256(flipped_up, flipped_down)
+    }
+
+    /// [`super::flips`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn flips(player: u64, opponent: u64, square: u8) -> u64 {
+        let (p, o) = (
+            _mm256_set1_epi64x(player as i64),
+            _mm256_set1_epi64x(opponent as i64),
+        );
+        or_lanes(flips_lanes(p, o, square))
+    }
+
+    /// [`super::count_two_plies`]: each child's boards stay in vectors from
+    /// the flips to its move mask, and its empty squares are the parent's
+    /// but the one played.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn count_two_plies(player: u64, opponent: u64) -> Option<u64> {
+        let mut moves = legal_moves_mask(player, opponent);
+        if moves == 0 {
+            return None;
+        }
+        let (p, o) = (
+            _mm256_set1_epi64x(player as i64),
+            _mm256_set1_epi64x(opponent as i64),
+        );
+        let empty = !(player | opponent);
+        let mut n = 0u64;
+        while moves != 0 {
+            let square = moves.trailing_zeros() as u8;
+            moves &= moves - 1;
+            let placed = 1u64 << square;
+            let flipped = or_lanes_spread(flips_lanes(p, o, square));
+            let child_player = _mm256_andnot_si256(flipped, o);
+            let child_opponent =
+                _mm256_or_si256(_mm256_or_si256(p, flipped), _mm256_set1_epi64x(placed as i64));
+            let child_moves = or_lanes(moves_lanes(child_player, child_opponent)) & empty & !placed;
+            n += u64::from(child_moves.count_ones()).max(1);
+        }
+        Some(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +333,52 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn every_isa_matches_the_portable_kernels(a: u64, b: u64) {
+            let (player, opponent) = (a & !b, b & !a);
+            // Sparser boards too, so that long runs and open rays occur.
+            let (sparse_player, sparse_opponent) = (player & (a >> 7), opponent & (b >> 3));
+            let isas = [None, crate::kernel::V3::detect()];
+            for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
+                for isa in isas {
+                    let moves = match isa {
+                        Some(avx2) => legal_moves_mask_on(avx2, p, o),
+                        None => legal_moves_mask_on(crate::kernel::Portable, p, o),
+                    };
+                    proptest::prop_assert_eq!(moves, legal_moves_mask(p, o));
+                    for sq in 0..64u8 {
+                        if (p | o) & (1 << sq) == 0 {
+                            let flipped = match isa {
+                                Some(avx2) => flips_on(avx2, p, o, sq),
+                                None => flips_on(crate::kernel::Portable, p, o, sq),
+                            };
+                            proptest::prop_assert_eq!(flipped, flips(p, o, sq), "square {}", sq);
+                        }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn two_plies_count_every_child(a: u64, b: u64) {
+            let (player, opponent) = (a & !b, b & !a);
+            let (sparse_player, sparse_opponent) = (player & (a >> 7), opponent & (b >> 3));
+            if let Some(avx2) = crate::kernel::V3::detect() {
+                for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
+                    let moves = legal_moves_mask(p, o);
+                    let mut expected = 0u64;
+                    for sq in (0..64u8).filter(|&sq| moves & (1 << sq) != 0) {
+                        let f = flips(p, o, sq);
+                        let child = legal_moves_mask(o & !f, p | f | (1 << sq));
+                        expected += u64::from(child.count_ones()).max(1);
+                    }
+                    let want = if moves == 0 { None } else { Some(expected) };
+                    proptest::prop_assert_eq!(count_two_plies_on(avx2, p, o), want);
+                }
+            }
+            proptest::prop_assert_eq!(count_two_plies_on(crate::kernel::Portable, player, opponent), None);
+        }
+
         #[test]
         fn kernels_match_square_by_square_walk(a: u64, b: u64) {
             let (player, opponent) = (a & !b, b & !a);

@@ -1,7 +1,8 @@
 //! The Reversi position and its [`Game`] implementation.
 
-use super::bitboard::{flips, legal_moves_mask};
+use super::bitboard::{count_two_plies_on, flips_on, legal_moves_mask, legal_moves_mask_on};
 use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
+use crate::kernel::{Isa, Portable};
 use crate::published::Published;
 
 /// The colour of a disc. Dark (`X`) moves first.
@@ -190,10 +191,15 @@ impl Game for Reversi {
     /// The squares of the move mask in order, or the pass: no iterator
     /// state to test on every move.
     #[inline(always)]
-    fn for_each_move(&self, mut f: impl FnMut(ReversiMove)) {
-        let mut squares = legal_moves_mask(self.player, self.opponent);
+    fn for_each_move(&self, f: impl FnMut(ReversiMove)) {
+        self.for_each_move_on(Portable, f);
+    }
+
+    #[inline(always)]
+    fn for_each_move_on<I: Isa>(&self, isa: I, mut f: impl FnMut(ReversiMove)) {
+        let mut squares = legal_moves_mask_on(isa, self.player, self.opponent);
         if squares == 0 {
-            if legal_moves_mask(self.opponent, self.player) != 0 {
+            if legal_moves_mask_on(isa, self.opponent, self.player) != 0 {
                 f(ReversiMove::PASS);
             }
             return;
@@ -206,18 +212,37 @@ impl Game for Reversi {
 
     #[inline(always)]
     fn count_moves(&self) -> u64 {
-        match legal_moves_mask(self.player, self.opponent) {
-            0 => u64::from(legal_moves_mask(self.opponent, self.player) != 0),
+        self.count_moves_on(Portable)
+    }
+
+    #[inline(always)]
+    fn count_moves_on<I: Isa>(&self, isa: I) -> u64 {
+        match legal_moves_mask_on(isa, self.player, self.opponent) {
+            0 => u64::from(legal_moves_mask_on(isa, self.opponent, self.player) != 0),
             moves => u64::from(moves.count_ones()),
         }
     }
 
+    /// Where the kernel has AVX2: every child's boards kept in vectors.
+    /// A child without a move counts 1, as the kernel's depth 1 counts it
+    /// (its pass, or its game over, lies at full depth); a parent without a
+    /// move is left to the kernel.
+    #[inline(always)]
+    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        count_two_plies_on(isa, self.player, self.opponent)
+    }
+
     #[inline(always)]
     fn play(&self, mv: ReversiMove) -> Reversi {
+        self.play_on(Portable, mv)
+    }
+
+    #[inline(always)]
+    fn play_on<I: Isa>(&self, isa: I, mv: ReversiMove) -> Reversi {
         let (player, opponent) = match mv.square() {
             None => (self.player, self.opponent),
             Some(square) => {
-                let flipped = flips(self.player, self.opponent, square);
+                let flipped = flips_on(isa, self.player, self.opponent, square);
                 (self.player | flipped | (1 << square), self.opponent & !flipped)
             }
         };
