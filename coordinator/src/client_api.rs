@@ -109,16 +109,6 @@ impl ClientApi {
         }
         Ok(())
     }
-
-    /// Reads the jobs and answers once what was read is durable: a client
-    /// never sees a change the journal could still lose.
-    async fn read<R, F>(&self, read: F) -> Result<R, Status>
-    where
-        R: Send + 'static,
-        F: FnOnce(&crate::jobs::Jobs) -> R + Send + 'static,
-    {
-        self.0.read(read).await
-    }
 }
 
 type JobStream = Pin<Box<dyn Stream<Item = Result<pb::Job, Status>> + Send>>;
@@ -184,7 +174,11 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::Job>, Status> {
         let id = request.into_inner().job_id;
-        let view = self.read(move |jobs| jobs.view(&id)).await?.map_err(not_found)?;
+        let view = self
+            .0
+            .read(move |jobs| jobs.view(&id))
+            .await?
+            .map_err(not_found)?;
         Ok(Response::new(job_message(&view)))
     }
 
@@ -194,7 +188,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
         let req = request.into_inner();
         let (size, start) = page(req.page_size, &req.page_token)?;
-        let (jobs, next) = self.read(move |jobs| jobs.list(start, size)).await?;
+        let (jobs, next) = self.0.read(move |jobs| jobs.list(start, size)).await?;
         Ok(Response::new(pb::ListJobsResponse {
             jobs: jobs.iter().map(job_message).collect(),
             next_page_token: next.map(|n| n.to_string()).unwrap_or_default(),
@@ -208,6 +202,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let req = request.into_inner();
         let (size, start) = page(req.page_size, &req.page_token)?;
         let (found, next) = self
+            .0
             .read(move |jobs| jobs.disagreements(&req.job_id, start, size))
             .await?
             .map_err(not_found)?;
@@ -256,7 +251,8 @@ impl pb::perft_service_server::PerftService for ClientApi {
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
         let id = request.into_inner().job_id;
         let first_id = id.clone();
-        self.read(move |jobs| jobs.view(&first_id))
+        self.0
+            .read(move |jobs| jobs.view(&first_id))
             .await?
             .map_err(not_found)?;
         let api = ClientApi(Arc::clone(&self.0));
@@ -264,7 +260,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let stream = async_stream(move |tx| async move {
             loop {
                 let watched = id.clone();
-                let view = match api.read(move |jobs| jobs.view(&watched)).await {
+                let view = match api.0.read(move |jobs| jobs.view(&watched)).await {
                     Ok(Ok(view)) => view,
                     Ok(Err(e)) => {
                         let _ = tx.send(Err(not_found(e))).await;
@@ -292,6 +288,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     ) -> Result<Response<pb::DivideTable>, Status> {
         let id = request.into_inner().job_id;
         let divide = self
+            .0
             .read(move |jobs| jobs.divide(&id))
             .await?
             .map_err(not_found)?;

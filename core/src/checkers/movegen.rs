@@ -372,9 +372,11 @@ mod tests {
     use crate::kernel::Portable;
 
     /// Positions of long pseudo-random games (kings, multi-jumps and both
-    /// sides to move included), from a fixed sequence.
+    /// sides to move included), from a fixed seed.
     fn playout_positions() -> Vec<Checkers> {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        use rand::rngs::StdRng;
+        use rand::{Rng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(0x9E37_79B9_7F4A_7C15);
         let mut positions = Vec::new();
         for _ in 0..200 {
             let mut pos = Checkers::start();
@@ -383,10 +385,7 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                pos = pos.play(moves[(state >> 33) as usize % moves.len()]);
+                pos = pos.play(moves[rng.random_range(0..moves.len())]);
                 positions.push(pos);
             }
         }
