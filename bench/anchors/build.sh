@@ -28,12 +28,14 @@ extract() {
   done
 }
 
-# Egaroucid: its CMake flags for the console (-O2 -march=native -mtune=native) with its
-# AMD switch, and its AVX-512 switch where the CPU has AVX-512 (its fastest variant there;
-# on a CPU without it the switch does not compile). GCC 12 needs <algorithm> for std::clamp.
+# Egaroucid: its CMake flags for the console (-O2 -march=native -mtune=native), with its
+# AMD switch only on an AMD CPU and its AVX-512 switch only where the CPU has AVX-512 (its
+# fastest variant there; on a CPU without it the switch does not compile). GCC 12 needs
+# <algorithm> for std::clamp.
 extract "$EGAROUCID_GIT" HEAD "$A/egaroucid" src/engine src/console src/Egaroucid_for_Console.cpp
 avx512=$(grep -qw avx512vl /proc/cpuinfo && echo -DHAS_AVX512 || true)
-g++ -w -O2 -march=native -mtune=native -pthread -std=c++20 -include algorithm $avx512 -DHAS_AMD_PROCESSOR \
+amd=$(grep -qw AuthenticAMD /proc/cpuinfo && echo -DHAS_AMD_PROCESSOR || true)
+g++ -w -O2 -march=native -mtune=native -pthread -std=c++20 -include algorithm $avx512 $amd \
   "$A/egaroucid/src/Egaroucid_for_Console.cpp" -o "$A/bin/egaroucid"
 
 # Edax: the clang flags of its Makefile (`make build ARCH=native`). Its `perft` and
