@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use perft_core::{Divide, Game, GameVisitor, Kernel, TranspositionTable, divide, divide_parallel};
+use perft_core::{Divide, Game, GameVisitor, TranspositionTable, divide, divide_parallel};
 
 use crate::args::{Format, PerftreeArgs, RunArgs};
 use crate::error::CliError;
@@ -105,7 +105,7 @@ fn report<G: Game>(
         source: Source::Local {
             threads,
             table,
-            kernel: Kernel::best().name(),
+            kernel: G::best_kernel().name(),
             raw,
             peak_memory_bytes: peak_memory_bytes(),
         },

@@ -6,7 +6,7 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::str::FromStr;
 
-use crate::kernel::Isa;
+use crate::kernel::{Isa, Kernel};
 use crate::published::Published;
 use crate::table::TableKey;
 
@@ -89,6 +89,18 @@ pub trait Game:
     /// as "higher"; one ply above, its final pass reaches full depth, so it
     /// is a full-depth leaf.
     const GAME_OVER_IS_LEAF: bool;
+    /// The kernels this game counts on, fastest first; the first one the
+    /// CPU runs is its default ([`Game::best_kernel`]). x86-64-v4 is listed
+    /// only by games with AVX-512 code: for the others its copy of the
+    /// recursion measured slower than v3's.
+    const KERNELS: &'static [Kernel] = &[Kernel::X86_64V3, Kernel::Portable];
+
+    /// The kernel this game counts on by default: the one named by
+    /// `PERFT_KERNEL` when this CPU runs it, else the first of
+    /// [`Game::KERNELS`] it runs.
+    fn best_kernel() -> Kernel {
+        Kernel::best_of(Self::KERNELS)
+    }
 
     /// Most leaves a tree of `depth` plies can have: `MAX_MOVES^depth`
     /// (a game-over node counts at most one leaf), `u128::MAX` past that.

@@ -21,21 +21,24 @@ use std::fmt;
 pub enum Kernel {
     /// Baseline x86-64 (or whatever the build targets): runs everywhere.
     Portable,
-    /// x86-64-v3's integer part: AVX2, BMI1/2, LZCNT, POPCNT. (A v4 copy
-    /// with AVX-512 was measured slower for Reversi and no faster for
-    /// checkers, so there is none.)
+    /// x86-64-v3's integer part: AVX2, BMI1/2, LZCNT, POPCNT.
     X86_64V3,
+    /// x86-64-v4: v3 and AVX-512 (F, BW, CD, DQ, VL). Reversi's flips find
+    /// the far end of a ray with `vplzcntq` and fold its masks with
+    /// `vpternlogq`.
+    X86_64V4,
 }
 
 impl Kernel {
     /// Every kernel, from the most portable up.
-    pub const ALL: [Kernel; 2] = [Kernel::Portable, Kernel::X86_64V3];
+    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::X86_64V3, Kernel::X86_64V4];
 
     /// The name `perft run` reports.
     pub const fn name(self) -> &'static str {
         match self {
             Kernel::Portable => "portable",
             Kernel::X86_64V3 => "x86-64-v3",
+            Kernel::X86_64V4 => "x86-64-v4",
         }
     }
 
@@ -51,6 +54,15 @@ impl Kernel {
                     && std::is_x86_feature_detected!("lzcnt")
                     && std::is_x86_feature_detected!("popcnt")
             }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::X86_64V4 => {
+                Kernel::X86_64V3.is_available()
+                    && std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw")
+                    && std::is_x86_feature_detected!("avx512cd")
+                    && std::is_x86_feature_detected!("avx512dq")
+                    && std::is_x86_feature_detected!("avx512vl")
+            }
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -61,19 +73,20 @@ impl Kernel {
         Kernel::ALL.into_iter().filter(|k| k.is_available())
     }
 
-    /// The kernel counting uses by default, chosen once per process: the one
-    /// named by `PERFT_KERNEL` when this CPU runs it (to compare kernels
-    /// side by side), else the fastest this CPU runs.
-    pub fn best() -> Kernel {
-        static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| {
-            let wanted = std::env::var("PERFT_KERNEL").ok();
+    /// The kernel named by `PERFT_KERNEL` when this CPU runs it (to compare
+    /// kernels side by side), else the first of `preference` it runs
+    /// (portable when none).
+    pub fn best_of(preference: &[Kernel]) -> Kernel {
+        static REQUESTED: std::sync::OnceLock<Option<Kernel>> = std::sync::OnceLock::new();
+        let requested = *REQUESTED.get_or_init(|| {
+            let wanted = std::env::var("PERFT_KERNEL").ok()?;
             Kernel::ALL
                 .into_iter()
-                .find(|k| wanted.as_deref() == Some(k.name()) && k.is_available())
-                .or_else(|| PREFERENCE.into_iter().find(|k| k.is_available()))
-                .unwrap_or(Kernel::Portable)
-        })
+                .find(|k| k.name() == wanted && k.is_available())
+        });
+        requested
+            .or_else(|| preference.iter().copied().find(|k| k.is_available()))
+            .unwrap_or(Kernel::Portable)
     }
 }
 
@@ -92,6 +105,8 @@ pub trait Isa: Copy + fmt::Debug + Send + Sync + 'static {
     const BMI2: bool;
     /// Whether `popcnt` is compiled in (so `count_ones` is one instruction).
     const POPCNT: bool;
+    /// Whether AVX-512 F, BW, CD, DQ and VL may be executed.
+    const AVX512: bool;
 }
 
 /// The baseline: any CPU the build's target runs on.
@@ -102,6 +117,7 @@ impl Isa for Portable {
     const AVX2: bool = false;
     const BMI2: bool = false;
     const POPCNT: bool = false;
+    const AVX512: bool = false;
 }
 
 /// Proof that the CPU runs x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT:
@@ -133,10 +149,38 @@ impl Isa for V3 {
     const AVX2: bool = cfg!(target_arch = "x86_64");
     const BMI2: bool = cfg!(target_arch = "x86_64");
     const POPCNT: bool = cfg!(target_arch = "x86_64");
+    const AVX512: bool = false;
 }
 
-/// Kernels in the order `best` tries them.
-const PREFERENCE: [Kernel; 2] = [Kernel::X86_64V3, Kernel::Portable];
+/// Proof that the CPU runs x86-64-v4 (v3 and AVX-512 F, BW, CD, DQ, VL:
+/// [`Kernel::X86_64V4`]), on the same terms as [`V3`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct V4(());
+
+impl V4 {
+    /// The proof, when this CPU runs x86-64-v4.
+    pub fn detect() -> Option<V4> {
+        Kernel::X86_64V4.is_available().then_some(V4(()))
+    }
+
+    /// The proof without checking.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must run x86-64-v4: `Kernel::X86_64V4.is_available()`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[inline(always)]
+    pub const unsafe fn new_unchecked() -> V4 {
+        V4(())
+    }
+}
+
+impl Isa for V4 {
+    const AVX2: bool = cfg!(target_arch = "x86_64");
+    const BMI2: bool = cfg!(target_arch = "x86_64");
+    const POPCNT: bool = cfg!(target_arch = "x86_64");
+    const AVX512: bool = cfg!(target_arch = "x86_64");
+}
 
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

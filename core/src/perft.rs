@@ -168,6 +168,14 @@ kernel_copy!(
     unsafe { crate::kernel::V3::new_unchecked() },
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 );
+#[cfg(target_arch = "x86_64")]
+kernel_copy!(
+    v4,
+    crate::kernel::V4,
+    // SAFETY: as for v3, with `Kernel::X86_64V4.is_available()`.
+    unsafe { crate::kernel::V4::new_unchecked() },
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+);
 
 /// The leaves of the tree of `depth` plies below `pos`, counted on the best
 /// kernel for this CPU.
@@ -199,18 +207,20 @@ impl std::ops::AddAssign for TableStats {
 #[derive(Debug)]
 pub struct Counter<'t> {
     table: Option<&'t TranspositionTable>,
-    /// Always one that [`Kernel::is_available`] accepted.
-    kernel: Kernel,
+    /// Always one that [`Kernel::is_available`] accepted; `None` counts
+    /// each game on its [`Game::best_kernel`].
+    kernel: Option<Kernel>,
     /// What this counter's lookups found so far.
     pub stats: TableStats,
 }
 
 impl<'t> Counter<'t> {
-    /// A counter using `table` when given, on [`Kernel::best`].
+    /// A counter using `table` when given, on each game's
+    /// [`Game::best_kernel`].
     pub fn new(table: Option<&'t TranspositionTable>) -> Counter<'t> {
         Counter {
             table,
-            kernel: Kernel::best(),
+            kernel: None,
             stats: TableStats::default(),
         }
     }
@@ -219,14 +229,14 @@ impl<'t> Counter<'t> {
     pub fn with_kernel(table: Option<&'t TranspositionTable>, kernel: Kernel) -> Option<Counter<'t>> {
         kernel.is_available().then_some(Counter {
             table,
-            kernel,
+            kernel: Some(kernel),
             stats: TableStats::default(),
         })
     }
 
-    /// The kernel this counter counts on.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
+    /// The kernel this counter counts game `G` on.
+    pub fn kernel_for<G: Game>(&self) -> Kernel {
+        self.kernel.unwrap_or_else(G::best_kernel)
     }
 
     /// The leaves below `pos`, exact in `u128` whatever the depth: a
@@ -244,18 +254,26 @@ impl<'t> Counter<'t> {
 
     /// The `u64` count on this counter's kernel and table.
     fn perft_u64<G: Game>(&mut self, pos: &G, depth: u32) -> Option<Leaves64> {
+        let kernel = self.kernel_for::<G>();
         let stats = &mut self.stats;
-        match (self.kernel, self.table) {
+        match (kernel, self.table) {
             (Kernel::Portable, None) => portable::perft_u64(pos, depth),
             (Kernel::Portable, Some(table)) => portable::perft_table(table, stats, pos, depth),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: the counter holds only a kernel that `is_available`
-            // found this CPU supports (see `new` and `with_kernel`), and v3
-            // enables nothing beyond what that check tested.
+            // SAFETY: `kernel` is one that `is_available` found this CPU
+            // supports (`with_kernel` checks it, `Kernel::best_of` returns
+            // no other), and v3 enables nothing beyond what that check
+            // tested.
             (Kernel::X86_64V3, None) => unsafe { v3::perft_u64(pos, depth) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above.
             (Kernel::X86_64V3, Some(table)) => unsafe { v3::perft_table(table, stats, pos, depth) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, for v4.
+            (Kernel::X86_64V4, None) => unsafe { v4::perft_u64(pos, depth) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, for v4.
+            (Kernel::X86_64V4, Some(table)) => unsafe { v4::perft_table(table, stats, pos, depth) },
             #[cfg(not(target_arch = "x86_64"))]
             (_, None) => portable::perft_u64(pos, depth),
             #[cfg(not(target_arch = "x86_64"))]

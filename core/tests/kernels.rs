@@ -86,7 +86,6 @@ fn every_chess_kernel_counts_the_same() {
 
 #[test]
 fn the_best_kernel_runs_here_and_unavailable_ones_are_refused() {
-    assert!(Kernel::best().is_available());
     assert!(Kernel::Portable.is_available());
     for kernel in Kernel::ALL {
         assert_eq!(
@@ -94,5 +93,28 @@ fn the_best_kernel_runs_here_and_unavailable_ones_are_refused() {
             kernel.is_available()
         );
     }
-    assert_eq!(Counter::new(None).kernel(), Kernel::best());
+    assert_eq!(Kernel::best_of(&[]), Kernel::Portable);
+    best_kernel_is_the_first_available::<Reversi>();
+    best_kernel_is_the_first_available::<Checkers>();
+    best_kernel_is_the_first_available::<Chess>();
+}
+
+/// A game counts on the first of its kernels that this CPU runs (unless
+/// `PERFT_KERNEL` names another), and a default counter uses it.
+fn best_kernel_is_the_first_available<G: Game>() {
+    let best = G::best_kernel();
+    assert!(best.is_available(), "{} on {best}", G::NAME);
+    if std::env::var_os("PERFT_KERNEL").is_none() {
+        let first = G::KERNELS.iter().find(|k| k.is_available()).copied();
+        assert_eq!(Some(best), first, "{}", G::NAME);
+    }
+    assert_eq!(Counter::new(None).kernel_for::<G>(), best);
+}
+
+/// Only Reversi has AVX-512 code, so only it counts on x86-64-v4.
+#[test]
+fn only_reversi_prefers_the_avx512_kernel() {
+    assert_eq!(Reversi::KERNELS[0], Kernel::X86_64V4);
+    assert!(!Checkers::KERNELS.contains(&Kernel::X86_64V4));
+    assert!(!Chess::KERNELS.contains(&Kernel::X86_64V4));
 }

@@ -117,6 +117,12 @@ pub(crate) fn legal_moves_mask_on<I: Isa>(isa: I, player: u64, opponent: u64) ->
 #[inline(always)]
 pub(crate) fn flips_on<I: Isa>(isa: I, player: u64, opponent: u64, square: u8) -> u64 {
     #[cfg(target_arch = "x86_64")]
+    if I::AVX512 {
+        // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
+        // only on CPUs with x86-64-v4, and `isa` is such a value.
+        return unsafe { avx512::flips(player, opponent, square) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if I::AVX2 {
         // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist only
         // on CPUs with AVX2, and `isa` is such a value.
@@ -133,6 +139,12 @@ pub(crate) fn flips_on<I: Isa>(isa: I, player: u64, opponent: u64, square: u8) -
 /// or no faster way.
 #[inline(always)]
 pub(crate) fn count_two_plies_on<I: Isa>(isa: I, player: u64, opponent: u64) -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX512 {
+        // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
+        // only on CPUs with x86-64-v4, and `isa` is such a value.
+        return unsafe { avx512::count_two_plies(player, opponent) };
+    }
     #[cfg(target_arch = "x86_64")]
     if I::AVX2 {
         // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist only
@@ -159,7 +171,7 @@ mod avx2 {
     /// The OR of the four lanes.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn or_lanes(v: __m256i) -> u64 {
+    pub(super) fn or_lanes(v: __m256i) -> u64 {
         let half = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
         _mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half))) as u64
     }
@@ -213,6 +225,17 @@ mod avx2 {
         or_lanes(lanes) & !(player | opponent)
     }
 
+    /// The rays from `square`: the four towards higher bits, then the four
+    /// towards lower bits, one per lane.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn ray_lanes(square: u8) -> (__m256i, __m256i) {
+        let rays = &RAYS[square as usize];
+        let up = _mm256_set_epi64x(rays[3] as i64, rays[2] as i64, rays[1] as i64, rays[0] as i64);
+        let down = _mm256_set_epi64x(rays[7] as i64, rays[6] as i64, rays[5] as i64, rays[4] as i64);
+        (up, down)
+    }
+
     /// The flips of [`super::flips`] per ray, the boards in every lane: the
     /// four rays towards higher bits in one vector (lowest stop by
     /// `x & -x`), the four towards lower bits in another (highest stop by
@@ -220,9 +243,7 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn flips_lanes(p: __m256i, o: __m256i, square: u8) -> __m256i {
-        let rays = &RAYS[square as usize];
-        let up = _mm256_set_epi64x(rays[3] as i64, rays[2] as i64, rays[1] as i64, rays[0] as i64);
-        let down = _mm256_set_epi64x(rays[7] as i64, rays[6] as i64, rays[5] as i64, rays[4] as i64);
+        let (up, down) = ray_lanes(square);
         let zero = _mm256_setzero_si256();
         let one = _mm256_set1_epi64x(1);
 
@@ -258,12 +279,23 @@ mod avx2 {
         or_lanes(flips_lanes(p, o, square))
     }
 
-    /// [`super::count_two_plies`]: each child's boards stay in vectors from
-    /// the flips to its move mask, and its empty squares are the parent's
-    /// but the one played.
+    /// [`super::count_two_plies_on`], with [`flips_lanes`].
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(super) fn count_two_plies(player: u64, opponent: u64) -> Option<u64> {
+        count_two_plies_with(player, opponent, |p, o, square| flips_lanes(p, o, square))
+    }
+
+    /// [`super::count_two_plies_on`], finding flips with `flips_lanes`:
+    /// each child's boards stay in vectors from the flips to its move mask,
+    /// and its empty squares are the parent's but the one played.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn count_two_plies_with(
+        player: u64,
+        opponent: u64,
+        flips_lanes: impl Fn(__m256i, __m256i, u8) -> __m256i,
+    ) -> Option<u64> {
         let mut moves = legal_moves_mask(player, opponent);
         if moves == 0 {
             return None;
@@ -286,6 +318,67 @@ mod avx2 {
             n += u64::from(child_moves.count_ones()).max(1);
         }
         Some(n)
+    }
+}
+
+/// The x86-64-v4 kernels: [`avx2`]'s, with the far end of each downward ray
+/// found by `vplzcntq` instead of smearing its stops down, and the masks
+/// folded by `vpternlogq` (which LLVM also picks for the inlined AVX2 code).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_lzcnt_epi64, _mm256_maskz_and_epi64,
+        _mm256_or_si256, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_srlv_epi64, _mm256_sub_epi64,
+        _mm256_ternarylogic_epi64, _mm256_test_epi64_mask,
+    };
+
+    use super::avx2;
+
+    /// The flips per ray, the boards in every lane, as `avx2::flips_lanes`.
+    /// Upward rays: the lowest stop is `x & -x`; if it is a player disc,
+    /// what lies below it on the ray flips. Downward rays: the highest stop
+    /// is the top bit shifted right by its leading zeros (64 shifts it out);
+    /// if it is a player disc, what lies above it on the ray flips, which is
+    /// `-x & !x` for a single bit `x`.
+    #[target_feature(enable = "avx2,avx512f,avx512cd,avx512vl")]
+    #[inline]
+    fn flips_lanes(p: __m256i, o: __m256i, square: u8) -> __m256i {
+        let (up, down) = avx2::ray_lanes(square);
+        let zero = _mm256_setzero_si256();
+
+        let stops = _mm256_andnot_si256(o, up);
+        // 0x80: a & b & c.
+        let outflank = _mm256_ternarylogic_epi64::<0x80>(stops, _mm256_sub_epi64(zero, stops), p);
+        let below = _mm256_sub_epi64(outflank, _mm256_set1_epi64x(1));
+        let flipped_up = _mm256_maskz_and_epi64(_mm256_test_epi64_mask(outflank, outflank), below, up);
+
+        let stops = _mm256_andnot_si256(o, down);
+        let top = _mm256_set1_epi64x(i64::MIN);
+        let highest = _mm256_srlv_epi64(top, _mm256_lzcnt_epi64(stops));
+        let outflank = _mm256_and_si256(highest, p);
+        // 0x20: a & !b & c.
+        let flipped_down =
+            _mm256_ternarylogic_epi64::<0x20>(_mm256_sub_epi64(zero, outflank), outflank, down);
+
+        _mm256_or_si256(flipped_up, flipped_down)
+    }
+
+    /// [`super::flips`].
+    #[target_feature(enable = "avx2,avx512f,avx512cd,avx512vl")]
+    #[inline]
+    pub(super) fn flips(player: u64, opponent: u64, square: u8) -> u64 {
+        let (p, o) = (
+            _mm256_set1_epi64x(player as i64),
+            _mm256_set1_epi64x(opponent as i64),
+        );
+        avx2::or_lanes(flips_lanes(p, o, square))
+    }
+
+    /// [`super::count_two_plies_on`], with [`flips_lanes`].
+    #[target_feature(enable = "avx2,avx512f,avx512cd,avx512vl")]
+    #[inline]
+    pub(super) fn count_two_plies(player: u64, opponent: u64) -> Option<u64> {
+        avx2::count_two_plies_with(player, opponent, |p, o, square| flips_lanes(p, o, square))
     }
 }
 
@@ -332,28 +425,61 @@ mod tests {
             .fold(0, |m, sq| m | 1 << sq)
     }
 
+    /// One of the instruction sets this CPU runs, as the kernels see it.
+    #[derive(Clone, Copy)]
+    enum AnyIsa {
+        Portable(crate::kernel::Portable),
+        V3(crate::kernel::V3),
+        V4(crate::kernel::V4),
+    }
+
+    impl AnyIsa {
+        fn moves(self, p: u64, o: u64) -> u64 {
+            match self {
+                AnyIsa::Portable(isa) => legal_moves_mask_on(isa, p, o),
+                AnyIsa::V3(isa) => legal_moves_mask_on(isa, p, o),
+                AnyIsa::V4(isa) => legal_moves_mask_on(isa, p, o),
+            }
+        }
+
+        fn flips(self, p: u64, o: u64, sq: u8) -> u64 {
+            match self {
+                AnyIsa::Portable(isa) => flips_on(isa, p, o, sq),
+                AnyIsa::V3(isa) => flips_on(isa, p, o, sq),
+                AnyIsa::V4(isa) => flips_on(isa, p, o, sq),
+            }
+        }
+
+        fn count_two_plies(self, p: u64, o: u64) -> Option<u64> {
+            match self {
+                AnyIsa::Portable(isa) => count_two_plies_on(isa, p, o),
+                AnyIsa::V3(isa) => count_two_plies_on(isa, p, o),
+                AnyIsa::V4(isa) => count_two_plies_on(isa, p, o),
+            }
+        }
+    }
+
+    /// `f` on every instruction set this CPU runs, the portable one first.
+    fn on_every_isa<T>(f: impl Fn(AnyIsa) -> T) -> Vec<T> {
+        let mut isas = vec![AnyIsa::Portable(crate::kernel::Portable)];
+        isas.extend(crate::kernel::V3::detect().map(AnyIsa::V3));
+        isas.extend(crate::kernel::V4::detect().map(AnyIsa::V4));
+        isas.into_iter().map(f).collect()
+    }
+
     proptest::proptest! {
         #[test]
         fn every_isa_matches_the_portable_kernels(a: u64, b: u64) {
             let (player, opponent) = (a & !b, b & !a);
             // Sparser boards too, so that long runs and open rays occur.
             let (sparse_player, sparse_opponent) = (player & (a >> 7), opponent & (b >> 3));
-            let isas = [None, crate::kernel::V3::detect()];
             for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
-                for isa in isas {
-                    let moves = match isa {
-                        Some(avx2) => legal_moves_mask_on(avx2, p, o),
-                        None => legal_moves_mask_on(crate::kernel::Portable, p, o),
-                    };
+                for moves in on_every_isa(|isa| isa.moves(p, o)) {
                     proptest::prop_assert_eq!(moves, legal_moves_mask(p, o));
-                    for sq in 0..64u8 {
-                        if (p | o) & (1 << sq) == 0 {
-                            let flipped = match isa {
-                                Some(avx2) => flips_on(avx2, p, o, sq),
-                                None => flips_on(crate::kernel::Portable, p, o, sq),
-                            };
-                            proptest::prop_assert_eq!(flipped, flips(p, o, sq), "square {}", sq);
-                        }
+                }
+                for sq in (0..64u8).filter(|&sq| (p | o) & (1 << sq) == 0) {
+                    for flipped in on_every_isa(|isa| isa.flips(p, o, sq)) {
+                        proptest::prop_assert_eq!(flipped, flips(p, o, sq), "square {}", sq);
                     }
                 }
             }
@@ -363,20 +489,22 @@ mod tests {
         fn two_plies_count_every_child(a: u64, b: u64) {
             let (player, opponent) = (a & !b, b & !a);
             let (sparse_player, sparse_opponent) = (player & (a >> 7), opponent & (b >> 3));
-            if let Some(avx2) = crate::kernel::V3::detect() {
-                for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
-                    let moves = legal_moves_mask(p, o);
-                    let mut expected = 0u64;
-                    for sq in (0..64u8).filter(|&sq| moves & (1 << sq) != 0) {
-                        let f = flips(p, o, sq);
-                        let child = legal_moves_mask(o & !f, p | f | (1 << sq));
-                        expected += u64::from(child.count_ones()).max(1);
-                    }
-                    let want = if moves == 0 { None } else { Some(expected) };
-                    proptest::prop_assert_eq!(count_two_plies_on(avx2, p, o), want);
+            for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
+                let moves = legal_moves_mask(p, o);
+                let mut expected = 0u64;
+                for sq in (0..64u8).filter(|&sq| moves & (1 << sq) != 0) {
+                    let f = flips(p, o, sq);
+                    let child = legal_moves_mask(o & !f, p | f | (1 << sq));
+                    expected += u64::from(child.count_ones()).max(1);
+                }
+                let want = if moves == 0 { None } else { Some(expected) };
+                let counts = on_every_isa(|isa| isa.count_two_plies(p, o));
+                // The portable kernel has no shortcut; every vector kernel has.
+                proptest::prop_assert_eq!(counts[0], None);
+                for count in &counts[1..] {
+                    proptest::prop_assert_eq!(*count, want);
                 }
             }
-            proptest::prop_assert_eq!(count_two_plies_on(crate::kernel::Portable, player, opponent), None);
         }
 
         #[test]

