@@ -152,6 +152,10 @@ impl Game for Checkers {
     const PACKED_BYTES: usize = super::packed::BYTES;
     const MAX_MOVES: u32 = MAX_MOVES as u32;
     const GAME_OVER_IS_LEAF: bool = false;
+    /// Measured best (perft(16) with a 2 GiB table, one thread): 4 counts
+    /// in 0.77x the time of 3; 5 in 1.27x that of 4. Depth-3 subtrees are
+    /// cheaper to recount from the bulk-counted last plies than to look up.
+    const MIN_STORED_DEPTH: u32 = 4;
     const ABOUT: &'static str = "English draughts 8x8; positions as PDN FEN";
     const BENCH: BenchCases = BenchCases {
         quick: &[

@@ -132,6 +132,10 @@ impl Game for Reversi {
     /// One move per square at most.
     const MAX_MOVES: u32 = 64;
     const GAME_OVER_IS_LEAF: bool = true;
+    /// Measured best (perft(14) with a 2 GiB table, one thread): 4 counts
+    /// in 0.79x the time of 3; 5 in 1.1x that of 4. Depth-3 subtrees are
+    /// cheaper to recount with the vector kernels than to look up.
+    const MIN_STORED_DEPTH: u32 = 4;
     /// Its flips use AVX-512 (1.38x the v3 kernel's raw speed).
     const KERNELS: &'static [Kernel] = &[Kernel::X86_64V4, Kernel::X86_64V3, Kernel::Portable];
     const ABOUT: &'static str = "Reversi (Othello) 8x8; positions as 64 squares a1..h8 and X or O";
