@@ -1,6 +1,7 @@
 //! Bit-parallel Reversi kernels: the legal-move mask and the discs a move
-//! flips. Portable `u64` code, and AVX2 copies that the x86-64-v3 kernel
-//! uses; the ray tables are computed at compile time.
+//! flips. Portable `u64` code, AVX2 copies that the x86-64-v3 kernel uses
+//! and AVX-512 flips for the x86-64-v4 kernel; the ray tables are computed
+//! at compile time.
 
 use crate::kernel::Isa;
 
