@@ -120,67 +120,56 @@ impl Isa for Portable {
     const AVX512: bool = false;
 }
 
-/// Proof that the CPU runs x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT:
-/// [`Kernel::X86_64V3`]): a value exists only where
-/// [`Kernel::is_available`] said so, or inside the v3 copy of the
+/// Defines a proof type for `$kernel`: a value exists only where
+/// [`Kernel::is_available`] said so, or inside that kernel's copy of the
 /// recursion, which only runs after that check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct V3(());
+macro_rules! isa_proof {
+    ($(#[$doc:meta])* $name:ident, $kernel:expr, avx512: $avx512:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $name(());
 
-impl V3 {
-    /// The proof, when this CPU runs x86-64-v3.
-    pub fn detect() -> Option<V3> {
-        Kernel::X86_64V3.is_available().then_some(V3(()))
-    }
+        impl $name {
+            /// The proof, when this CPU runs the kernel.
+            pub fn detect() -> Option<$name> {
+                $kernel.is_available().then_some($name(()))
+            }
 
-    /// The proof without checking.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must run x86-64-v3: `Kernel::X86_64V3.is_available()`.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    #[inline(always)]
-    pub const unsafe fn new_unchecked() -> V3 {
-        V3(())
-    }
+            /// The proof without checking.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must run the kernel: `is_available()` must hold for it.
+            #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+            #[inline(always)]
+            pub const unsafe fn new_unchecked() -> $name {
+                $name(())
+            }
+        }
+
+        impl Isa for $name {
+            const AVX2: bool = cfg!(target_arch = "x86_64");
+            const BMI2: bool = cfg!(target_arch = "x86_64");
+            const POPCNT: bool = cfg!(target_arch = "x86_64");
+            const AVX512: bool = $avx512 && cfg!(target_arch = "x86_64");
+        }
+    };
 }
 
-impl Isa for V3 {
-    const AVX2: bool = cfg!(target_arch = "x86_64");
-    const BMI2: bool = cfg!(target_arch = "x86_64");
-    const POPCNT: bool = cfg!(target_arch = "x86_64");
-    const AVX512: bool = false;
-}
-
-/// Proof that the CPU runs x86-64-v4 (v3 and AVX-512 F, BW, CD, DQ, VL:
-/// [`Kernel::X86_64V4`]), on the same terms as [`V3`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct V4(());
-
-impl V4 {
-    /// The proof, when this CPU runs x86-64-v4.
-    pub fn detect() -> Option<V4> {
-        Kernel::X86_64V4.is_available().then_some(V4(()))
-    }
-
-    /// The proof without checking.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must run x86-64-v4: `Kernel::X86_64V4.is_available()`.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    #[inline(always)]
-    pub const unsafe fn new_unchecked() -> V4 {
-        V4(())
-    }
-}
-
-impl Isa for V4 {
-    const AVX2: bool = cfg!(target_arch = "x86_64");
-    const BMI2: bool = cfg!(target_arch = "x86_64");
-    const POPCNT: bool = cfg!(target_arch = "x86_64");
-    const AVX512: bool = cfg!(target_arch = "x86_64");
-}
+isa_proof!(
+    /// Proof that the CPU runs x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT:
+    /// [`Kernel::X86_64V3`]).
+    V3,
+    Kernel::X86_64V3,
+    avx512: false
+);
+isa_proof!(
+    /// Proof that the CPU runs x86-64-v4 (v3 and AVX-512 F, BW, CD, DQ, VL:
+    /// [`Kernel::X86_64V4`]).
+    V4,
+    Kernel::X86_64V4,
+    avx512: true
+);
 
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
