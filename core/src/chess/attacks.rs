@@ -221,6 +221,27 @@ mod tests {
         }
     }
 
+    /// The empty-board rays that let the generator skip a lookup are the
+    /// lookups' own answers on an empty board.
+    #[test]
+    fn the_empty_board_rays_are_the_empty_board_attacks() {
+        use crate::chess::bitboard::{BISHOP_RAYS, ROOK_RAYS};
+        for square in 0..64u8 {
+            assert_eq!(
+                ROOK_RAYS[usize::from(square)],
+                rook(Portable, square, 0),
+                "rook on {square}"
+            );
+            assert_eq!(
+                BISHOP_RAYS[usize::from(square)],
+                bishop(Portable, square, 0),
+                "bishop on {square}"
+            );
+        }
+        assert_eq!(ROOK_RAYS[0], 0x0101_0101_0101_01FE);
+        assert_eq!(BISHOP_RAYS[0], 0x8040_2010_0804_0200);
+    }
+
     #[test]
     fn soft_pext_packs_the_masked_bits_in_order() {
         assert_eq!(soft_pext(0b1011_0110, 0b1111_0000), 0b1011);

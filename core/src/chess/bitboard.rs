@@ -118,6 +118,32 @@ pub static WHITE_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, 1), (1, 1)]);
 /// Squares a black pawn on each square attacks.
 pub static BLACK_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, -1), (1, -1)]);
 
+/// Rook moves from each square on an empty board: its rank and file.
+pub static ROOK_RAYS: [u64; 64] = ray_table(0);
+/// Bishop moves from each square on an empty board: its two diagonals.
+pub static BISHOP_RAYS: [u64; 64] = ray_table(4);
+
+/// Every square on the four lines from each square that [`line_tables`]
+/// lists from direction `first` on (0: straight, 4: diagonal).
+const fn ray_table(first: usize) -> [u64; 64] {
+    let lines = line_tables().1;
+    let mut rays = [0u64; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let (fa, ra, fb, rb) = ((a % 8) as i32, (a / 8) as i32, (b % 8) as i32, (b / 8) as i32);
+            let straight = fa == fb || ra == rb;
+            if b != a && lines[a][b] != 0 && straight == (first == 0) {
+                rays[a] |= 1u64 << b;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    rays
+}
+
 /// Squares strictly between two squares on a common line, or 0.
 /// Indexed `[a][b]`.
 pub static BETWEEN: [[u64; 64]; 64] = line_tables().0;

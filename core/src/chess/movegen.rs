@@ -9,7 +9,9 @@
 //! place of pushes.
 
 use super::attacks;
-use super::bitboard::{BETWEEN, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_8, Square, Squares, bit};
+use super::bitboard::{
+    BETWEEN, BISHOP_RAYS, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_8, ROOK_RAYS, Square, Squares, bit,
+};
 use super::position::{
     Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of, rights,
 };
@@ -138,8 +140,15 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     let mut checkers = (KNIGHT[k] & pieces[Piece::Knight.index()] & theirs)
         | (pawn_attackers_of(them, king) & pieces[Piece::Pawn.index()] & theirs);
     let mut pinned = 0u64;
-    let snipers = (attacks::rook(isa, king, theirs) & their_rooks)
-        | (attacks::bishop(isa, king, theirs) & their_bishops);
+    // Most often no enemy slider stands on the king's lines at all, and
+    // the lookup is skipped.
+    let mut snipers = 0;
+    if ROOK_RAYS[k] & their_rooks != 0 {
+        snipers |= attacks::rook(isa, king, theirs) & their_rooks;
+    }
+    if BISHOP_RAYS[k] & their_bishops != 0 {
+        snipers |= attacks::bishop(isa, king, theirs) & their_bishops;
+    }
     for sniper in Squares(snipers) {
         let between = BETWEEN[k][usize::from(sniper)] & occupied;
         if between == 0 {
