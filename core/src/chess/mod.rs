@@ -17,6 +17,7 @@ mod position;
 /// which uses parts the crate does not.
 #[allow(dead_code)]
 mod slider_layout;
+mod two_plies;
 
 pub use bitboard::{Square, parse_square, square_name};
 pub use fen::FenError;
@@ -141,6 +142,13 @@ impl Game for Chess {
     #[inline(always)]
     fn count_moves_on<I: Isa>(&self, isa: I) -> u64 {
         movegen::count_moves_on(self, isa)
+    }
+
+    /// Each move played where it is generated, its child's moves counted
+    /// at once: no move list at the last two plies.
+    #[inline(always)]
+    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        Some(two_plies::count_two_plies(self, isa))
     }
 
     #[inline(always)]

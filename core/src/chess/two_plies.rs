@@ -1,0 +1,185 @@
+//! The last two plies of perft in one pass: every legal move is played the
+//! moment the generator hands it out, with its piece and kind known at
+//! that place, and the child's moves are counted at once. No move list is
+//! written, read back or dispatched on.
+//!
+//! The child counter is one out-of-line function per instruction set, so
+//! the generator's twenty-odd hand-out places each inline a short `play`
+//! and a call, not a whole move generator.
+
+use super::bitboard::{Square, Squares};
+use super::movegen::{Sink, count_moves_on, generate_into};
+use super::position::{Chess, ChessMove, MoveKind, Piece};
+use crate::kernel::{Isa, Portable};
+
+/// The number of legal moves of `pos`, out of line, compiled for `isa`'s
+/// instructions.
+#[inline(always)]
+fn count_child<I: Isa>(pos: &Chess, isa: I) -> u64 {
+    let _ = isa;
+    #[cfg(target_arch = "x86_64")]
+    {
+        if I::AVX512 {
+            // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
+            // only on CPUs running x86-64-v4, and `isa` is such a value.
+            return unsafe { count_child_v4(pos) };
+        }
+        if I::BMI2 {
+            // SAFETY: as above, for x86-64-v3 (every `Isa` with BMI2 has
+            // the whole of v3).
+            return unsafe { count_child_v3(pos) };
+        }
+    }
+    count_child_portable(pos)
+}
+
+/// [`count_child`] for any CPU.
+#[inline(never)]
+fn count_child_portable(pos: &Chess) -> u64 {
+    count_moves_on(pos, Portable)
+}
+
+/// [`count_child`] compiled for x86-64-v3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+#[inline(never)]
+fn count_child_v3(pos: &Chess) -> u64 {
+    // SAFETY: this function is compiled for v3 and only called by
+    // `count_child` on a proof of v3 or better.
+    count_moves_on(pos, unsafe { crate::kernel::V3::new_unchecked() })
+}
+
+/// [`count_child`] compiled for x86-64-v4.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+#[inline(never)]
+fn count_child_v4(pos: &Chess) -> u64 {
+    // SAFETY: as for `count_child_v3`, with a proof of v4.
+    count_moves_on(pos, unsafe { crate::kernel::V4::new_unchecked() })
+}
+
+/// Plays every move it is handed and adds up the children's move counts.
+struct CountChildren<'p, I: Isa> {
+    pos: &'p Chess,
+    isa: I,
+    total: u64,
+}
+
+impl<I: Isa> CountChildren<'_, I> {
+    /// Counts the child after `mv` (the kind is a constant at every call
+    /// site, so `play_move` folds to that kind's few updates).
+    #[inline(always)]
+    fn child(&mut self, mv: ChessMove) {
+        let child = self.pos.play_move(self.isa, mv);
+        self.total += count_child(&child, self.isa);
+    }
+}
+
+impl<I: Isa> Sink for CountChildren<'_, I> {
+    #[inline(always)]
+    fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
+        for to in Squares(targets) {
+            self.child(ChessMove {
+                from,
+                to,
+                piece,
+                kind: MoveKind::Normal,
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind) {
+        for to in Squares(targets) {
+            self.child(ChessMove {
+                from: to.wrapping_sub(offset as u8),
+                to,
+                piece: Piece::Pawn,
+                kind,
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn promotions(&mut self, targets: u64, offset: i8) {
+        for to in Squares(targets) {
+            let from = to.wrapping_sub(offset as u8);
+            for piece in [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight] {
+                self.child(ChessMove {
+                    from,
+                    to,
+                    piece: Piece::Pawn,
+                    kind: MoveKind::Promotion(piece),
+                });
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn one(&mut self, mv: ChessMove) {
+        self.child(mv);
+    }
+}
+
+/// The leaves two plies below `pos` (mates and stalemates one ply down
+/// add nothing), sliders looked up on `isa`.
+#[inline(always)]
+pub(super) fn count_two_plies<I: Isa>(pos: &Chess, isa: I) -> u64 {
+    let mut children = CountChildren { pos, isa, total: 0 };
+    generate_into(pos, &mut children, isa);
+    children.total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    /// The sum over the move list of each child's count, the slow way.
+    fn two_plies_by_list(pos: &Chess) -> u64 {
+        pos.legal_moves()
+            .iter()
+            .map(|&mv| pos.play(mv).count_moves())
+            .sum()
+    }
+
+    /// Every kernel's two-ply count agrees with playing the move list, on
+    /// positions of random playouts and on the standard test positions.
+    #[test]
+    fn two_plies_agree_with_the_move_list_on_every_kernel() {
+        let mut positions: Vec<Chess> = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ]
+        .iter()
+        .map(|fen| fen.parse().expect("a valid FEN"))
+        .collect();
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..100 {
+            let mut pos = Chess::start();
+            for _ in 0..(state % 100) {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+            }
+            positions.push(pos);
+        }
+        for pos in &positions {
+            let expected = two_plies_by_list(pos);
+            assert_eq!(count_two_plies(pos, Portable), expected, "{pos}");
+            if let Some(v3) = crate::kernel::V3::detect() {
+                assert_eq!(count_two_plies(pos, v3), expected, "{pos}");
+            }
+            if let Some(v4) = crate::kernel::V4::detect() {
+                assert_eq!(count_two_plies(pos, v4), expected, "{pos}");
+            }
+        }
+    }
+}
