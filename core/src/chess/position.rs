@@ -339,6 +339,23 @@ impl Chess {
     /// The position after `mv`, which must be legal here.
     #[inline(always)]
     pub(super) fn play_move<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
+        let mut next = self.play_board_only(isa, mv);
+        let capture = self.colours[self.side.other().index()] & bit(mv.to) != 0;
+        next.halfmove = if capture || mv.piece == Piece::Pawn {
+            0
+        } else {
+            self.halfmove.saturating_add(1)
+        };
+        if self.side == Colour::Black {
+            next.fullmove = self.fullmove.saturating_add(1);
+        }
+        next
+    }
+
+    /// [`Chess::play_move`] without the clocks, which keep this position's
+    /// values: for children that are only counted, never shown or keyed.
+    #[inline(always)]
+    pub(super) fn play_board_only<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
         let mut next = *self;
         let (us, them) = (self.side.index(), self.side.other().index());
         let (from, to) = (bit(mv.from), bit(mv.to));
@@ -380,14 +397,6 @@ impl Chess {
         }
         // A move's squares are below 64; `& 63` spares the bounds checks.
         next.castling &= CASTLING_KEPT[usize::from(mv.from & 63)] & CASTLING_KEPT[usize::from(mv.to & 63)];
-        next.halfmove = if capture || mv.piece == Piece::Pawn {
-            0
-        } else {
-            self.halfmove.saturating_add(1)
-        };
-        if self.side == Colour::Black {
-            next.fullmove = self.fullmove.saturating_add(1);
-        }
         next.side = self.side.other();
         next
     }

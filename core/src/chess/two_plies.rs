@@ -8,29 +8,39 @@
 //! and a call, not a whole move generator.
 
 use super::bitboard::{Square, Squares};
-use super::movegen::{Sink, count_moves_on, generate_into};
-use super::position::{Chess, ChessMove, MoveKind, Piece};
+use super::movegen::{Count, Sink, count_moves_on, generate};
+use super::position::{Chess, ChessMove, Colour, MoveKind, Piece};
 use crate::kernel::{Isa, Portable};
 
-/// The number of legal moves of `pos`, out of line, compiled for `isa`'s
-/// instructions.
+/// The number of legal moves of `pos`, whose side to move is white when
+/// `WHITE`, out of line, compiled for `isa`'s instructions.
 #[inline(always)]
-fn count_child<I: Isa>(pos: &Chess, isa: I) -> u64 {
+fn count_child<const WHITE: bool, I: Isa>(pos: &Chess, isa: I) -> u64 {
     let _ = isa;
+    debug_assert_eq!(pos.side == super::position::Colour::White, WHITE);
     #[cfg(target_arch = "x86_64")]
     {
         if I::AVX512 {
             // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
             // only on CPUs running x86-64-v4, and `isa` is such a value.
-            return unsafe { count_child_v4(pos) };
+            return unsafe { count_child_v4::<WHITE>(pos) };
         }
         if I::BMI2 {
             // SAFETY: as above, for x86-64-v3 (every `Isa` with BMI2 has
             // the whole of v3).
-            return unsafe { count_child_v3(pos) };
+            return unsafe { count_child_v3::<WHITE>(pos) };
         }
     }
     count_child_portable(pos)
+}
+
+/// The move count of `pos` for `WHITE` to move, on `isa` (which must
+/// include popcnt, as v3 and v4 do).
+#[inline(always)]
+fn count_as<const WHITE: bool, I: Isa>(pos: &Chess, isa: I) -> u64 {
+    let mut count = Count(0);
+    generate::<WHITE, Count, I>(pos, &mut count, isa);
+    count.0
 }
 
 /// [`count_child`] for any CPU.
@@ -43,39 +53,40 @@ fn count_child_portable(pos: &Chess) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 #[inline(never)]
-fn count_child_v3(pos: &Chess) -> u64 {
+fn count_child_v3<const WHITE: bool>(pos: &Chess) -> u64 {
     // SAFETY: this function is compiled for v3 and only called by
     // `count_child` on a proof of v3 or better.
-    count_moves_on(pos, unsafe { crate::kernel::V3::new_unchecked() })
+    count_as::<WHITE, _>(pos, unsafe { crate::kernel::V3::new_unchecked() })
 }
 
 /// [`count_child`] compiled for x86-64-v4.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
 #[inline(never)]
-fn count_child_v4(pos: &Chess) -> u64 {
+fn count_child_v4<const WHITE: bool>(pos: &Chess) -> u64 {
     // SAFETY: as for `count_child_v3`, with a proof of v4.
-    count_moves_on(pos, unsafe { crate::kernel::V4::new_unchecked() })
+    count_as::<WHITE, _>(pos, unsafe { crate::kernel::V4::new_unchecked() })
 }
 
-/// Plays every move it is handed and adds up the children's move counts.
-struct CountChildren<'p, I: Isa> {
+/// Plays every move it is handed and adds up the children's move counts;
+/// the children have white to move when `WHITE`.
+struct CountChildren<'p, const WHITE: bool, I: Isa> {
     pos: &'p Chess,
     isa: I,
     total: u64,
 }
 
-impl<I: Isa> CountChildren<'_, I> {
+impl<const WHITE: bool, I: Isa> CountChildren<'_, WHITE, I> {
     /// Counts the child after `mv` (the kind is a constant at every call
     /// site, so `play_move` folds to that kind's few updates).
     #[inline(always)]
     fn child(&mut self, mv: ChessMove) {
-        let child = self.pos.play_move(self.isa, mv);
-        self.total += count_child(&child, self.isa);
+        let child = self.pos.play_board_only(self.isa, mv);
+        self.total += count_child::<WHITE, I>(&child, self.isa);
     }
 }
 
-impl<I: Isa> Sink for CountChildren<'_, I> {
+impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
     #[inline(always)]
     fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
         for to in Squares(targets) {
@@ -125,9 +136,18 @@ impl<I: Isa> Sink for CountChildren<'_, I> {
 /// add nothing), sliders looked up on `isa`.
 #[inline(always)]
 pub(super) fn count_two_plies<I: Isa>(pos: &Chess, isa: I) -> u64 {
-    let mut children = CountChildren { pos, isa, total: 0 };
-    generate_into(pos, &mut children, isa);
-    children.total
+    match pos.side {
+        Colour::White => {
+            let mut children = CountChildren::<false, I> { pos, isa, total: 0 };
+            generate::<true, _, I>(pos, &mut children, isa);
+            children.total
+        }
+        Colour::Black => {
+            let mut children = CountChildren::<true, I> { pos, isa, total: 0 };
+            generate::<false, _, I>(pos, &mut children, isa);
+            children.total
+        }
+    }
 }
 
 #[cfg(test)]
