@@ -235,7 +235,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     }
 
     if checkers == 0 {
-        castling::<WHITE, S, I>(pos, sink, king, occupied, king_targets, isa);
+        castling::<WHITE, S, I>(pos, sink, occupied, king_targets, isa);
     }
 }
 
@@ -311,20 +311,20 @@ fn pawn_moves<const WHITE: bool, S: Sink>(
 /// check). The square next to the king is safe exactly when it is one of
 /// the king's own targets (`king_targets`): those were tested with the
 /// king off the board, but a ray through the king's square would be a
-/// check, and there is none.
+/// check, and there is none. A right implies king and rook at home, so
+/// every square here is a constant.
 #[inline(always)]
 fn castling<const WHITE: bool, S: Sink, I: Isa>(
     pos: &Chess,
     sink: &mut S,
-    king: Square,
     occupied: u64,
     king_targets: u64,
     isa: I,
 ) {
-    let (king_side, queen_side, them) = if WHITE {
-        (rights::WHITE_KING, rights::WHITE_QUEEN, Colour::Black)
+    let (king_side, queen_side, them, king): (u8, u8, Colour, Square) = if WHITE {
+        (rights::WHITE_KING, rights::WHITE_QUEEN, Colour::Black, 4)
     } else {
-        (rights::BLACK_KING, rights::BLACK_QUEEN, Colour::White)
+        (rights::BLACK_KING, rights::BLACK_QUEEN, Colour::White, 60)
     };
     if pos.castling & king_side != 0
         && occupied & (bit(king + 1) | bit(king + 2)) == 0
