@@ -57,11 +57,18 @@ impl Sink for Count {
 /// output (queen first).
 const PROMOTIONS: [Piece; 4] = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight];
 
-impl Sink for ChessMoves {
+/// A sink that takes moves one at a time; the bulk hand-outs of
+/// [`Sink`] are expanded into single moves for it.
+pub(super) trait EachMove {
+    /// One legal move.
+    fn each(&mut self, mv: ChessMove);
+}
+
+impl<T: EachMove> Sink for T {
     #[inline(always)]
     fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
         for to in Squares(targets) {
-            self.push(ChessMove {
+            self.each(ChessMove {
                 from,
                 to,
                 piece,
@@ -72,7 +79,7 @@ impl Sink for ChessMoves {
     #[inline(always)]
     fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind) {
         for to in Squares(targets) {
-            self.push(ChessMove {
+            self.each(ChessMove {
                 from: to.wrapping_sub(offset as u8),
                 to,
                 piece: Piece::Pawn,
@@ -84,7 +91,7 @@ impl Sink for ChessMoves {
     fn promotions(&mut self, targets: u64, offset: i8) {
         for to in Squares(targets) {
             for piece in PROMOTIONS {
-                self.push(ChessMove {
+                self.each(ChessMove {
                     from: to.wrapping_sub(offset as u8),
                     to,
                     piece: Piece::Pawn,
@@ -95,6 +102,13 @@ impl Sink for ChessMoves {
     }
     #[inline(always)]
     fn one(&mut self, mv: ChessMove) {
+        self.each(mv);
+    }
+}
+
+impl EachMove for ChessMoves {
+    #[inline(always)]
+    fn each(&mut self, mv: ChessMove) {
         self.push(mv);
     }
 }

@@ -7,9 +7,8 @@
 //! the generator's twenty-odd hand-out places each inline a short `play`
 //! and a call, not a whole move generator.
 
-use super::bitboard::{Square, Squares};
-use super::movegen::{Count, Sink, count_moves_on, generate};
-use super::position::{Chess, ChessMove, Colour, MoveKind, Piece};
+use super::movegen::{Count, EachMove, count_moves_on, generate};
+use super::position::{Chess, ChessMove, Colour};
 use crate::kernel::{Isa, Portable};
 
 /// The number of legal moves of `pos`, whose side to move is white when
@@ -17,7 +16,7 @@ use crate::kernel::{Isa, Portable};
 #[inline(always)]
 fn count_child<const WHITE: bool, I: Isa>(pos: &Chess, isa: I) -> u64 {
     let _ = isa;
-    debug_assert_eq!(pos.side == super::position::Colour::White, WHITE);
+    debug_assert_eq!(pos.side == Colour::White, WHITE);
     #[cfg(target_arch = "x86_64")]
     {
         if I::AVX512 {
@@ -76,59 +75,14 @@ struct CountChildren<'p, const WHITE: bool, I: Isa> {
     total: u64,
 }
 
-impl<const WHITE: bool, I: Isa> CountChildren<'_, WHITE, I> {
-    /// Counts the child after `mv` (the kind is a constant at every call
-    /// site, so `play_move` folds to that kind's few updates).
+impl<const WHITE: bool, I: Isa> EachMove for CountChildren<'_, WHITE, I> {
+    /// Counts the child after `mv`. Every hand-out place of the generator
+    /// inlines this with the move's kind a constant, so `play_board_only`
+    /// folds to that kind's few updates.
     #[inline(always)]
-    fn child(&mut self, mv: ChessMove) {
+    fn each(&mut self, mv: ChessMove) {
         let child = self.pos.play_board_only(self.isa, mv);
         self.total += count_child::<WHITE, I>(&child, self.isa);
-    }
-}
-
-impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
-    #[inline(always)]
-    fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
-        for to in Squares(targets) {
-            self.child(ChessMove {
-                from,
-                to,
-                piece,
-                kind: MoveKind::Normal,
-            });
-        }
-    }
-
-    #[inline(always)]
-    fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind) {
-        for to in Squares(targets) {
-            self.child(ChessMove {
-                from: to.wrapping_sub(offset as u8),
-                to,
-                piece: Piece::Pawn,
-                kind,
-            });
-        }
-    }
-
-    #[inline(always)]
-    fn promotions(&mut self, targets: u64, offset: i8) {
-        for to in Squares(targets) {
-            let from = to.wrapping_sub(offset as u8);
-            for piece in [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight] {
-                self.child(ChessMove {
-                    from,
-                    to,
-                    piece: Piece::Pawn,
-                    kind: MoveKind::Promotion(piece),
-                });
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn one(&mut self, mv: ChessMove) {
-        self.child(mv);
     }
 }
 
