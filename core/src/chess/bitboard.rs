@@ -1,6 +1,8 @@
 //! Squares and bitboards: bit `8 * rank + file` is the square, a1 = 0,
 //! h1 = 7, a8 = 56. The leaper and line tables are built at compile time.
 
+use super::slider_layout::{BISHOP_STEPS, ROOK_STEPS, ray_attacks};
+
 /// A square index, 0 (a1) to 63 (h8).
 pub type Square = u8;
 
@@ -119,27 +121,17 @@ pub static WHITE_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, 1), (1, 1)]);
 pub static BLACK_PAWN_ATTACKS: [u64; 64] = leaper_table(&[(-1, -1), (1, -1)]);
 
 /// Rook moves from each square on an empty board: its rank and file.
-pub static ROOK_RAYS: [u64; 64] = ray_table(0);
+pub static ROOK_RAYS: [u64; 64] = empty_board_rays(&ROOK_STEPS);
 /// Bishop moves from each square on an empty board: its two diagonals.
-pub static BISHOP_RAYS: [u64; 64] = ray_table(4);
+pub static BISHOP_RAYS: [u64; 64] = empty_board_rays(&BISHOP_STEPS);
 
-/// Every square on the four lines from each square that [`line_tables`]
-/// lists from direction `first` on (0: straight, 4: diagonal).
-const fn ray_table(first: usize) -> [u64; 64] {
-    let lines = line_tables().1;
+/// The slider's attacks from every square with no blocker.
+const fn empty_board_rays(steps: &[(i32, i32); 4]) -> [u64; 64] {
     let mut rays = [0u64; 64];
-    let mut a = 0;
-    while a < 64 {
-        let mut b = 0;
-        while b < 64 {
-            let (fa, ra, fb, rb) = ((a % 8) as i32, (a / 8) as i32, (b % 8) as i32, (b / 8) as i32);
-            let straight = fa == fb || ra == rb;
-            if b != a && lines[a][b] != 0 && straight == (first == 0) {
-                rays[a] |= 1u64 << b;
-            }
-            b += 1;
-        }
-        a += 1;
+    let mut square = 0;
+    while square < 64 {
+        rays[square] = ray_attacks(square, 0, steps);
+        square += 1;
     }
     rays
 }
