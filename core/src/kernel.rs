@@ -171,6 +171,21 @@ isa_proof!(
     avx512: true
 );
 
+/// Invokes `$callback!(module, Proof, "features")` once per x86-64 kernel
+/// above portable: the module name its copies use, its proof type, and
+/// its `#[target_feature]` list. The one place those lists are written.
+macro_rules! x86_kernels {
+    ($callback:ident) => {
+        $callback!(v3, V3, "avx2,bmi1,bmi2,lzcnt,popcnt");
+        $callback!(
+            v4,
+            V4,
+            "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
+        );
+    };
+}
+pub(crate) use x86_kernels;
+
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

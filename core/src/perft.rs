@@ -158,24 +158,23 @@ macro_rules! kernel_copy {
 }
 
 kernel_copy!(portable, crate::kernel::Portable, crate::kernel::Portable);
-#[cfg(target_arch = "x86_64")]
-kernel_copy!(
-    v3,
-    crate::kernel::V3,
-    // SAFETY: the functions of this copy are `#[target_feature]` ones,
-    // called (unsafely) only once `Kernel::X86_64V3.is_available()` held,
-    // so the proof is true wherever it is used.
-    unsafe { crate::kernel::V3::new_unchecked() },
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-);
-#[cfg(target_arch = "x86_64")]
-kernel_copy!(
-    v4,
-    crate::kernel::V4,
-    // SAFETY: as for v3, with `Kernel::X86_64V4.is_available()`.
-    unsafe { crate::kernel::V4::new_unchecked() },
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
-);
+/// [`kernel_copy`] for one x86-64 kernel of [`crate::kernel::x86_kernels`].
+macro_rules! x86_kernel_copy {
+    ($module:ident, $proof:ident, $features:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        kernel_copy!(
+            $module,
+            crate::kernel::$proof,
+            // SAFETY: the functions of this copy are `#[target_feature]`
+            // ones, called (unsafely) only once the kernel's
+            // `is_available()` held, so the proof is true wherever it is
+            // used.
+            unsafe { crate::kernel::$proof::new_unchecked() },
+            #[target_feature(enable = $features)]
+        );
+    };
+}
+crate::kernel::x86_kernels!(x86_kernel_copy);
 
 /// The leaves of the tree of `depth` plies below `pos`, counted on the best
 /// kernel for this CPU.

@@ -22,12 +22,12 @@ fn count_child<const WHITE: bool, I: Isa>(pos: &Chess, isa: I) -> u64 {
         if I::AVX512 {
             // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
             // only on CPUs running x86-64-v4, and `isa` is such a value.
-            return unsafe { count_child_v4::<WHITE>(pos) };
+            return unsafe { v4::count_child::<WHITE>(pos) };
         }
         if I::BMI2 {
             // SAFETY: as above, for x86-64-v3 (every `Isa` with BMI2 has
             // the whole of v3).
-            return unsafe { count_child_v3::<WHITE>(pos) };
+            return unsafe { v3::count_child::<WHITE>(pos) };
         }
     }
     count_child_portable(pos)
@@ -48,24 +48,26 @@ fn count_child_portable(pos: &Chess) -> u64 {
     count_moves_on(pos, Portable)
 }
 
-/// [`count_child`] compiled for x86-64-v3.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-#[inline(never)]
-fn count_child_v3<const WHITE: bool>(pos: &Chess) -> u64 {
-    // SAFETY: this function is compiled for v3 and only called by
-    // `count_child` on a proof of v3 or better.
-    count_as::<WHITE, _>(pos, unsafe { crate::kernel::V3::new_unchecked() })
-}
+/// [`count_child`] compiled for one x86-64 kernel of
+/// [`crate::kernel::x86_kernels`], in a module named after it.
+macro_rules! child_counter {
+    ($module:ident, $proof:ident, $features:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        mod $module {
+            use super::{Chess, count_as};
 
-/// [`count_child`] compiled for x86-64-v4.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
-#[inline(never)]
-fn count_child_v4<const WHITE: bool>(pos: &Chess) -> u64 {
-    // SAFETY: as for `count_child_v3`, with a proof of v4.
-    count_as::<WHITE, _>(pos, unsafe { crate::kernel::V4::new_unchecked() })
+            /// The move count of `pos`, `WHITE` to move.
+            #[target_feature(enable = $features)]
+            #[inline(never)]
+            pub(super) fn count_child<const WHITE: bool>(pos: &Chess) -> u64 {
+                // SAFETY: this function is compiled for the kernel and only
+                // called by `count_child` on a proof of it or better.
+                count_as::<WHITE, _>(pos, unsafe { crate::kernel::$proof::new_unchecked() })
+            }
+        }
+    };
 }
+crate::kernel::x86_kernels!(child_counter);
 
 /// Plays every move it is handed and adds up the children's move counts;
 /// the children have white to move when `WHITE`.
