@@ -170,7 +170,9 @@ pub trait Game:
         None
     }
 
-    /// [`Game::play`] on the instructions `isa` allows.
+    /// [`Game::play`] on the instructions `isa` allows, for the counting
+    /// recursion only: fields that change no count and no table key (chess's
+    /// clocks) may keep the parent's values.
     #[inline(always)]
     fn play_on<I: Isa>(&self, isa: I, mv: Self::Move) -> Self {
         let _ = isa;

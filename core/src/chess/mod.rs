@@ -151,9 +151,10 @@ impl Game for Chess {
         Some(two_plies::count_two_plies(self, isa))
     }
 
+    /// Without the clocks, which no count or key reads.
     #[inline(always)]
     fn play_on<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
-        self.play_move(isa, mv)
+        self.play_board_only(isa, mv)
     }
 
     fn format_move(&self, mv: ChessMove) -> String {

@@ -353,7 +353,8 @@ impl Chess {
     }
 
     /// [`Chess::play_move`] without the clocks, which keep this position's
-    /// values: for children that are only counted, never shown or keyed.
+    /// values: for positions that are only counted or keyed, never shown
+    /// (`Game::play_on`).
     #[inline(always)]
     pub(super) fn play_board_only<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
         let mut next = *self;
