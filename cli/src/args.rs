@@ -56,6 +56,10 @@ pub enum Command {
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
     Health(HealthArgs),
+    /// Manage participants: who may work, submit and read, each with its
+    /// own secret (admin credential, or offline with --data-dir).
+    #[command(subcommand)]
+    Participant(ParticipantCommand),
     /// Print a completion script for SHELL on stdout, e.g.
     /// `perft completions bash > ~/.local/share/bash-completion/completions/perft`.
     Completions(CompletionsArgs),
@@ -269,10 +273,11 @@ pub struct CoordinatorArg {
     pub tls_ca: Option<std::path::PathBuf>,
 }
 
-/// The shared bearer token: from a file, or else from `PERFT_TOKEN`.
+/// The caller's credential: from a file, or else from `PERFT_TOKEN`.
 #[derive(Clone, Args)]
 pub struct TokenArg {
-    /// File holding the shared token.
+    /// File holding your credential: a participant's secret (from `perft
+    /// participant add`) or, on `serve`, the shared admin token.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<std::path::PathBuf>,
     /// The shared token itself (prefer --token-file: the environment is
@@ -418,10 +423,74 @@ pub struct LoadgenArgs {
     /// The job's depth; it is split one ply above, so units are one ply deep.
     #[arg(long, default_value_t = 10)]
     pub depth: u32,
+    /// Give each simulated worker a participant of its own (added with
+    /// this admin credential, named loadgen-JOB-N), as a shared cluster
+    /// of many owners has.
+    #[arg(long)]
+    pub own_participants: bool,
     /// Write one line per report call: when it was sent (Unix ms) and how
     /// long its acknowledgement took (µs), to see latency during an event.
     #[arg(long, value_name = "FILE")]
     pub latency_log: Option<std::path::PathBuf>,
+}
+
+/// `perft participant ...`.
+#[derive(Debug, Subcommand)]
+pub enum ParticipantCommand {
+    /// Add a participant; prints its secret once (only a hash is kept).
+    Add(ParticipantAddArgs),
+    /// List participants with their credit and reliability.
+    List(ParticipantListArgs),
+    /// Revoke a participant: its sessions end, its leases are queued
+    /// again, its undecided votes dropped.
+    Revoke(ParticipantRevokeArgs),
+}
+
+/// Where a participant verb acts: a running coordinator (with an admin
+/// credential), or a data dir whose coordinator is stopped.
+#[derive(Debug, Args)]
+pub struct ParticipantTarget {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// Act on this data dir's journal directly (its coordinator stopped):
+    /// how the first admin of a new cluster is made.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantAddArgs {
+    /// 1 to 64 of A-Z a-z 0-9 . _ -
+    pub name: String,
+    /// worker (register, lease, report), submitter (submit, cancel and
+    /// resume its own jobs, read), reader (read), admin (everything).
+    #[arg(long, default_value = "worker", value_parser = ["worker", "submitter", "reader", "admin"])]
+    pub role: String,
+    /// Write the secret to this file (created with mode 0600) instead of
+    /// printing it.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub target: ParticipantTarget,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantListArgs {
+    #[command(flatten)]
+    pub target: ParticipantTarget,
+    /// `text` (a table) or `json` (counts as decimal strings).
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantRevokeArgs {
+    pub name: String,
+    /// Also count again every unit whose verdict its counts were part of.
+    #[arg(long)]
+    pub recount: bool,
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
 }
 
 #[derive(Debug, Args)]

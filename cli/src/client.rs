@@ -28,6 +28,8 @@ pub fn status_error(status: Status) -> CliError {
         | Code::FailedPrecondition
         | Code::Unimplemented
         | Code::Unauthenticated
+        | Code::PermissionDenied
+        | Code::AlreadyExists
         | Code::OutOfRange
         | Code::ResourceExhausted => CliError::Usage(message),
         Code::Unavailable => CliError::Failed(format!("coordinator unavailable: {message}")),
@@ -37,7 +39,7 @@ pub fn status_error(status: Status) -> CliError {
 
 /// A connection to the coordinator and its client config; a failure names
 /// its cause (TLS above all).
-async fn channel(
+pub(crate) async fn channel(
     coordinator: &CoordinatorArg,
 ) -> Result<(tonic::transport::Channel, perft_proto::connect::ClientConfig), CliError> {
     let config = coordinator.client_config()?;

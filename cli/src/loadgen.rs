@@ -105,6 +105,7 @@ async fn simulated_worker(
                         epoch: u.epoch,
                         leaves: Some(leaves.into()),
                         lease_tag: u.lease_tag.clone(),
+                        cpu_seconds: 0.0,
                     })
                 })
                 .collect::<Result<Vec<_>, CliError>>()?;
@@ -154,12 +155,19 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             .into_inner();
         errln!("job {id}: {} units planned and journaled in {:.2} s", job.units_total, planned.as_secs_f64());
         let config = args.coordinator.client_config()?;
+        let configs = if args.own_participants {
+            own_participants(&args.coordinator, &config, &id, args.workers).await?
+        } else {
+            vec![config; args.workers as usize]
+        };
         let accepted = Arc::new(AtomicU64::new(0));
         let started = Instant::now();
-        let tasks: Vec<_> = (0..args.workers)
-            .map(|i| {
+        let tasks: Vec<_> = configs
+            .into_iter()
+            .enumerate()
+            .map(|(i, config)| {
                 tokio::spawn(simulated_worker(
-                    config.clone(),
+                    config,
                     format!("sim-{i}"),
                     id.clone(),
                     args.batch,
@@ -204,6 +212,40 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
         )?;
         Ok(())
     })
+}
+
+/// A participant of its own (role worker) for each simulated worker, added
+/// with the caller's admin credential: the client config of each.
+async fn own_participants(
+    coordinator: &crate::args::CoordinatorArg,
+    config: &ClientConfig,
+    job: &str,
+    workers: u32,
+) -> Result<Vec<ClientConfig>, CliError> {
+    let (channel, _) = crate::client::channel(coordinator).await?;
+    let mut admin = perft_proto::participant_service_client::ParticipantServiceClient::with_interceptor(
+        channel,
+        config.interceptor(),
+    );
+    let mut configs = Vec::with_capacity(workers as usize);
+    for i in 0..workers {
+        let secret = admin
+            .add_participant(pb::AddParticipantRequest {
+                name: format!("loadgen-{job}-{i}"),
+                role: pb::Role::Worker.into(),
+            })
+            .await
+            .map_err(crate::client::status_error)?
+            .into_inner()
+            .secret;
+        let token = perft_proto::connect::Token::new(&secret).map_err(|e| CliError::Failed(e.to_string()))?;
+        configs.push(ClientConfig {
+            token: Some(token),
+            ..config.clone()
+        });
+    }
+    errln!("{workers} participants added, one per simulated worker");
+    Ok(configs)
 }
 
 /// The latency log, sorted by sending time: `unix_ms micros` per line.

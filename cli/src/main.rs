@@ -9,6 +9,7 @@ mod cluster;
 mod docs;
 mod error;
 mod loadgen;
+mod participants;
 mod progress;
 mod report;
 mod run;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
+        Command::Participant(command) => participants::participant(&command),
         Command::Completions(args) => docs::completions(&args),
         Command::Man(args) => docs::man(&args),
     };

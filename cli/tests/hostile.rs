@@ -103,6 +103,7 @@ fn result(lease: &pb::UnitLease, leaves: Option<pb::Leaves>, tag: Vec<u8>) -> pb
         epoch: lease.epoch,
         leaves,
         lease_tag: tag,
+        cpu_seconds: 0.0,
     }
 }
 

@@ -346,6 +346,7 @@ fn a_failed_job_resumes_with_its_counts() {
                                 epoch: unit.epoch,
                                 leaves: Some(leaves.into()),
                                 lease_tag: unit.lease_tag.clone(),
+                                cpu_seconds: 0.0,
                             }],
                             released: Vec::new(),
                         }],

@@ -12,6 +12,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
+use crate::participants::{Action, Caller};
 use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
 use crate::planning::{PlanRequest, PlannedJob, plan};
 
@@ -44,6 +45,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         seconds: view.seconds,
         disagreements: view.disagreements,
         work_done: view.work_done,
+        owner: view.spec.owner.clone(),
     }
 }
 
@@ -99,6 +101,21 @@ fn page(size: u32, token: &str) -> Result<(usize, usize), Status> {
 const MAX_POSITION_BYTES: usize = 1024;
 
 impl ClientApi {
+    /// PERMISSION_DENIED unless the caller may act on job `id` (its owner
+    /// with the submit role, or an admin); NOT_FOUND for no such job.
+    async fn may_change(&self, caller: &Caller, id: &str) -> Result<(), Status> {
+        caller.may(Action::Submit)?;
+        let asked = id.to_owned();
+        let view = self.0.peek(move |jobs| jobs.view(&asked)).await?.map_err(not_found)?;
+        if view.spec.owner != caller.participant.as_str() && !caller.role.allows(Action::Manage) {
+            return Err(Status::permission_denied(format!(
+                "job {} belongs to participant '{}': only it or an admin may change it",
+                view.id, view.spec.owner
+            )));
+        }
+        Ok(())
+    }
+
     /// Writes a new job's plan to the journal, a transaction a chunk, each
     /// awaited: reports are acknowledged in between, and memory holds one
     /// chunk's copy at a time.
@@ -119,8 +136,15 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         request: Request<pb::SubmitJobRequest>,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
+        let caller = Caller::of(&request)?;
+        caller.may(Action::Submit)?;
         let req = request.into_inner();
         self.0.writable()?;
+        if req.verify && self.0.participants.is_open() {
+            return Err(Status::failed_precondition(
+                "verification needs counts from two participants, and this coordinator has no credentials: add participants (perft participant add) and give each worker its own secret",
+            ));
+        }
         let game: GameKind = pb::game_kind(req.game).map_err(Status::invalid_argument)?;
         if req.position.len() > MAX_POSITION_BYTES {
             return Err(Status::invalid_argument(format!(
@@ -153,6 +177,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
             position: planned.position.clone(),
             depth: req.depth,
             verify: req.verify,
+            owner: caller.participant.to_string(),
         };
         tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         self.journal_plan(&id, &spec, &planned).await?;
@@ -173,6 +198,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     }
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::Job>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
         let id = request.into_inner().job_id;
         let view = self
             .0
@@ -186,6 +212,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         request: Request<pb::ListJobsRequest>,
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
         let req = request.into_inner();
         let (size, start) = page(req.page_size, &req.page_token)?;
         let (jobs, next) = self.0.read(move |jobs| jobs.list(start, size)).await?;
@@ -199,6 +226,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         request: Request<pb::GetDisagreementsRequest>,
     ) -> Result<Response<pb::GetDisagreementsResponse>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
         let req = request.into_inner();
         let (size, start) = page(req.page_size, &req.page_token)?;
         let (found, next) = self
@@ -213,8 +241,10 @@ impl pb::perft_service_server::PerftService for ClientApi {
     }
 
     async fn cancel_job(&self, request: Request<pb::CancelJobRequest>) -> Result<Response<pb::Job>, Status> {
+        let caller = Caller::of(&request)?;
         self.0.writable()?;
         let id = request.into_inner().job_id;
+        self.may_change(&caller, &id).await?;
         let (view, commit) = self.0.change(move |jobs| jobs.cancel(&id)).await?;
         // Acknowledged only once the cancel is durable.
         self.0.durable(commit).await?;
@@ -224,8 +254,10 @@ impl pb::perft_service_server::PerftService for ClientApi {
     }
 
     async fn resume_job(&self, request: Request<pb::ResumeJobRequest>) -> Result<Response<pb::Job>, Status> {
+        let caller = Caller::of(&request)?;
         self.0.writable()?;
         let id = request.into_inner().job_id;
+        self.may_change(&caller, &id).await?;
         let check_id = id.clone();
         self.0
             .peek(move |jobs| jobs.check_resumable(&check_id))
@@ -249,6 +281,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     type WatchJobStream = JobStream;
 
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
         let id = request.into_inner().job_id;
         let first_id = id.clone();
         self.0
@@ -286,6 +319,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         &self,
         request: Request<pb::GetDivideRequest>,
     ) -> Result<Response<pb::DivideTable>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
         let id = request.into_inner().job_id;
         let divide = self
             .0

@@ -1,7 +1,10 @@
 //! The coordinator's Prometheus gauges: jobs, units, leaves, workers, and
-//! per worker name what its heartbeats last said (table hit ratio and fill,
-//! units and leaves done), so one scrape of the coordinator shows the whole
-//! cluster. `deploy/check-monitoring.py` reads the names from this file.
+//! per participant what its machines' heartbeats last said (table hit
+//! ratio and fill, units and leaves done) and its credit, so one scrape of
+//! the coordinator shows the whole cluster. Series are per participant,
+//! never per registration or machine name (which callers choose): their
+//! number is bounded by the participants an admin added.
+//! `deploy/check-monitoring.py` reads the names from this file.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,11 +46,11 @@ pub(crate) async fn publish_metrics(coordinator: Arc<Coordinator>) {
         metrics::gauge!("perft_worker_threads").set(threads as f64);
         metrics::gauge!("perft_journal_degraded")
             .set(f64::from(u8::from(coordinator.degraded.load(Ordering::Acquire))));
-        publish_per_worker(&coordinator);
+        publish_per_participant(&coordinator).await;
     }
 }
 
-/// What the live sessions of one worker name add up to.
+/// What the live sessions of one participant add up to.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct NameTotals {
     pub threads: u64,
@@ -73,13 +76,13 @@ impl NameTotals {
     }
 }
 
-/// Sessions grouped by worker name: sessions sharing a name are one machine.
-pub(crate) fn totals_by_name<'w>(
+/// Sessions grouped by participant.
+pub(crate) fn totals_by_participant<'w>(
     workers: impl IntoIterator<Item = &'w Worker>,
 ) -> BTreeMap<String, NameTotals> {
     let mut names: BTreeMap<String, NameTotals> = BTreeMap::new();
     for worker in workers {
-        let totals = names.entry(worker.name.clone()).or_default();
+        let totals = names.entry(worker.participant.to_string()).or_default();
         totals.threads += u64::from(worker.threads);
         if let Some(stats) = &worker.stats {
             totals.table_probes = totals.table_probes.saturating_add(stats.table_probes);
@@ -93,25 +96,62 @@ pub(crate) fn totals_by_name<'w>(
     names
 }
 
-/// Gauges labelled `worker` (the name). A worker that leaves stops being
-/// set, and the exporter drops its series after [`IDLE_GAUGE_SECONDS`].
-fn publish_per_worker(coordinator: &Coordinator) {
+/// Gauges labelled `participant`: its live machines' heartbeats, and its
+/// credit. A participant with no machine left stops being set for the
+/// first kind, and the exporter drops those series after
+/// [`IDLE_GAUGE_SECONDS`].
+async fn publish_per_participant(coordinator: &Coordinator) {
     let workers: Vec<Worker> = coordinator
         .workers
         .iter()
         .map(|entry| entry.value().clone())
         .collect();
-    for (worker, totals) in totals_by_name(&workers) {
-        metrics::gauge!("perft_workers_threads", "worker" => worker.clone()).set(totals.threads as f64);
-        metrics::gauge!("perft_workers_units_done", "worker" => worker.clone()).set(totals.units_done as f64);
-        metrics::gauge!("perft_workers_leaves_done", "worker" => worker.clone())
-            .set(totals.leaves_done as f64);
+    for (participant, totals) in totals_by_participant(&workers) {
+        let p = participant;
+        metrics::gauge!("perft_workers_threads", "participant" => p.clone()).set(totals.threads as f64);
+        metrics::gauge!("perft_workers_units_done", "participant" => p.clone()).set(totals.units_done as f64);
+        metrics::gauge!("perft_workers_leaves_done", "participant" => p.clone()).set(totals.leaves_done as f64);
         if let Some(ratio) = totals.hit_ratio() {
-            metrics::gauge!("perft_workers_table_hit_ratio", "worker" => worker.clone()).set(ratio);
+            metrics::gauge!("perft_workers_table_hit_ratio", "participant" => p.clone()).set(ratio);
         }
         if let Some(fill) = totals.fill() {
-            metrics::gauge!("perft_workers_table_fill", "worker" => worker).set(fill);
+            metrics::gauge!("perft_workers_table_fill", "participant" => p).set(fill);
         }
+    }
+    let mut names: Vec<String> = coordinator
+        .participants
+        .list()
+        .into_iter()
+        .filter(|p| !p.revoked)
+        .map(|p| p.id.to_string())
+        .collect();
+    if coordinator.config.token.is_some() {
+        names.push(crate::ids::ParticipantId::OPERATOR.to_owned());
+    }
+    if coordinator.participants.is_open() {
+        names.push(crate::ids::ParticipantId::ANONYMOUS.to_owned());
+    }
+    let Ok(credit) = coordinator
+        .peek(move |jobs| {
+            names
+                .into_iter()
+                .map(|n| {
+                    let c = jobs.credit(&n);
+                    let q = jobs.is_quarantined(&n);
+                    (n, c, q)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+    else {
+        return;
+    };
+    for (p, c, quarantined) in credit {
+        metrics::gauge!("perft_participant_units", "participant" => p.clone()).set(c.units as f64);
+        metrics::gauge!("perft_participant_leaves", "participant" => p.clone()).set(c.leaves as f64);
+        metrics::gauge!("perft_participant_cpu_seconds", "participant" => p.clone()).set(c.cpu_ms as f64 / 1000.0);
+        metrics::gauge!("perft_participant_lost_votes", "participant" => p.clone()).set(c.lost_votes as f64);
+        metrics::gauge!("perft_participant_quarantined", "participant" => p).set(f64::from(u8::from(quarantined)));
     }
 }
 
@@ -126,9 +166,12 @@ mod tests {
 
     fn worker(name: &str, threads: u32, stats: Option<WorkerStats>) -> Worker {
         Worker {
-            name: name.to_owned(),
+            participant: crate::ids::ParticipantId::parse(name).unwrap(),
+            name: format!("{name}-host"),
             threads,
             last_seen: Instant::now(),
+            progress: Instant::now(),
+            proven: false,
             only_job: None,
             draining: false,
             stats,
@@ -147,13 +190,13 @@ mod tests {
     }
 
     #[test]
-    fn sessions_of_one_name_add_up() {
+    fn sessions_of_one_participant_add_up() {
         let workers = [
             worker("a", 4, stats(100, 25, 0.5, 3, 1000)),
             worker("b", 2, None),
             worker("a", 4, stats(300, 175, 0.25, 5, 24)),
         ];
-        let names = totals_by_name(&workers);
+        let names = totals_by_participant(&workers);
         let a = names["a"];
         assert_eq!(
             (a.threads, a.units_done, a.leaves_done, a.reporting),

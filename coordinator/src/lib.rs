@@ -5,10 +5,12 @@ mod client_api;
 pub mod columns;
 mod dashboard;
 mod exported;
+pub mod ids;
 pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
 mod legacy;
+pub mod participants;
 pub mod planning;
 mod scheduler;
 pub mod tls;
@@ -30,16 +32,30 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 pub use crate::exported::IDLE_GAUGE_SECONDS;
+use crate::ids::{ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
+use crate::participants::{Authenticate, Participants};
 use crate::lease_tag::LeaseSigner;
 use crate::scheduler::Scheduler;
 
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// A lease lives this long without a heartbeat.
+    /// A worker session lives this long without a call.
     pub lease_ttl: Duration,
+    /// A session holding leases must report a count (or hand one back)
+    /// this often, or its leases go back to the queue: a bare heartbeat
+    /// keeps the session, not its units.
+    pub progress_timeout: Duration,
+    /// A participant whose counts lost this many majority votes leases
+    /// nothing more, and what it decided alone is counted again.
+    pub quarantine_after: Option<u64>,
+    /// Most live worker sessions of one participant.
+    pub max_sessions_per_participant: usize,
+    /// Most threads of one participant that count toward an automatic
+    /// split (threads count only once their session returned a count).
+    pub split_threads_per_participant: usize,
     /// Workers heartbeat this often (a third of the lease time by default).
     pub heartbeat_interval: Duration,
     /// An automatic split gives at least this many units, or this many per
@@ -47,7 +63,7 @@ pub struct Config {
     pub min_units: usize,
     /// A plan with more units is refused.
     pub max_units: usize,
-    /// Every call must carry this token (health checks excepted).
+    /// The shared token: one admin credential (health checks need none).
     pub token: Option<perft_proto::connect::Token>,
     /// PEM certificate chain and private key: serve over TLS.
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
@@ -67,6 +83,10 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             lease_ttl: Duration::from_secs(15),
+            progress_timeout: Duration::from_secs(1800),
+            quarantine_after: None,
+            max_sessions_per_participant: 1024,
+            split_threads_per_participant: 1024,
             heartbeat_interval: Duration::from_secs(5),
             min_units: 256,
             max_units: MAX_UNITS,
@@ -89,13 +109,22 @@ pub(crate) struct WorkerStats {
 
 /// A registered worker session: the registry (`Coordinator.workers`) is
 /// the one place that knows whether a session lives. Every call of the
-/// session refreshes `last_seen`; its leases live as long as it does.
+/// session refreshes `last_seen`; its leases live while it lives and
+/// makes progress.
 #[derive(Clone, Debug)]
 pub(crate) struct Worker {
-    /// The machine's name: its identity for verification.
+    /// The participant whose credential registered it: every call of the
+    /// session must carry that participant's credential.
+    pub participant: ParticipantId,
+    /// The machine's name, for people.
     pub name: String,
     pub threads: u32,
     pub last_seen: Instant,
+    /// The last count or hand-back (or the start of holding units): the
+    /// clock of its leases.
+    pub progress: Instant,
+    /// It returned a count: its threads count toward an automatic split.
+    pub proven: bool,
     /// The only job it leases from (perft loadgen); it does not count
     /// toward other jobs' automatic split.
     pub only_job: Option<String>,
@@ -112,7 +141,8 @@ pub(crate) struct Coordinator {
     scheduler: Scheduler,
     journal: Arc<Journal>,
     signer: LeaseSigner,
-    workers: DashMap<String, Worker>,
+    participants: Arc<Participants>,
+    workers: DashMap<SessionId, Worker>,
     /// Bumped on every change a watcher may want to see.
     changed: watch::Sender<u64>,
     /// Set when a journal write failed: writes are refused (Unavailable)
@@ -128,18 +158,20 @@ pub(crate) struct Coordinator {
 impl Coordinator {
     /// Opens the journal in `data_dir` and resumes every job in it.
     fn open(config: Config, data_dir: &std::path::Path) -> Result<Coordinator, JournalError> {
-        let (journal, restored, key) = Journal::open(data_dir)?;
-        let journal = Arc::new(journal);
-        let scheduler =
-            Scheduler::start(rebuild(restored), Arc::clone(&journal)).map_err(|e| JournalError::Open {
-                path: data_dir.to_owned(),
-                reason: format!("cannot start the scheduler thread: {e}"),
-            })?;
+        let opened = Journal::open(data_dir)?;
+        let journal = Arc::new(opened.journal);
+        let jobs = rebuild(opened.restored, config.quarantine_after);
+        let scheduler = Scheduler::start(jobs, Arc::clone(&journal)).map_err(|e| JournalError::Open {
+            path: data_dir.to_owned(),
+            reason: format!("cannot start the scheduler thread: {e}"),
+        })?;
+        let participants = Participants::new(opened.participants, &opened.key, config.token.clone());
         Ok(Coordinator {
+            participants: Arc::new(participants),
             config,
             scheduler,
             journal,
-            signer: LeaseSigner::new(key),
+            signer: LeaseSigner::new(opened.key),
             workers: DashMap::new(),
             changed: watch::Sender::new(0),
             degraded: AtomicBool::new(false),
@@ -183,12 +215,13 @@ impl Coordinator {
     /// (so nothing unjournaled stays visible), then serves again once a
     /// write goes through.
     async fn recover(&self) -> bool {
+        let quarantine_after = self.config.quarantine_after;
         if self.stale.swap(false, Ordering::AcqRel) {
             let rebuilt = self
                 .scheduler
-                .exclusive(|jobs, journal| {
+                .exclusive(move |jobs, journal| {
                     let restored = journal.restore()?;
-                    *jobs = rebuild(restored);
+                    *jobs = rebuild(restored, quarantine_after);
                     Ok::<(), JournalError>(())
                 })
                 .await;
@@ -260,12 +293,20 @@ impl Coordinator {
     }
 
     /// The total threads of the workers that count toward an automatic
-    /// split (loadgen's pinned workers do not).
+    /// split: only sessions that returned a count (a registration alone
+    /// claims nothing), at most `split_threads_per_participant` a
+    /// participant, and not loadgen's pinned workers.
     pub(crate) fn split_threads(&self) -> usize {
-        self.workers
-            .iter()
-            .filter(|w| w.only_job.is_none())
-            .fold(0usize, |sum, w| sum.saturating_add(w.threads as usize))
+        let mut per_participant: std::collections::HashMap<ParticipantId, usize> =
+            std::collections::HashMap::new();
+        for w in self.workers.iter().filter(|w| w.only_job.is_none() && w.proven) {
+            let sum = per_participant.entry(w.participant.clone()).or_default();
+            *sum = sum.saturating_add(w.threads as usize);
+        }
+        let cap = self.config.split_threads_per_participant;
+        per_participant
+            .values()
+            .fold(0usize, |sum, &threads| sum.saturating_add(threads.min(cap)))
     }
 
     /// Silent workers are forgotten and their leases go back to the
@@ -277,17 +318,28 @@ impl Coordinator {
             let alive = now.duration_since(worker.last_seen) < ttl;
             if !alive {
                 if worker.draining {
-                    tracing::info!(worker = %id, name = %worker.name, "worker left after draining");
+                    tracing::info!(worker = %id, name = %worker.name, participant = %worker.participant, "worker left after draining");
                 } else {
-                    tracing::warn!(worker = %id, name = %worker.name, "worker lost: no heartbeat within the lease time");
+                    tracing::warn!(worker = %id, name = %worker.name, participant = %worker.participant, "worker lost: no heartbeat within the lease time");
                 }
+                lost.push(id.clone());
+            } else if now.duration_since(worker.progress) >= self.config.progress_timeout {
+                // Alive but stalled: its leases go (it keeps its session);
+                // the clock restarts so it is not charged again at once.
+                worker.progress = now;
                 lost.push(id.clone());
             }
             alive
         });
+        let quarantined = self.change(|jobs| jobs.take_newly_quarantined()).await?.0;
+        for participant in quarantined {
+            // What it decided alone is counted again (logged there).
+            let _ = self.recount(&participant, true).await;
+        }
         if lost.is_empty() {
             return Ok(());
         }
+        let lost: Vec<String> = lost.iter().map(|id| id.as_str().to_owned()).collect();
         let (expired, commit) = self.change(move |jobs| jobs.expire(&lost)).await?;
         if expired > 0 {
             tracing::warn!(units = expired, "leases expired; units queued again");
@@ -298,9 +350,9 @@ impl Coordinator {
 }
 
 /// The job table as the journal holds it.
-fn rebuild(restored: Vec<journal::RestoredJob>) -> Jobs {
-    let mut jobs = Jobs::default();
-    for job in restored {
+fn rebuild(restored: journal::Restored, quarantine_after: Option<u64>) -> Jobs {
+    let mut jobs = Jobs::with_credit(restored.credit, quarantine_after);
+    for job in restored.jobs {
         if job.summary.is_none() {
             tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");
         }
@@ -382,7 +434,17 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
         .map_err(|e| ServeError::Reflection(e.to_string()))?;
-    let check = perft_proto::connect::CheckToken::new(coordinator.config.token.clone());
+    let check = Authenticate::new(Arc::clone(&coordinator.participants), true);
+    if coordinator.participants.is_open() {
+        tracing::warn!(
+            "no credential configured: every caller is an admin, and verification cannot tell owners apart (add participants or a token)"
+        );
+    }
+    let participants = perft_proto::participant_service_server::ParticipantServiceServer::new(
+        participants::ParticipantApi(Arc::clone(&coordinator)),
+    )
+    .max_decoding_message_size(MAX_MESSAGE_BYTES)
+    .max_encoding_message_size(MAX_MESSAGE_BYTES);
     let clients = PerftServiceServer::new(client_api::ClientApi(Arc::clone(&coordinator)))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
@@ -400,8 +462,9 @@ pub async fn serve(
         .add_service(health)
         .add_service(InterceptedService::new(
             reflection,
-            perft_proto::connect::CheckToken::token_only(coordinator.config.token.clone()),
+            Authenticate::new(Arc::clone(&coordinator.participants), false),
         ))
+        .add_service(InterceptedService::new(participants, check.clone()))
         .add_service(InterceptedService::new(clients, check.clone()))
         .add_service(InterceptedService::new(workers, check))
         .add_service(legacy::RetiredService::<legacy::PerftV1>::default())

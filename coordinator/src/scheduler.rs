@@ -183,7 +183,8 @@ mod tests {
     /// A scheduler over a real journal file holding one checkers job of
     /// `units` units or so.
     async fn scheduler_with_job(dir: &std::path::Path) -> (Scheduler, Arc<Journal>, usize) {
-        let (journal, _, _) = Journal::open(dir).unwrap();
+        let opened = Journal::open(dir).unwrap();
+    let (journal, _) = (opened.journal, opened.restored.jobs);
         let journal = Arc::new(journal);
         let request = PlanRequest {
             position: None,
@@ -199,6 +200,7 @@ mod tests {
             position: planned.position.clone(),
             depth: 7,
             verify: false,
+            owner: "test".to_owned(),
         };
         for op in plan_ops("j", &spec, &planned) {
             journal.send(vec![op]).wait().await.unwrap();
@@ -232,7 +234,7 @@ mod tests {
             reports.spawn(async move {
                 let leaves = perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), depth);
                 let (reported, commit) = scheduler
-                    .change(move |jobs| jobs.report("j", unit.unit_id, leaves, WorkerRef::named("w")))
+                    .change(move |jobs| jobs.report("j", unit.unit_id, leaves, 0, WorkerRef::named("w")))
                     .await
                     .unwrap();
                 commit.wait().await.unwrap();
@@ -247,7 +249,7 @@ mod tests {
         let published = perft_core::published::published(GameKind::Checkers, 7).unwrap();
         assert_eq!(view.total, published.total);
         // What was acknowledged is what the journal holds.
-        let restored = journal.restore().unwrap();
+        let restored = journal.restore().unwrap().jobs;
         assert_eq!(restored.len(), 1);
         assert_eq!(restored[0].state, JobState::Done);
     }
@@ -273,7 +275,7 @@ mod tests {
         // The rebuild sees the cancel: it was written before the rebuild ran.
         let states = scheduler
             .exclusive(|jobs, journal| {
-                let restored = journal.restore().unwrap();
+                let restored = journal.restore().unwrap().jobs;
                 let states: Vec<JobState> = restored.iter().map(|job| job.state).collect();
                 *jobs = Jobs::default();
                 for job in restored {

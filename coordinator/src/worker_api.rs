@@ -1,8 +1,11 @@
-//! `perft.v2.WorkerService`: what workers call. Every call is a sign of
-//! life for the session (the registry's one clock keeps its leases); a
-//! session the coordinator does not know (it was forgotten, or the
-//! coordinator restarted) gets NOT_FOUND and registers again. Every field is validated here, at the edge; a count is taken only
-//! for a lease this coordinator issued to the reporting machine.
+//! `perft.v2.WorkerService`: what workers call. Every call is checked
+//! against the caller's credential: a session belongs to the participant
+//! that registered it, and a session id alone authorises nothing. Every
+//! call is a sign of life for the session; a session the coordinator does
+//! not know (forgotten, another participant's, or the coordinator
+//! restarted) gets NOT_FOUND and the worker registers again. Every field
+//! is validated here, at the edge; a count is taken only for a lease this
+//! coordinator issued to the reporting participant.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,7 +14,9 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
+use crate::ids::SessionId;
 use crate::jobs::{Reported, WorkerRef};
+use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
 
 pub(crate) struct WorkerApi(pub Arc<Coordinator>);
@@ -39,17 +44,23 @@ fn unknown_worker(id: &str) -> Status {
     Status::not_found(format!("unknown worker '{}': register again", shown(id)))
 }
 
-/// A registered session's identity, or NOT_FOUND.
-fn session(api: &WorkerApi, worker_id: &str) -> Result<(String, String), Status> {
+/// The caller's session `worker_id`: its participant (the identity
+/// verification counts) and its label for people. NOT_FOUND when there is
+/// no such session or it belongs to another participant: a copied
+/// session id is worth nothing without its owner's credential.
+fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<(SessionId, String, String), Status> {
+    caller.may(Action::Work)?;
     checked_name("worker id", worker_id)?;
+    let id = SessionId::from_wire(worker_id);
     let mut worker = api
         .0
         .workers
-        .get_mut(worker_id)
+        .get_mut(&id)
+        .filter(|w| w.participant == caller.participant)
         .ok_or_else(|| unknown_worker(worker_id))?;
     worker.last_seen = Instant::now();
-    let label = format!("{} ({})", worker.name, worker_id.get(..8).unwrap_or(worker_id));
-    Ok((worker.name.clone(), label))
+    let label = format!("{}/{} ({})", worker.participant, worker.name, id.short());
+    Ok((id, worker.participant.to_string(), label))
 }
 
 /// A worker session as a task on the scheduler holds it: owned, since the
@@ -100,14 +111,38 @@ fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<Leaves, Statu
     Ok(leaves)
 }
 
+/// CPU milliseconds from a reported figure: anything not a finite,
+/// non-negative number of seconds is 0 (it is only credit).
+fn cpu_ms(seconds: f64) -> u64 {
+    if seconds.is_finite() && seconds > 0.0 {
+        (seconds * 1000.0).min(crate::jobs::MAX_CPU_MS_PER_COUNT as f64) as u64
+    } else {
+        0
+    }
+}
+
 #[tonic::async_trait]
 impl pb::worker_service_server::WorkerService for WorkerApi {
     async fn register(
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::RegisterResponse>, Status> {
+        let caller = Caller::of(&request)?;
+        caller.may(Action::Work)?;
         let req = request.into_inner();
         let name = checked_name("worker name", &req.name)?.to_owned();
+        let live = self
+            .0
+            .workers
+            .iter()
+            .filter(|w| w.participant == caller.participant)
+            .count();
+        if live >= self.0.config.max_sessions_per_participant {
+            return Err(Status::resource_exhausted(format!(
+                "participant '{}' has {live} live worker sessions, the most allowed: stop some first",
+                caller.participant
+            )));
+        }
         let only_job = if req.only_job.is_empty() {
             None
         } else {
@@ -119,14 +154,18 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             Some(job.to_owned())
         };
         let threads = req.threads.clamp(1, MAX_WORKER_THREADS);
-        let id = uuid::Uuid::new_v4().simple().to_string();
-        tracing::info!(worker = %id, %name, threads, only_job = ?only_job, "worker registered");
+        let id = SessionId::new();
+        tracing::info!(worker = %id, %name, participant = %caller.participant, threads, only_job = ?only_job, "worker registered");
+        let now = Instant::now();
         self.0.workers.insert(
             id.clone(),
             Worker {
+                participant: caller.participant,
                 name,
                 threads,
-                last_seen: Instant::now(),
+                last_seen: now,
+                progress: now,
+                proven: false,
                 only_job,
                 draining: false,
                 stats: None,
@@ -134,7 +173,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         );
         let config = &self.0.config;
         Ok(Response::new(pb::RegisterResponse {
-            worker_id: id,
+            worker_id: id.as_str().to_owned(),
             heartbeat_interval_ms: config.heartbeat_interval.as_millis().min(u128::from(u32::MAX)) as u32,
         }))
     }
@@ -143,10 +182,11 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         &self,
         request: Request<pb::LeaseUnitsRequest>,
     ) -> Result<Response<pb::LeaseUnitsResponse>, Status> {
+        let caller = Caller::of(&request)?;
         let req = request.into_inner();
         self.0.writable()?;
-        let (identity, label) = session(self, &req.worker_id)?;
-        let (only_job, draining) = match self.0.workers.get(&req.worker_id) {
+        let (session_id, identity, label) = session(&caller, self, &req.worker_id)?;
+        let (only_job, draining) = match self.0.workers.get(&session_id) {
             Some(w) => (w.only_job.clone(), w.draining),
             None => return Err(unknown_worker(&req.worker_id)),
         };
@@ -162,10 +202,20 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             identity: identity.clone(),
             label,
         };
-        let (leased, commit) = self
+        let ((held_before, leased), commit) = self
             .0
-            .change(move |jobs| jobs.lease(lessee.as_ref(), max, only_job.as_deref()))
+            .change(move |jobs| {
+                let held = jobs.held_by(&lessee.session);
+                (held, jobs.lease(lessee.as_ref(), max, only_job.as_deref()))
+            })
             .await?;
+        if held_before == 0
+            && !leased.is_empty()
+            && let Some(mut worker) = self.0.workers.get_mut(&session_id)
+        {
+            // Its leases' clock starts when it starts holding units.
+            worker.progress = Instant::now();
+        }
         // A job that starts running is journaled before its units go out.
         self.0.durable(commit).await?;
         if !leased.is_empty() {
@@ -199,9 +249,10 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         &self,
         request: Request<pb::ReportResultsRequest>,
     ) -> Result<Response<pb::ReportResultsResponse>, Status> {
+        let caller = Caller::of(&request)?;
         let req = request.into_inner();
         self.0.writable()?;
-        let (identity, label) = session(self, &req.worker_id)?;
+        let (session_id, identity, label) = session(&caller, self, &req.worker_id)?;
         // Shape first: a count no true count can be refuses the whole call.
         let mut counted = Vec::new();
         for job in &req.jobs {
@@ -209,20 +260,20 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 counted.push((job.job_id.as_str(), result, reported_count(&job.job_id, result)?));
             }
         }
-        // Then provenance: only leases issued to this machine count.
+        // Then provenance: only leases issued to this participant count.
         let signer = &self.0.signer;
         let genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
             checked_name("job id", job_id).is_ok() && signer.verify(job_id, unit_id, epoch, &identity, tag)
         };
         let mut refused = 0u32;
-        let results: Vec<(String, u64, Leaves)> = counted
+        let results: Vec<(String, u64, Leaves, u64)> = counted
             .into_iter()
             .filter(|(job_id, r, _)| {
                 let ok = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag);
                 refused += u32::from(!ok);
                 ok
             })
-            .map(|(job_id, r, leaves)| (job_id.to_owned(), r.unit_id, leaves))
+            .map(|(job_id, r, leaves)| (job_id.to_owned(), r.unit_id, leaves, cpu_ms(r.cpu_seconds)))
             .collect();
         let released: Vec<(String, u64, u64)> = req
             .jobs
@@ -237,10 +288,10 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
-            tracing::warn!(worker = %shown(&label), refused, "results refused: they answer no lease issued to this machine");
+            tracing::warn!(worker = %shown(&label), refused, "results refused: they answer no lease issued to this participant");
         }
         let reporter = Lessee {
-            session: req.worker_id,
+            session: session_id.as_str().to_owned(),
             identity,
             label,
         };
@@ -249,7 +300,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .0
             .change(move |jobs| {
                 let worker = reporter.as_ref();
-                for (job_id, unit_id, leaves) in &results {
+                for (job_id, unit_id, leaves, _) in &results {
                     if let Some(limit) = jobs.count_limit(job_id)
                         && leaves.leaves > limit
                     {
@@ -261,8 +312,8 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                     }
                 }
                 let (mut accepted, mut ignored) = (0, 0);
-                for (job_id, unit_id, leaves) in &results {
-                    match jobs.report(job_id, *unit_id, *leaves, worker) {
+                for (job_id, unit_id, leaves, cpu_ms) in &results {
+                    match jobs.report(job_id, *unit_id, *leaves, *cpu_ms, worker) {
                         Reported::Accepted => accepted += 1,
                         Reported::Ignored => ignored += 1,
                     }
@@ -277,6 +328,13 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         // counts and reports them again.
         self.0.durable(commit).await?;
         let (accepted, ignored) = outcome?;
+        if accepted + ignored > 0 || any_released {
+            if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
+                // Progress: its leases live on; a count makes its threads real.
+                worker.progress = Instant::now();
+                worker.proven |= accepted > 0;
+            }
+        }
         if accepted > 0 || any_released {
             self.0.notify();
         }
@@ -291,11 +349,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         &self,
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
+        let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        session(self, &req.worker_id)?;
-        if let Some(mut worker) = self.0.workers.get_mut(&req.worker_id) {
+        let (session_id, _, _) = session(&caller, self, &req.worker_id)?;
+        if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
             if req.draining && !worker.draining {
-                tracing::info!(worker = %req.worker_id, name = %worker.name, "worker draining: it hands back its units and leaves");
+                tracing::info!(worker = %session_id, name = %worker.name, "worker draining: it hands back its units and leaves");
             }
             worker.draining |= req.draining;
             if let Some(stats) = req.stats {

@@ -21,7 +21,7 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
                 &group.job_id,
                 unit.unit_id,
                 count(&unit.position, group.depth),
-                WorkerRef::named(worker),
+                0, WorkerRef::named(worker),
             );
             counted += 1;
         }
@@ -54,10 +54,12 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         position: planned.position.clone(),
         depth: 8,
         verify: false,
+        owner: "test".to_owned(),
     };
 
     let half = {
-        let (journal, restored, _) = Journal::open(dir.path()).unwrap();
+        let opened = Journal::open(dir.path()).unwrap();
+    let (journal, restored) = (opened.journal, opened.restored.jobs);
         assert!(restored.is_empty());
         let mut jobs = Jobs::default();
         submit(&journal, &mut jobs, "a", &spec, planned.clone()).await;
@@ -69,7 +71,8 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         // The journal and the jobs are dropped here, as in a crash.
     };
 
-    let (journal, restored, _) = Journal::open(dir.path()).unwrap();
+    let opened = Journal::open(dir.path()).unwrap();
+    let (journal, restored) = (opened.journal, opened.restored.jobs);
     assert_eq!(restored.len(), 2);
     assert_eq!(restored[0].id, "a");
     assert_eq!(restored[0].results.len(), half);
@@ -97,7 +100,8 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(divide.total, Leaves::full(845_931));
     drop(journal);
-    let (_, restored, _) = Journal::open(dir.path()).unwrap();
+    let opened = Journal::open(dir.path()).unwrap();
+    let (_, restored) = (opened.journal, opened.restored.jobs);
     assert_eq!(restored[0].state, JobState::Done);
     // A restart loads only open jobs: both are finished, so no unit and no
     // count is read, and the divide comes from the summary.
@@ -148,9 +152,11 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         position: planned.position.clone(),
         depth: 12,
         verify: false,
+        owner: "test".to_owned(),
     };
     {
-        let (journal, _, _) = Journal::open(dir.path()).unwrap();
+        let opened = Journal::open(dir.path()).unwrap();
+    let (journal, _) = (opened.journal, opened.restored.jobs);
         // Everything but the mark that the plan is complete: a crash.
         let ops: Vec<_> = plan_ops("cut", &spec, &planned).collect();
         for op in &ops[..ops.len() - 1] {
@@ -161,7 +167,8 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         }
     }
     {
-        let (_, restored, _) = Journal::open(dir.path()).unwrap();
+        let opened = Journal::open(dir.path()).unwrap();
+    let (_, restored) = (opened.journal, opened.restored.jobs);
         assert_eq!(restored.len(), 1, "the cut plan is dropped");
         assert_eq!(restored[0].id, "whole");
         assert_eq!(
@@ -177,7 +184,8 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
     )
     .unwrap();
     drop(db);
-    let (_, restored, _) = Journal::open(dir.path()).unwrap();
+    let opened = Journal::open(dir.path()).unwrap();
+    let (_, restored) = (opened.journal, opened.restored.jobs);
     let mut jobs = Jobs::default();
     for job in restored {
         jobs.restore(job);

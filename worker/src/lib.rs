@@ -98,7 +98,11 @@ async fn register_until_done(
             Err(status)
                 if matches!(
                     status.code(),
-                    Code::FailedPrecondition | Code::Unauthenticated | Code::InvalidArgument
+                    Code::FailedPrecondition
+                        | Code::Unauthenticated
+                        | Code::PermissionDenied
+                        | Code::InvalidArgument
+                        | Code::ResourceExhausted
                 ) =>
             {
                 return Err(WorkerError::Refused(status.message().to_owned()));
@@ -120,6 +124,8 @@ struct Kept {
     lease_tag: Vec<u8>,
     /// `None`: the unit is handed back uncounted.
     leaves: Option<perft_core::Leaves>,
+    /// Seconds the counting thread spent on it (credit for the participant).
+    seconds: f64,
 }
 
 /// Counts and hand-backs kept until the coordinator acknowledges them.
@@ -133,12 +139,17 @@ impl Unreported {
 
     fn add(&mut self, outcome: Outcome) {
         match outcome {
-            Outcome::Counted { lease, leaves, .. } => self.0.push(Kept {
+            Outcome::Counted {
+                lease,
+                leaves,
+                seconds,
+            } => self.0.push(Kept {
                 job_id: lease.job_id,
                 unit_id: lease.unit_id,
                 epoch: lease.epoch,
                 lease_tag: lease.lease_tag,
                 leaves: Some(leaves),
+                seconds,
             }),
             Outcome::Refused { lease, reason } => {
                 tracing::error!(job = %lease.job_id, unit = lease.unit_id, %reason, "unit refused; handing it back");
@@ -164,6 +175,7 @@ impl Unreported {
             epoch,
             lease_tag,
             leaves: None,
+            seconds: 0.0,
         });
     }
 
@@ -187,6 +199,7 @@ impl Unreported {
                     epoch: kept.epoch,
                     leaves: Some(leaves.into()),
                     lease_tag: kept.lease_tag.clone(),
+                    cpu_seconds: kept.seconds,
                 }),
                 None => jobs[at].released.push(pb::UnitRef {
                     unit_id: kept.unit_id,
@@ -399,8 +412,9 @@ fn far() -> tokio::time::Instant {
     tokio::time::Instant::now() + Duration::from_secs(3600)
 }
 
-/// NOT_FOUND: the coordinator forgot us, so register again. Anything else:
-/// wait and retry.
+/// NOT_FOUND: the coordinator forgot us, so register again. A refused
+/// credential (revoked, or never valid) or role ends the worker: retrying
+/// cannot help. Anything else: wait and retry.
 async fn handle_error(
     status: &Status,
     client: &mut WorkerServiceClient<AuthChannel>,
@@ -408,6 +422,9 @@ async fn handle_error(
     session: &mut Session,
     backoff: &mut Backoff,
 ) -> Result<(), WorkerError> {
+    if matches!(status.code(), Code::Unauthenticated | Code::PermissionDenied) {
+        return Err(WorkerError::Refused(status.message().to_owned()));
+    }
     if status.code() == Code::NotFound {
         tracing::warn!("the coordinator does not know this worker; registering again");
         *session = register_until_done(client, config).await?;

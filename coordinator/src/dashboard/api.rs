@@ -280,7 +280,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             .serving
             .into_iter()
             .map(|s| ServingJson {
-                id: s.session,
+                id: short_session(&s.session),
                 name: s.name,
                 units: s.units,
             })
@@ -290,9 +290,18 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
     Json(body).into_response()
 }
 
+/// A session id as the dashboard shows it: its first 8 characters, never
+/// the whole (a session id is no credential, but nobody needs it whole).
+fn short_session(session: &str) -> String {
+    crate::ids::SessionId::from_wire(session).to_string()
+}
+
 #[derive(Debug, Serialize)]
 struct WorkerJson {
+    /// The session's first characters.
     id: String,
+    /// The participant whose credential registered it.
+    participant: Option<String>,
     name: String,
     threads: u32,
     /// active, draining, silent (no call for two heartbeats), lost (reaped
@@ -329,7 +338,8 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
             };
             WorkerJson {
                 leaves_per_second: dash.rates.worker_rate(&w.session),
-                id: w.session,
+                id: short_session(&w.session),
+                participant: Some(w.participant),
                 name: w.name,
                 threads: w.threads,
                 status,
@@ -348,7 +358,8 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
         })
         .collect();
     out.extend(dash.rates.gone().into_iter().map(|g| WorkerJson {
-        id: g.session,
+        id: short_session(&g.session),
+        participant: None,
         name: g.name,
         threads: g.threads,
         status: if g.left { "left" } else { "lost" },

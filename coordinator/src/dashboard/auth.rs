@@ -58,7 +58,7 @@ impl Sessions {
     }
 }
 
-const NEEDS_TOKEN: &str = "this dashboard needs the coordinator's token: send 'Authorization: Bearer TOKEN', or open the page once with ?token=TOKEN";
+const NEEDS_TOKEN: &str = "this dashboard needs a credential (the coordinator's token or a participant's secret): send 'Authorization: Bearer SECRET', or open the page once with ?token=SECRET";
 
 /// Lets a request through when the coordinator has no token, or the
 /// request carries it (header or session cookie); trades `?token=` for a
@@ -70,12 +70,22 @@ pub(super) async fn guard(State(dash): State<Arc<Dash>>, request: Request, next:
     }
 }
 
-/// `None` to let the request through, else the answer in its place.
+/// `None` to let the request through, else the answer in its place. A
+/// credential (the shared token or a participant's secret whose role may
+/// read) is checked exactly as the gRPC services check it.
 fn admit(dash: &Dash, request: &Request) -> Option<Response> {
-    let token = super::source::token(&dash.coordinator)?;
+    let participants = super::source::participants(&dash.coordinator);
+    if participants.is_open() {
+        return None;
+    }
+    let may_read = |header: &[u8]| match participants.authenticate(Some(header)) {
+        Ok(caller) => caller
+            .may(crate::participants::Action::Read)
+            .map_err(|status| unauthorized(status.message())),
+        Err(_) => Err(unauthorized("unknown or revoked credential")),
+    };
     if let Some(given) = request.headers().get(header::AUTHORIZATION) {
-        return (!token.matches_header(given.as_bytes()))
-            .then(|| unauthorized("wrong token in the Authorization header"));
+        return may_read(given.as_bytes()).err();
     }
     let query = request.uri().query().unwrap_or_default();
     let mut given_token = None;
@@ -88,8 +98,8 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
         }
     }
     if let Some(given) = given_token {
-        if !token.matches_secret(given.as_bytes()) {
-            return Some(unauthorized("wrong token in ?token="));
+        if let Err(refused) = may_read(format!("Bearer {given}").as_bytes()) {
+            return Some(refused);
         }
         let Some(key) = dash.sessions.open() else {
             return Some(refuse(

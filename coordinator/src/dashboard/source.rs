@@ -4,8 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use perft_proto::connect::Token;
-
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
 
@@ -41,6 +39,7 @@ pub(super) struct JobDetail {
 #[derive(Clone, Debug)]
 pub(super) struct WorkerRead {
     pub session: String,
+    pub participant: String,
     pub name: String,
     pub threads: u32,
     pub only_job: Option<String>,
@@ -111,7 +110,10 @@ pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<Jo
     let serving = holders
         .into_iter()
         .map(|(session, units)| {
-            let name = coordinator.workers.get(&session).map(|w| w.name.clone());
+            let name = coordinator
+                .workers
+                .get(&crate::ids::SessionId::from_wire(&session))
+                .map(|w| format!("{}/{}", w.participant, w.name));
             Serving { session, name, units }
         })
         .collect();
@@ -132,7 +134,8 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
         .map(|entry| {
             let w = entry.value();
             WorkerRead {
-                session: entry.key().clone(),
+                session: entry.key().as_str().to_owned(),
+                participant: w.participant.to_string(),
                 name: w.name.clone(),
                 threads: w.threads,
                 only_job: w.only_job.clone(),
@@ -146,9 +149,9 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
     workers
 }
 
-/// The coordinator's token, if it has one.
-pub(super) fn token(coordinator: &Coordinator) -> Option<&Token> {
-    coordinator.config.token.as_ref()
+/// Who the coordinator lets in: the participants and the shared token.
+pub(super) fn participants(coordinator: &Coordinator) -> &crate::participants::Participants {
+    &coordinator.participants
 }
 
 /// The coordinator's PEM certificate chain and key, if it serves TLS.

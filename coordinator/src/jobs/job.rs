@@ -185,6 +185,21 @@ impl Job {
         Some(result)
     }
 
+    /// Open units holding an undecided count of `identity`.
+    pub fn units_voted_by(&self, identity: &str) -> Vec<u64> {
+        let Some(open) = &self.open else {
+            return Vec::new();
+        };
+        let mut units: Vec<u64> = open
+            .active
+            .iter()
+            .filter(|(_, unit)| unit.has_voter(identity))
+            .map(|(&u, _)| u)
+            .collect();
+        units.sort_unstable();
+        units
+    }
+
     fn needs_lease(&self, u: u64) -> bool {
         self.open
             .as_ref()

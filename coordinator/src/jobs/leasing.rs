@@ -22,6 +22,9 @@ impl Jobs {
     /// Never the same unit twice to one machine.
     pub fn lease(&mut self, worker: WorkerRef<'_>, max: usize, only_job: Option<&str>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
+        if self.ledger.is_quarantined(worker.identity) {
+            return out;
+        }
         let mut handed = 0;
         for id in &self.order {
             if handed >= max {

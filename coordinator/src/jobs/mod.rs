@@ -11,6 +11,7 @@
 
 mod job;
 mod leasing;
+mod ledger;
 mod unit;
 
 use std::collections::HashMap;
@@ -23,6 +24,8 @@ use crate::planning::PlannedJob;
 use job::Job;
 pub use job::Summary;
 use leasing::Holder;
+pub use ledger::{Credit, MAX_CPU_MS_PER_COUNT};
+use ledger::Ledger;
 use unit::VoteOutcome;
 pub use unit::{MAX_VOTES, Vote};
 
@@ -69,18 +72,20 @@ pub struct JobSpec {
     /// Canonical text of the root.
     pub position: String,
     pub depth: u32,
-    /// Count every unit on two different machines.
+    /// Count every unit for two different participants.
     pub verify: bool,
+    /// The participant that submitted it.
+    pub owner: String,
 }
 
 impl JobSpec {
-    /// Equal counts from distinct machines that decide a unit.
+    /// Equal counts from distinct participants that decide a unit.
     fn quorum(&self) -> u32 {
         if self.verify { 2 } else { 1 }
     }
 }
 
-/// Who is asking: a worker session, the machine it runs on (its name, the
+/// Who is asking: a worker session, the participant it belongs to (the
 /// identity verification counts), and how people know it.
 #[derive(Clone, Copy, Debug)]
 pub struct WorkerRef<'a> {
@@ -231,6 +236,8 @@ pub struct Jobs {
     next_epoch: u64,
     /// Changes not yet handed to the journal, in the order they happened.
     outbox: Vec<Op>,
+    /// Who counted what.
+    ledger: Ledger,
 }
 
 impl Default for Jobs {
@@ -243,6 +250,7 @@ impl Default for Jobs {
             // restart is never mistaken for a new one.
             next_epoch: unix_ms() * 1000,
             outbox: Vec::new(),
+            ledger: Ledger::default(),
         }
     }
 }
@@ -252,14 +260,69 @@ fn not_found(job_id: &str) -> JobError {
 }
 
 impl Jobs {
-    /// The changes made since the last call, for the journal, in order.
+    /// No jobs, with the participants' credit read back from the journal
+    /// and the quarantine threshold.
+    pub fn with_credit(credit: Vec<(String, Credit)>, quarantine_after: Option<u64>) -> Jobs {
+        Jobs {
+            ledger: Ledger::new(credit, quarantine_after),
+            ..Jobs::default()
+        }
+    }
+
+    /// The changes made since the last call, for the journal, in order
+    /// (credit last, merged per participant).
     pub fn take_ops(&mut self) -> Vec<Op> {
-        std::mem::take(&mut self.outbox)
+        let mut ops = std::mem::take(&mut self.outbox);
+        ops.extend(self.ledger.take_ops());
+        ops
     }
 
     /// How many changes wait for the journal.
     pub fn pending_ops(&self) -> usize {
-        self.outbox.len()
+        self.outbox.len() + usize::from(self.ledger.has_pending())
+    }
+
+    /// Records a change that is not a job's (a participant's row).
+    pub fn record(&mut self, op: Op) {
+        self.outbox.push(op);
+    }
+
+    /// A participant's credit.
+    pub fn credit(&self, participant: &str) -> Credit {
+        self.ledger.get(participant)
+    }
+
+    /// Whether a participant lost too many votes to lease.
+    pub fn is_quarantined(&self, participant: &str) -> bool {
+        self.ledger.is_quarantined(participant)
+    }
+
+    /// Participants quarantined since the last call: what they decided
+    /// alone is to be counted again.
+    pub fn take_newly_quarantined(&mut self) -> Vec<String> {
+        self.ledger.take_newly_quarantined()
+    }
+
+    /// Drops every undecided vote of `participant` (it was revoked): its
+    /// units want another count.
+    pub fn drop_votes_of(&mut self, participant: &str) -> u64 {
+        let mut dropped = 0;
+        for id in &self.order {
+            let job = self.jobs.get_mut(id).expect("ordered jobs exist");
+            if job.state.is_final() {
+                continue;
+            }
+            for unit_id in job.units_voted_by(participant) {
+                if job.with_unit(unit_id, |unit| unit.drop_voter(participant)) == Some(true) {
+                    dropped += 1;
+                    job.requeue(unit_id);
+                }
+            }
+        }
+        self.outbox.push(Op::DropVotesOf {
+            voter: participant.to_owned(),
+        });
+        dropped
     }
 
     /// The most leaves a count of one of the job's units can be (`None` for
@@ -398,8 +461,16 @@ impl Jobs {
         self.jobs.entry(id).insert_entry(job).into_mut()
     }
 
-    /// Takes a unit's count from `worker`, whose lease the caller checked.
-    pub fn report(&mut self, job_id: &str, unit_id: u64, leaves: Leaves, worker: WorkerRef<'_>) -> Reported {
+    /// Takes a unit's count from `worker`, whose lease the caller checked;
+    /// it took `cpu_ms` of CPU time (the worker's word, for credit only).
+    pub fn report(
+        &mut self,
+        job_id: &str,
+        unit_id: u64,
+        leaves: Leaves,
+        cpu_ms: u64,
+        worker: WorkerRef<'_>,
+    ) -> Reported {
         if let Some(holder) = self.holders.get_mut(worker.session) {
             holder.units.remove(&(job_id.to_owned(), unit_id));
         }
@@ -422,6 +493,17 @@ impl Jobs {
                 unit.vote(worker.identity, worker.label, leaves, quorum)
             })
             .unwrap_or(VoteOutcome::Ignored);
+        if outcome != VoteOutcome::Ignored {
+            self.ledger.credit(
+                worker.identity,
+                Credit {
+                    units: 1,
+                    leaves: leaves.leaves,
+                    cpu_ms: cpu_ms.min(MAX_CPU_MS_PER_COUNT),
+                    lost_votes: 0,
+                },
+            );
+        }
         match outcome {
             VoteOutcome::Ignored => return Reported::Ignored,
             VoteOutcome::Counted => self.outbox.push(vote_op()),
@@ -433,7 +515,17 @@ impl Jobs {
                 leaves,
                 votes,
                 machines,
+                losers,
             } => {
+                for loser in &losers {
+                    self.ledger.credit(
+                        loser,
+                        Credit {
+                            lost_votes: 1,
+                            ..Credit::default()
+                        },
+                    );
+                }
                 self.outbox.push(Op::Result {
                     job_id: job_id.to_owned(),
                     unit_id,
@@ -514,8 +606,23 @@ impl Jobs {
     /// Queues a failed job's open units again, keeping every accepted
     /// count; a unit that found no majority is counted afresh. `restored`
     /// is the job as the journal holds it.
-    pub fn resume(&mut self, job_id: &str, mut restored: RestoredJob) -> Result<JobView, JobError> {
+    pub fn resume(&mut self, job_id: &str, restored: RestoredJob) -> Result<JobView, JobError> {
         self.check_resumable(job_id)?;
+        self.rebuild_open(job_id, restored)
+    }
+
+    /// Counts some of a job's units again: `restored` is the job as the
+    /// journal holds it once their counts went ([`Op::Reopen`]). A done
+    /// job runs again; a cancelled one is left alone.
+    pub fn reopen(&mut self, job_id: &str, restored: RestoredJob) -> Result<JobView, JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        if job.state == JobState::Cancelled {
+            return Ok(job.view());
+        }
+        self.rebuild_open(job_id, restored)
+    }
+
+    fn rebuild_open(&mut self, job_id: &str, mut restored: RestoredJob) -> Result<JobView, JobError> {
         if !restored.damage.is_empty() {
             return Err(JobError::CannotResume {
                 id: job_id.to_owned(),

@@ -47,6 +47,7 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
         position: planned.position.clone(),
         depth,
         verify: false,
+        owner: "test".to_owned(),
     };
     (spec, planned)
 }
@@ -72,7 +73,7 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     );
     for unit in &leased {
         assert_eq!(
-            jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("w")),
+            jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("w")),
             Reported::Accepted
         );
     }
@@ -105,15 +106,15 @@ fn duplicate_and_late_results_are_counted_once() {
     assert!(second.epoch > first.epoch);
     // Whichever result arrives first counts; the other is ignored.
     assert_eq!(
-        jobs.report("j", first.unit_id, count(&first), WorkerRef::named("slow")),
+        jobs.report("j", first.unit_id, count(&first), 0, WorkerRef::named("slow")),
         Reported::Accepted
     );
     assert_eq!(
-        jobs.report("j", second.unit_id, count(&second), WorkerRef::named("fast")),
+        jobs.report("j", second.unit_id, count(&second), 0, WorkerRef::named("fast")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report("j", first.unit_id, count(&first), WorkerRef::named("slow")),
+        jobs.report("j", first.unit_id, count(&first), 0, WorkerRef::named("slow")),
         Reported::Ignored
     );
     let view = jobs.view("j").unwrap();
@@ -123,7 +124,7 @@ fn duplicate_and_late_results_are_counted_once() {
     let third = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
     jobs.expire(&lost("slow"));
     assert_eq!(
-        jobs.report("j", third.unit_id, count(&third), WorkerRef::named("slow")),
+        jobs.report("j", third.unit_id, count(&third), 0, WorkerRef::named("slow")),
         Reported::Accepted
     );
     let rest = lease(&mut jobs, WorkerRef::named("fast"), usize::MAX);
@@ -132,11 +133,11 @@ fn duplicate_and_late_results_are_counted_once() {
             .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
     );
     assert_eq!(
-        jobs.report("nope", 0, Leaves::ZERO, WorkerRef::named("w")),
+        jobs.report("nope", 0, Leaves::ZERO, 0, WorkerRef::named("w")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report("j", 1 << 40, Leaves::ZERO, WorkerRef::named("w")),
+        jobs.report("j", 1 << 40, Leaves::ZERO, 0, WorkerRef::named("w")),
         Reported::Ignored
     );
 }
@@ -184,7 +185,7 @@ fn units_go_out_in_plan_order_and_counters_follow() {
     let view = jobs.view("j").unwrap();
     assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
     for unit in &a {
-        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("a"));
+        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("a"));
     }
     let view = jobs.view("j").unwrap();
     assert_eq!(
@@ -202,7 +203,7 @@ fn a_finished_job_releases_its_units() {
     assert!(jobs.unit_bytes() > 0);
     let all = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
     for unit in &all {
-        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("w"));
+        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("w"));
     }
     let divide = jobs.divide("j").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -246,7 +247,7 @@ fn jobs_run_in_order_and_cancel_frees_units() {
     assert!(first.iter().all(|u| u.job_id == "a"));
     assert_eq!(jobs.cancel("a").unwrap().state, JobState::Cancelled);
     assert_eq!(
-        jobs.report("a", first[0].unit_id, count(&first[0]), WorkerRef::named("w")),
+        jobs.report("a", first[0].unit_id, count(&first[0]), 0, WorkerRef::named("w")),
         Reported::Ignored
     );
     let next = lease(&mut jobs, WorkerRef::named("w"), 3);
@@ -276,19 +277,19 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     for unit in &from_liar {
         let wrong = Leaves::full(count(unit).leaves + 1);
         assert_eq!(
-            jobs.report("j", unit.unit_id, wrong, WorkerRef::named("liar")),
+            jobs.report("j", unit.unit_id, wrong, 0, WorkerRef::named("liar")),
             Reported::Accepted
         );
     }
     for unit in &from_honest {
-        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("honest"));
+        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("honest"));
     }
     assert_eq!(jobs.view("j").unwrap().units_done, 0, "no two counts agree yet");
     // Each disagreement goes to a third worker, whose count decides.
     let tie_breaks = lease(&mut jobs, WorkerRef::named("third"), usize::MAX);
     assert_eq!(tie_breaks.len(), units);
     for unit in &tie_breaks {
-        jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("third"));
+        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("third"));
     }
     let divide = jobs.divide("j").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -330,7 +331,7 @@ fn the_sessions_holding_a_jobs_units_are_known() {
     );
     assert_eq!(jobs.holders_of("k"), vec![]);
     let unit = &first[0];
-    jobs.report("j", unit.unit_id, count(unit), WorkerRef::named("a"));
+    jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("a"));
     assert_eq!(
         jobs.holders_of("j"),
         vec![("a".to_owned(), 2), ("b".to_owned(), 1)]

@@ -2,10 +2,10 @@
 //! workers sent for it (votes), and its verdict. A job keeps one only for
 //! units with leases or votes, so its memory follows the open work. Lease deadlines are kept per worker session by the job
 //! table (a heartbeat renews all of a session's leases at once), not here.
-//! Without verification one count decides; with it, two machines must
-//! agree, and each disagreement asks one more. A machine is known by its
-//! name: sessions of one name (a restarted worker, or several processes of
-//! one host) never confirm each other.
+//! Without verification one count decides; with it, two participants must
+//! agree, and each disagreement asks one more. A voter is a participant,
+//! as its credential proves: its machines and sessions (a restarted
+//! worker, several hosts of one owner) never confirm each other.
 
 use perft_core::Leaves;
 
@@ -40,12 +40,13 @@ pub enum VoteOutcome {
     /// The counts disagree: one more worker is needed.
     Disagreed,
     /// The unit's count is settled; `votes` are all counts it got (more
-    /// than the quorum when some disagreed), `machines` the names of the
-    /// machines whose counts agreed.
+    /// than the quorum when some disagreed), `machines` the participants
+    /// whose counts agreed, `losers` those whose counts lost.
     Decided {
         leaves: Leaves,
         votes: Vec<Vote>,
         machines: Vec<String>,
+        losers: Vec<String>,
     },
     /// No count reached a majority within [`MAX_VOTES`].
     NoMajority { votes: Vec<Vote> },
@@ -127,17 +128,18 @@ impl Unit {
         let agreeing = self.votes.iter().filter(|v| v.leaves == leaves).count();
         if agreeing >= quorum as usize {
             self.done = Some(leaves);
-            let machines = self
+            let (agreed, lost): (Vec<_>, Vec<_>) = self
                 .voters
                 .iter()
                 .zip(&self.votes)
-                .filter(|(_, v)| v.leaves == leaves)
-                .map(|(machine, _)| machine.clone())
-                .collect();
+                .partition(|(_, v)| v.leaves == leaves);
+            let names = |pairs: Vec<(&String, &Vote)>| pairs.into_iter().map(|(p, _)| p.clone()).collect();
+            let (machines, losers) = (names(agreed), names(lost));
             return VoteOutcome::Decided {
                 leaves,
                 votes: std::mem::take(&mut self.votes),
                 machines,
+                losers,
             };
         }
         if self.votes.len() >= self.wanted as usize && self.votes.iter().any(|v| v.leaves != leaves) {
@@ -169,6 +171,23 @@ impl Unit {
         let dropped = self.leases.len() != before;
         self.failures += u32::from(dropped);
         dropped
+    }
+
+    /// True when `identity` sent a count still waiting for a verdict.
+    pub fn has_voter(&self, identity: &str) -> bool {
+        self.done.is_none() && self.voters.iter().any(|v| v == identity)
+    }
+
+    /// Forgets `identity`'s undecided count and its leases (it was
+    /// revoked); true when a count went.
+    pub fn drop_voter(&mut self, identity: &str) -> bool {
+        self.leases.retain(|l| l.identity != identity);
+        let Some(at) = self.voters.iter().position(|v| v == identity).filter(|_| self.done.is_none()) else {
+            return false;
+        };
+        self.voters.remove(at);
+        self.votes.remove(at);
+        true
     }
 
     /// True while some worker holds a lease.
@@ -221,8 +240,10 @@ mod tests {
                 leaves,
                 votes,
                 machines,
+                losers,
             } => {
                 assert_eq!(machines, ["a", "c"]);
+                assert_eq!(losers, ["b"]);
                 assert_eq!(leaves, Leaves::full(7));
                 assert_eq!(votes.len(), 3);
                 assert_eq!(

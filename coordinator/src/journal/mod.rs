@@ -12,6 +12,7 @@
 //! so the journal never holds a change whose cause it lost.
 
 mod codec;
+mod participants;
 mod restore;
 mod schema;
 
@@ -23,7 +24,8 @@ use perft_core::Leaves;
 use rusqlite::{Connection, params};
 use tokio::sync::watch;
 
-use crate::jobs::{Disagreement, JobSpec, JobState, Summary};
+use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
+use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
 use codec::{leaves_blob, leaves_list_blob, summary_blob};
 pub use schema::{DirLock, SCHEMA_VERSION};
@@ -105,6 +107,15 @@ pub enum Op {
         /// With a final state: what the job keeps once its units go.
         summary: Option<Summary>,
     },
+    /// A participant's row: new, or revoked.
+    Participant(StoredParticipant),
+    /// Added to a participant's credit.
+    Credit { participant: String, delta: Credit },
+    /// Every undecided vote of a participant is dropped (it was revoked).
+    DropVotesOf { voter: String },
+    /// Units of a job are counted again: their counts go, and a done job
+    /// runs again.
+    Reopen { job_id: String, unit_ids: Vec<u64> },
 }
 
 /// Units journaled per transaction when a plan is written: small enough
@@ -241,9 +252,11 @@ enum Request {
     /// Tries a write: Ok once the disk takes writes again.
     Probe(mpsc::Sender<Result<(), String>>),
     /// Reads every job back, and takes writes again after a failure.
-    Restore(mpsc::Sender<Result<Vec<RestoredJob>, JournalError>>),
+    Restore(mpsc::Sender<Result<Restored, JournalError>>),
     /// Reads one job back with all its units (to resume it).
     Load(String, mpsc::Sender<Result<RestoredJob, JournalError>>),
+    /// The units a participant's counts decided (alone, or with others).
+    DecidedBy(String, bool, mpsc::Sender<Result<Vec<(String, Vec<u64>)>, JournalError>>),
 }
 
 /// Handle to the journal thread.
@@ -272,9 +285,9 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
             // Jobs are ordered as their submits commit.
             tx.execute(
                 "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
-                                   first_moves, settled, root_leaves, checksum, state, units_total)
+                                   first_moves, settled, root_leaves, checksum, state, units_total, owner)
                  VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                         ?11, 'planning', ?12)",
+                         ?11, 'planning', ?12, ?13)",
                 params![
                     id,
                     spec.game.name(),
@@ -288,6 +301,7 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                     plan.root_leaves.map(leaves_blob),
                     restore::job_checksum(id, spec, plan),
                     *units_total as i64,
+                    spec.owner,
                 ],
             )?;
         }
@@ -384,6 +398,13 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                 summary_sum
             ])?;
         }
+        Op::Participant(p) => participants::store(tx, p)?,
+        Op::Credit { participant, delta } => participants::add_credit(tx, participant, delta)?,
+        Op::DropVotesOf { voter } => {
+            tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?
+                .execute([voter])?;
+        }
+        Op::Reopen { job_id, unit_ids } => participants::reopen(tx, job_id, unit_ids)?,
     }
     Ok(())
 }
@@ -476,7 +497,7 @@ fn writer(
                 let _ = answer.send(outcome);
             }
             Request::Restore(answer) => {
-                let restored = restore::restore(&conn, &path);
+                let restored = restored(&conn, &path);
                 if restored.is_ok() {
                     failed = false;
                 }
@@ -485,15 +506,45 @@ fn writer(
             Request::Load(job_id, answer) => {
                 let _ = answer.send(restore::load_job(&conn, &path, &job_id));
             }
+            Request::DecidedBy(participant, alone, answer) => {
+                let found = participants::decided_by(&conn, &participant, alone)
+                    .map_err(|e| JournalError::Write(e.to_string()));
+                let _ = answer.send(found);
+            }
         }
     }
+}
+
+/// What the journal holds of the jobs and of who counted them.
+#[derive(Debug, Default)]
+pub struct Restored {
+    pub jobs: Vec<RestoredJob>,
+    /// Every participant's credit.
+    pub credit: Vec<(String, Credit)>,
+}
+
+fn restored(conn: &Connection, path: &Path) -> Result<Restored, JournalError> {
+    Ok(Restored {
+        jobs: restore::restore(conn, path)?,
+        credit: participants::load_credit(conn, path)?,
+    })
+}
+
+/// An opened journal and everything it holds.
+#[derive(Debug)]
+pub struct OpenedJournal {
+    pub journal: Journal,
+    pub restored: Restored,
+    pub participants: Vec<StoredParticipant>,
+    /// The journal's key (lease tags, and credentials' hashes).
+    pub key: [u8; 32],
 }
 
 impl Journal {
     /// Locks `dir` for this process, opens (or creates) `journal.sqlite` in
     /// it and reads back every job. Refuses a locked dir, and a newer,
     /// older, damaged or self-contradicting journal.
-    pub fn open(dir: &Path) -> Result<(Journal, Vec<RestoredJob>, [u8; 32]), JournalError> {
+    pub fn open(dir: &Path) -> Result<OpenedJournal, JournalError> {
         std::fs::create_dir_all(dir).map_err(|e| JournalError::Open {
             path: dir.to_owned(),
             reason: e.to_string(),
@@ -503,7 +554,8 @@ impl Journal {
         let conn = schema::open_connection(&path)?;
         let key = schema::lease_key(&conn, &path)?;
         schema::drop_unfinished_plans(&conn, &path)?;
-        let restored = restore::restore(&conn, &path)?;
+        let restored = restored(&conn, &path)?;
+        let participants = participants::load(&conn, &path)?;
         let (sender, receiver) = mpsc::channel();
         let progress = watch::Sender::new(Progress::default());
         let thread_progress = progress.clone();
@@ -523,7 +575,12 @@ impl Journal {
             path,
             _lock: lock,
         };
-        Ok((journal, restored, key))
+        Ok(OpenedJournal {
+            journal,
+            restored,
+            participants,
+            key,
+        })
     }
 
     /// Hands `ops` to the journal thread now (from the one owner of the
@@ -574,7 +631,7 @@ impl Journal {
     /// Reads every job back as the journal holds it, and takes writes again:
     /// call it from the one owner of the changes (a task alone on the
     /// scheduler), and replace the state with what it returns.
-    pub fn restore(&self) -> Result<Vec<RestoredJob>, JournalError> {
+    pub fn restore(&self) -> Result<Restored, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender
@@ -600,6 +657,18 @@ impl Journal {
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender
             .send(Request::Load(job_id.to_owned(), answer))
+            .map_err(|_| stopped())?;
+        reply.recv().map_err(|_| stopped())?
+    }
+
+    /// The units whose counts `participant` decided (with `alone`, by
+    /// itself), per job. Blocking, like [`Journal::load_job`]; it answers
+    /// after every write handed over before it.
+    pub fn decided_by(&self, participant: &str, alone: bool) -> Result<Vec<(String, Vec<u64>)>, JournalError> {
+        let (answer, reply) = mpsc::channel();
+        let stopped = || JournalError::Write("the journal thread stopped".to_owned());
+        self.sender
+            .send(Request::DecidedBy(participant.to_owned(), alone, answer))
             .map_err(|_| stopped())?;
         reply.recv().map_err(|_| stopped())?
     }

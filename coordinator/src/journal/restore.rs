@@ -94,7 +94,7 @@ pub(crate) fn disagreement_checksum(job_id: &str, unit_id: u64, votes: &str, dec
 }
 
 const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
-     root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum";
+     root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum, owner";
 
 /// Reads back every job whose plan was completely written, in submission
 /// order: finished ones as their summaries, open ones in full.
@@ -167,6 +167,7 @@ fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalE
         position: position.clone(),
         depth: row.get(3).map_err(sql)?,
         verify: row.get::<_, i64>(4).map_err(sql)? != 0,
+        owner: row.get(19).map_err(sql)?,
     };
     let plan = PlannedJob {
         position,

@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, game TEXT NOT NULL, position TEXT NOT NULL,
     depth INTEGER NOT NULL, verify INTEGER NOT NULL, split_depth INTEGER NOT NULL,
+    owner TEXT NOT NULL DEFAULT 'anonymous',
     remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
     root_leaves BLOB, checksum INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
     started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0,
@@ -36,7 +37,17 @@ CREATE TABLE IF NOT EXISTS votes (
     job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, voter TEXT NOT NULL, label TEXT NOT NULL,
     leaves BLOB NOT NULL, checksum INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS votes_unit ON votes (job_id, unit_id);
+CREATE TABLE IF NOT EXISTS participants (
+    id TEXT PRIMARY KEY, role TEXT NOT NULL, secret_hash BLOB NOT NULL, revoked INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL, checksum INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS credit (
+    participant TEXT PRIMARY KEY, units INTEGER NOT NULL, leaves BLOB NOT NULL, cpu_ms INTEGER NOT NULL,
+    lost_votes INTEGER NOT NULL);
 ";
+
+/// Schema 3 (before participants) becomes 4: jobs get an owner, and the
+/// participants' and credit tables are created with the rest.
+const MIGRATE_3_TO_4: &str = "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT 'anonymous';";
 
 /// The data dir's lock, held for as long as the coordinator runs; the OS
 /// drops it when the process ends, however it ends.
@@ -159,6 +170,15 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
                 });
             }
             Some(SCHEMA_VERSION) => {}
+            Some(3) => {
+                conn.execute_batch(MIGRATE_3_TO_4).map_err(open_err)?;
+                conn.execute(
+                    "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+                    [SCHEMA_VERSION],
+                )
+                .map_err(open_err)?;
+                tracing::info!("journal: schema 3 upgraded to 4 (participants)");
+            }
             Some(v) => {
                 return Err(JournalError::Older {
                     path: path.to_owned(),

@@ -1,0 +1,209 @@
+//! `perft participant add|list|revoke`: who may take part, against a
+//! running coordinator (admin credential) or a stopped one's data dir.
+
+use std::io::Write;
+
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use perft_coordinator::participants::{Role, StoredParticipant, add_offline, list_offline};
+use perft_proto as pb;
+use perft_proto::participant_service_client::ParticipantServiceClient;
+
+use crate::args::{ParticipantAddArgs, ParticipantCommand, ParticipantListArgs, ParticipantRevokeArgs};
+use crate::client::{channel, status_error};
+use crate::cluster::runtime;
+use crate::error::CliError;
+
+pub fn participant(command: &ParticipantCommand) -> Result<(), CliError> {
+    match command {
+        ParticipantCommand::Add(args) => add(args),
+        ParticipantCommand::List(args) => list(args),
+        ParticipantCommand::Revoke(args) => revoke(args),
+    }
+}
+
+async fn client(
+    coordinator: &crate::args::CoordinatorArg,
+) -> Result<ParticipantServiceClient<perft_proto::connect::AuthChannel>, CliError> {
+    let (channel, config) = channel(coordinator).await?;
+    Ok(ParticipantServiceClient::with_interceptor(channel, config.interceptor()))
+}
+
+fn role_wire(role: Role) -> pb::Role {
+    match role {
+        Role::Worker => pb::Role::Worker,
+        Role::Submitter => pb::Role::Submitter,
+        Role::Reader => pb::Role::Reader,
+        Role::Admin => pb::Role::Admin,
+    }
+}
+
+fn role_name(raw: i32) -> &'static str {
+    match pb::Role::try_from(raw) {
+        Ok(pb::Role::Worker) => "worker",
+        Ok(pb::Role::Submitter) => "submitter",
+        Ok(pb::Role::Reader) => "reader",
+        Ok(pb::Role::Admin) => "admin",
+        _ => "unknown",
+    }
+}
+
+/// Hands the secret over: into a new 0600 file, or on stdout.
+fn hand_over(secret: &str, file: Option<&std::path::Path>) -> Result<(), CliError> {
+    let Some(path) = file else {
+        outln!("{secret}")?;
+        return Ok(());
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut out = options
+        .open(path)
+        .map_err(|e| CliError::Usage(format!("cannot create the secret file '{}': {e}", path.display())))?;
+    writeln!(out, "{secret}").map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))?;
+    Ok(())
+}
+
+fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
+    let role = Role::parse(&args.role).map_err(CliError::Usage)?;
+    let secret = if let Some(dir) = &args.target.data_dir {
+        let (_, secret) = add_offline(dir, &args.name, role).map_err(|e| CliError::Usage(e.to_string()))?;
+        secret.expose().to_owned()
+    } else {
+        runtime()?.block_on(async {
+            let reply = client(&args.target.coordinator)
+                .await?
+                .add_participant(pb::AddParticipantRequest {
+                    name: args.name.clone(),
+                    role: role_wire(role).into(),
+                })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            Ok::<_, CliError>(reply.secret)
+        })?
+    };
+    crate::output::note(format_args!(
+        "participant '{}' added with role {}; its secret is shown once",
+        perft_core::shown(&args.name),
+        role.name()
+    ));
+    hand_over(&secret, args.secret_file.as_deref())
+}
+
+/// One participant as listed, from the wire or the journal.
+fn from_journal(p: StoredParticipant, c: perft_coordinator::jobs::Credit) -> pb::Participant {
+    pb::Participant {
+        name: p.id.to_string(),
+        role: role_wire(p.role).into(),
+        revoked: p.revoked,
+        quarantined: false,
+        created_ms: p.created_ms,
+        units: c.units,
+        leaves: Some(c.leaves.into()),
+        cpu_seconds: c.cpu_ms as f64 / 1000.0,
+        lost_votes: c.lost_votes,
+        machines: 0,
+        threads: 0,
+    }
+}
+
+fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
+    let participants: Vec<pb::Participant> = if let Some(dir) = &args.target.data_dir {
+        list_offline(dir)
+            .map_err(|e| CliError::Usage(e.to_string()))?
+            .into_iter()
+            .map(|(p, c)| from_journal(p, c))
+            .collect()
+    } else {
+        runtime()?.block_on(async {
+            Ok::<_, CliError>(
+                client(&args.target.coordinator)
+                    .await?
+                    .list_participants(pb::ListParticipantsRequest {})
+                    .await
+                    .map_err(status_error)?
+                    .into_inner()
+                    .participants,
+            )
+        })?
+    };
+    if args.format == "json" {
+        let rows: Vec<serde_json::Value> = participants
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "name": p.name,
+                    "role": role_name(p.role),
+                    "revoked": p.revoked,
+                    "quarantined": p.quarantined,
+                    "units": p.units.to_string(),
+                    "leaves": pb::count(p.leaves).to_string(),
+                    "cpu_seconds": p.cpu_seconds,
+                    "lost_votes": p.lost_votes.to_string(),
+                    "machines": p.machines,
+                    "threads": p.threads,
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::Value::Array(rows))?;
+        return Ok(());
+    }
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED).set_header([
+        "participant",
+        "role",
+        "state",
+        "machines",
+        "threads",
+        "units",
+        "leaves",
+        "cpu s",
+        "lost votes",
+    ]);
+    for p in &participants {
+        let state = if p.revoked {
+            "revoked"
+        } else if p.quarantined {
+            "quarantined"
+        } else {
+            "active"
+        };
+        table.add_row([
+            p.name.clone(),
+            role_name(p.role).to_owned(),
+            state.to_owned(),
+            p.machines.to_string(),
+            p.threads.to_string(),
+            p.units.to_string(),
+            pb::count(p.leaves).to_string(),
+            format!("{:.1}", p.cpu_seconds),
+            p.lost_votes.to_string(),
+        ]);
+    }
+    outln!("{table}")?;
+    Ok(())
+}
+
+fn revoke(args: &ParticipantRevokeArgs) -> Result<(), CliError> {
+    runtime()?.block_on(async {
+        let p = client(&args.coordinator)
+            .await?
+            .revoke_participant(pb::RevokeParticipantRequest {
+                name: args.name.clone(),
+                recount: args.recount,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        outln!(
+            "participant {} revoked{}",
+            p.name,
+            if args.recount {
+                "; the units it decided are counted again"
+            } else {
+                ""
+            }
+        )
+    })
+}

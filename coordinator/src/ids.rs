@@ -1,0 +1,114 @@
+//! Names of things that travel between the coordinator's parts, as types:
+//! a participant is never confused with a machine or a session.
+
+use std::fmt;
+
+use perft_core::shown;
+
+/// Longest id accepted, in bytes.
+pub const MAX_ID_BYTES: usize = 64;
+
+/// A participant: an owner of credentials (a person or an organisation),
+/// the identity verification counts. 1 to 64 of `A-Z a-z 0-9 . _ -`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParticipantId(String);
+
+impl ParticipantId {
+    /// The participant of the shared `--token-file` token: an admin.
+    pub const OPERATOR: &'static str = "operator";
+    /// Every caller of a coordinator with no credential configured.
+    pub const ANONYMOUS: &'static str = "anonymous";
+
+    /// A well-formed participant name, or why not.
+    pub fn parse(name: &str) -> Result<ParticipantId, String> {
+        let ok = !name.is_empty()
+            && name.len() <= MAX_ID_BYTES
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        if ok {
+            Ok(ParticipantId(name.to_owned()))
+        } else {
+            Err(format!(
+                "participant name '{}' must be 1 to {MAX_ID_BYTES} of A-Z a-z 0-9 . _ -",
+                shown(name)
+            ))
+        }
+    }
+
+    /// One of the built-in participants.
+    pub(crate) fn builtin(name: &'static str) -> ParticipantId {
+        ParticipantId(name.to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ParticipantId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A worker session's id: what `Register` hands out. It authorises nothing
+/// by itself: every call is checked against the caller's credential.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// A fresh random session id.
+    pub fn new() -> SessionId {
+        SessionId(uuid::Uuid::new_v4().simple().to_string())
+    }
+
+    /// A session id as a caller gave it (checked for shape by the caller).
+    pub fn from_wire(id: &str) -> SessionId {
+        SessionId(id.to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The first 8 characters: enough for people to tell sessions apart,
+    /// never enough to use one.
+    pub fn short(&self) -> &str {
+        self.0.get(..8).unwrap_or(&self.0)
+    }
+}
+
+impl Default for SessionId {
+    fn default() -> SessionId {
+        SessionId::new()
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Shown cut short everywhere: logs and pages never carry a whole id.
+        write!(f, "{}…", self.short())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn participant_names_are_plain() {
+        assert!(ParticipantId::parse("alice-lab_2.x").is_ok());
+        for bad in ["", "a b", "é", "x\n", &"a".repeat(65)] {
+            let err = ParticipantId::parse(bad).unwrap_err();
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_session_shows_only_its_start() {
+        let id = SessionId::new();
+        assert_eq!(id.as_str().len(), 32);
+        assert_eq!(id.to_string(), format!("{}…", &id.as_str()[..8]));
+    }
+}

@@ -1,0 +1,117 @@
+//! Credit and reliability per participant: counts taken, leaves, CPU time,
+//! and counts that lost a majority vote. A participant that loses too many
+//! is quarantined: it leases nothing more, and what it decided alone is
+//! counted again.
+
+use std::collections::HashMap;
+
+use crate::journal::Op;
+
+/// What a participant contributed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Credit {
+    /// Counts it sent that were taken (as votes or verdicts).
+    pub units: u64,
+    /// Leaves of those counts (unweighted: the work done).
+    pub leaves: u128,
+    /// CPU milliseconds its workers said the counts took (capped per count).
+    pub cpu_ms: u64,
+    /// Counts it sent that lost a majority vote.
+    pub lost_votes: u64,
+}
+
+impl Credit {
+    /// Adds `other`, saturating: credit is for people, never for a count.
+    pub fn add(&mut self, other: &Credit) {
+        self.units = self.units.saturating_add(other.units);
+        self.leaves = self.leaves.saturating_add(other.leaves);
+        self.cpu_ms = self.cpu_ms.saturating_add(other.cpu_ms);
+        self.lost_votes = self.lost_votes.saturating_add(other.lost_votes);
+    }
+}
+
+/// Most CPU time one count is credited with: a day.
+pub const MAX_CPU_MS_PER_COUNT: u64 = 24 * 3600 * 1000;
+
+/// Every participant's credit, and the changes not yet journaled (merged
+/// per participant, so a batch of reports writes one row each).
+#[derive(Debug, Default)]
+pub(super) struct Ledger {
+    totals: HashMap<String, Credit>,
+    pending: HashMap<String, Credit>,
+    /// Lost votes past which a participant is quarantined.
+    quarantine_after: Option<u64>,
+    /// Participants quarantined since last asked.
+    newly_quarantined: Vec<String>,
+}
+
+impl Ledger {
+    pub fn new(restored: Vec<(String, Credit)>, quarantine_after: Option<u64>) -> Ledger {
+        Ledger {
+            totals: restored.into_iter().collect(),
+            quarantine_after,
+            ..Ledger::default()
+        }
+    }
+
+    pub fn credit(&mut self, participant: &str, delta: Credit) {
+        let was = self.is_quarantined(participant);
+        self.totals.entry(participant.to_owned()).or_default().add(&delta);
+        self.pending.entry(participant.to_owned()).or_default().add(&delta);
+        if !was && self.is_quarantined(participant) {
+            tracing::warn!(participant, "participant quarantined: too many of its counts lost a majority vote");
+            self.newly_quarantined.push(participant.to_owned());
+        }
+    }
+
+    pub fn is_quarantined(&self, participant: &str) -> bool {
+        self.quarantine_after
+            .is_some_and(|n| self.totals.get(participant).is_some_and(|c| c.lost_votes >= n))
+    }
+
+    pub fn get(&self, participant: &str) -> Credit {
+        self.totals.get(participant).copied().unwrap_or_default()
+    }
+
+    pub fn take_newly_quarantined(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.newly_quarantined)
+    }
+
+    /// The merged changes, as journal writes.
+    pub fn take_ops(&mut self) -> impl Iterator<Item = Op> {
+        let mut pending: Vec<_> = self.pending.drain().collect();
+        pending.sort_by(|a, b| a.0.cmp(&b.0));
+        pending
+            .into_iter()
+            .map(|(participant, delta)| Op::Credit { participant, delta })
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credit_merges_and_quarantines_once() {
+        let mut ledger = Ledger::new(vec![("a".into(), Credit { units: 1, ..Credit::default() })], Some(2));
+        let lost = Credit {
+            lost_votes: 1,
+            ..Credit::default()
+        };
+        ledger.credit("a", lost);
+        assert!(!ledger.is_quarantined("a"));
+        ledger.credit("a", lost);
+        ledger.credit("a", lost);
+        assert!(ledger.is_quarantined("a"));
+        assert_eq!(ledger.take_newly_quarantined(), ["a"]);
+        assert!(ledger.take_newly_quarantined().is_empty());
+        assert_eq!(ledger.get("a").units, 1);
+        let ops: Vec<Op> = ledger.take_ops().collect();
+        assert!(matches!(&ops[..], [Op::Credit { participant, delta }] if participant == "a" && delta.lost_votes == 3));
+        assert!(!ledger.has_pending());
+    }
+}

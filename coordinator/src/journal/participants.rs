@@ -1,0 +1,181 @@
+//! Participants and their credit in the journal: a participant's row (its
+//! secret only as a keyed hash, under a checksum) and the running totals
+//! of what it counted.
+
+use std::path::Path;
+
+use perft_core::Leaves;
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::JournalError;
+use super::codec::{blob_leaves, checksum, leaves_blob};
+use crate::ids::ParticipantId;
+use crate::jobs::Credit;
+use crate::participants::{Role, StoredParticipant};
+
+fn participant_checksum(p: &StoredParticipant) -> i64 {
+    checksum(&[
+        p.id.as_str().as_bytes(),
+        p.role.name().as_bytes(),
+        &p.secret_hash,
+        &[u8::from(p.revoked)],
+        &p.created_ms.to_le_bytes(),
+    ])
+}
+
+/// Writes a participant's row (new, or revoked).
+pub(super) fn store(tx: &Transaction<'_>, p: &StoredParticipant) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO participants (id, role, secret_hash, revoked, created_ms, checksum)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        p.id.as_str(),
+        p.role.name(),
+        p.secret_hash.as_slice(),
+        p.revoked,
+        p.created_ms as i64,
+        participant_checksum(p)
+    ])?;
+    Ok(())
+}
+
+/// Adds `delta` to a participant's credit.
+pub(super) fn add_credit(tx: &Transaction<'_>, participant: &str, delta: &Credit) -> rusqlite::Result<()> {
+    let old: Option<(i64, Vec<u8>, i64, i64)> = tx
+        .prepare_cached("SELECT units, leaves, cpu_ms, lost_votes FROM credit WHERE participant = ?1")?
+        .query_row([participant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?;
+    let mut credit = old
+        .map(|(units, leaves, cpu_ms, lost)| Credit {
+            units: units as u64,
+            leaves: blob_leaves(&leaves).map_or(0, |l| l.leaves),
+            cpu_ms: cpu_ms as u64,
+            lost_votes: lost as u64,
+        })
+        .unwrap_or_default();
+    credit.add(delta);
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        participant,
+        credit.units as i64,
+        leaves_blob(Leaves::full(credit.leaves)),
+        credit.cpu_ms as i64,
+        credit.lost_votes as i64
+    ])?;
+    Ok(())
+}
+
+/// Every participant; a row whose checksum fails refuses the journal (a
+/// damaged credential or role must never be guessed at).
+pub(super) fn load(conn: &Connection, path: &Path) -> Result<Vec<StoredParticipant>, JournalError> {
+    let corrupt = |reason: String| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason,
+    };
+    let sql = |e: rusqlite::Error| corrupt(e.to_string());
+    let mut stmt = conn
+        .prepare("SELECT id, role, secret_hash, revoked, created_ms, checksum FROM participants ORDER BY id")
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let mut all = Vec::new();
+    while let Some(row) = rows.next().map_err(sql)? {
+        let id: String = row.get(0).map_err(sql)?;
+        let id = ParticipantId::parse(&id).map_err(corrupt)?;
+        let role: String = row.get(1).map_err(sql)?;
+        let role = Role::parse(&role).map_err(corrupt)?;
+        let hash: Vec<u8> = row.get(2).map_err(sql)?;
+        let p = StoredParticipant {
+            secret_hash: hash
+                .try_into()
+                .map_err(|_| corrupt(format!("participant {id}: a secret hash is not 32 bytes")))?,
+            revoked: row.get::<_, i64>(3).map_err(sql)? != 0,
+            created_ms: row.get::<_, i64>(4).map_err(sql)? as u64,
+            id,
+            role,
+        };
+        if participant_checksum(&p) != row.get::<_, i64>(5).map_err(sql)? {
+            return Err(corrupt(format!("participant {} failed its checksum", p.id)));
+        }
+        all.push(p);
+    }
+    Ok(all)
+}
+
+/// Every participant's credit.
+pub(super) fn load_credit(conn: &Connection, path: &Path) -> Result<Vec<(String, Credit)>, JournalError> {
+    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let mut stmt = conn
+        .prepare("SELECT participant, units, leaves, cpu_ms, lost_votes FROM credit")
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| {
+            let leaves: Vec<u8> = r.get(2)?;
+            Ok((
+                r.get::<_, String>(0)?,
+                Credit {
+                    units: r.get::<_, i64>(1)? as u64,
+                    leaves: blob_leaves(&leaves).map_or(0, |l| l.leaves),
+                    cpu_ms: r.get::<_, i64>(3)? as u64,
+                    lost_votes: r.get::<_, i64>(4)? as u64,
+                },
+            ))
+        })
+        .map_err(sql)?;
+    rows.collect::<Result<_, _>>().map_err(sql)
+}
+
+/// The units each job's counts from `participant` decided, per job in
+/// submission order; with `alone`, only those it decided by itself.
+pub(super) fn decided_by(
+    conn: &Connection,
+    participant: &str,
+    alone: bool,
+) -> rusqlite::Result<Vec<(String, Vec<u64>)>> {
+    let mut stmt = conn.prepare(
+        "SELECT r.job_id, r.unit_id, r.machines FROM results r JOIN jobs j ON j.id = r.job_id
+         WHERE j.state IN ('queued', 'running', 'done', 'failed') ORDER BY j.seq, r.unit_id",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut out: Vec<(String, Vec<u64>)> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let machines: String = row.get(2)?;
+        let deciders: Vec<&str> = machines.split('\n').collect();
+        let hit = if alone {
+            deciders == [participant]
+        } else {
+            deciders.contains(&participant)
+        };
+        if !hit {
+            continue;
+        }
+        let job: String = row.get(0)?;
+        let unit = row.get::<_, i64>(1)? as u64;
+        match out.last_mut() {
+            Some((last, units)) if *last == job => units.push(unit),
+            _ => out.push((job, vec![unit])),
+        }
+    }
+    Ok(out)
+}
+
+/// Reopens units of a job for counting again: their counts go, and a done
+/// job is running again (one transaction, so the journal never holds a
+/// done job short of counts).
+pub(super) fn reopen(tx: &Transaction<'_>, job_id: &str, unit_ids: &[u64]) -> rusqlite::Result<()> {
+    for unit in unit_ids {
+        tx.prepare_cached("DELETE FROM results WHERE job_id = ?1 AND unit_id = ?2")?
+            .execute(params![job_id, *unit as i64])?;
+    }
+    tx.prepare_cached(
+        "UPDATE jobs SET state = 'running', summary = NULL, summary_checksum = NULL, finished_ms = NULL
+         WHERE id = ?1 AND state = 'done'",
+    )?
+    .execute([job_id])?;
+    Ok(())
+}

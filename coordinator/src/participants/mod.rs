@@ -1,0 +1,357 @@
+//! Participants: who takes part in a cluster, each with its own credential
+//! and role. The coordinator knows a caller from its credential alone
+//! (never from a field the caller fills in), and verification counts
+//! participants, not machines or sessions.
+
+mod credential;
+mod interceptor;
+mod service;
+
+pub use service::{OfflineError, add_offline, list_offline};
+pub(crate) use service::ParticipantApi;
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use perft_core::shown;
+use tonic::Status;
+
+pub use credential::Secret;
+pub(crate) use interceptor::Authenticate;
+
+use crate::ids::ParticipantId;
+
+/// What a participant may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Registers, leases, reports and heartbeats.
+    Worker,
+    /// Submits, cancels and resumes its own jobs; reads.
+    Submitter,
+    /// Reads jobs, divide tables and the dashboard.
+    Reader,
+    /// Everything, including managing participants.
+    Admin,
+}
+
+/// What a call does, for the role check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The worker service.
+    Work,
+    /// Submitting, cancelling, resuming jobs.
+    Submit,
+    /// Reading jobs, divide tables, the dashboard.
+    Read,
+    /// Managing participants, deleting jobs, acting on others' jobs.
+    Manage,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::Worker, Role::Submitter, Role::Reader, Role::Admin];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Worker => "worker",
+            Role::Submitter => "submitter",
+            Role::Reader => "reader",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// The role of a name, or an error listing the names.
+    pub fn parse(name: &str) -> Result<Role, String> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.name() == name)
+            .ok_or_else(|| {
+                format!(
+                    "unknown role '{}': expected worker, submitter, reader or admin",
+                    shown(name)
+                )
+            })
+    }
+
+    pub fn allows(self, action: Action) -> bool {
+        match self {
+            Role::Admin => true,
+            Role::Worker => action == Action::Work,
+            Role::Submitter => matches!(action, Action::Submit | Action::Read),
+            Role::Reader => action == Action::Read,
+        }
+    }
+}
+
+/// Who is calling, as its credential proves: put in every authenticated
+/// request's extensions by [`Authenticate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub participant: ParticipantId,
+    pub role: Role,
+}
+
+impl Caller {
+    /// PERMISSION_DENIED unless the caller's role allows `action`.
+    pub fn may(&self, action: Action) -> Result<(), Status> {
+        if self.role.allows(action) {
+            return Ok(());
+        }
+        Err(Status::permission_denied(format!(
+            "participant '{}' has role {}, which may not {}",
+            self.participant,
+            self.role.name(),
+            match action {
+                Action::Work => "work (register, lease, report)",
+                Action::Submit => "submit, cancel or resume jobs",
+                Action::Read => "read jobs",
+                Action::Manage => "manage participants or others' jobs",
+            }
+        )))
+    }
+
+    /// The caller of a request, put there by [`Authenticate`]; a request
+    /// that did not pass it (a bug) authorises nothing.
+    pub fn of<T>(request: &tonic::Request<T>) -> Result<Caller, Status> {
+        request
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| Status::unauthenticated("no credential was checked for this call"))
+    }
+}
+
+/// A participant as the journal keeps it: never its secret, only a keyed
+/// hash of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredParticipant {
+    pub id: ParticipantId,
+    pub role: Role,
+    pub secret_hash: [u8; 32],
+    pub revoked: bool,
+    pub created_ms: u64,
+}
+
+/// The participants this coordinator knows, for the credential check on
+/// every call. Changed only after the journal holds the change.
+#[derive(Debug)]
+pub struct Participants {
+    known: RwLock<HashMap<ParticipantId, StoredParticipant>>,
+    /// Keys the secrets' hashes: derived from the journal's key.
+    hasher_key: [u8; 32],
+    /// The shared `--token-file` token: one admin credential.
+    operator: Option<perft_proto::connect::Token>,
+}
+
+/// Why a participant could not be added or revoked.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ParticipantError {
+    #[error("{0}")]
+    BadName(String),
+    #[error("participant '{0}' exists already (revoked names are not reused)")]
+    Exists(ParticipantId),
+    #[error("no participant '{0}'")]
+    NotFound(String),
+    #[error("'{0}' is built in and cannot be added or revoked")]
+    Builtin(String),
+    #[error("no randomness for a secret: {0}")]
+    Randomness(String),
+}
+
+impl From<ParticipantError> for Status {
+    fn from(e: ParticipantError) -> Status {
+        match e {
+            ParticipantError::BadName(_) | ParticipantError::Builtin(_) => Status::invalid_argument(e.to_string()),
+            ParticipantError::Exists(_) => Status::already_exists(e.to_string()),
+            ParticipantError::NotFound(_) => Status::not_found(e.to_string()),
+            ParticipantError::Randomness(_) => Status::internal(e.to_string()),
+        }
+    }
+}
+
+impl Participants {
+    /// The registry from the journal's rows, its key and the shared token.
+    pub fn new(
+        stored: Vec<StoredParticipant>,
+        journal_key: &[u8; 32],
+        operator: Option<perft_proto::connect::Token>,
+    ) -> Participants {
+        Participants {
+            known: RwLock::new(stored.into_iter().map(|p| (p.id.clone(), p)).collect()),
+            hasher_key: credential::hasher_key(journal_key),
+            operator,
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<ParticipantId, StoredParticipant>> {
+        self.known.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<ParticipantId, StoredParticipant>> {
+        self.known.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// True when no credential is configured: every caller is the
+    /// anonymous admin (a one-person cluster on a trusted network).
+    pub fn is_open(&self) -> bool {
+        self.operator.is_none() && self.read().values().all(|p| p.revoked)
+    }
+
+    /// The caller an `authorization` header proves, or UNAUTHENTICATED.
+    pub fn authenticate(&self, header: Option<&[u8]>) -> Result<Caller, Status> {
+        let Some(header) = header else {
+            if self.is_open() {
+                return Ok(Caller {
+                    participant: ParticipantId::builtin(ParticipantId::ANONYMOUS),
+                    role: Role::Admin,
+                });
+            }
+            return Err(Status::unauthenticated(
+                "missing credential: give your participant secret or the coordinator's token (--token-file or PERFT_TOKEN)",
+            ));
+        };
+        if let Some(token) = &self.operator
+            && token.matches_header(header)
+        {
+            return Ok(Caller {
+                participant: ParticipantId::builtin(ParticipantId::OPERATOR),
+                role: Role::Admin,
+            });
+        }
+        let refused = || {
+            Status::unauthenticated(
+                "unknown, revoked or malformed credential: give your participant secret or the coordinator's token",
+            )
+        };
+        let secret = header.strip_prefix(b"Bearer ").ok_or_else(refused)?;
+        let (name, _) = credential::split(secret).ok_or_else(refused)?;
+        let hash = credential::hash(&self.hasher_key, secret);
+        let known = self.read();
+        let participant = known.get(&name).ok_or_else(refused)?;
+        // The hash comparison takes constant time; which names exist is
+        // not a secret (an admin lists them).
+        if participant.revoked || !credential::hash_matches(&hash, &participant.secret_hash) {
+            return Err(refused());
+        }
+        Ok(Caller {
+            participant: participant.id.clone(),
+            role: participant.role,
+        })
+    }
+
+    /// A new participant's record and its secret, not yet stored: the
+    /// caller journals the record, then [`Participants::insert`]s it.
+    pub fn mint(&self, name: &str, role: Role) -> Result<(StoredParticipant, Secret), ParticipantError> {
+        let id = ParticipantId::parse(name).map_err(ParticipantError::BadName)?;
+        if [ParticipantId::OPERATOR, ParticipantId::ANONYMOUS].contains(&id.as_str()) {
+            return Err(ParticipantError::Builtin(id.to_string()));
+        }
+        if self.read().contains_key(&id) {
+            return Err(ParticipantError::Exists(id));
+        }
+        let secret = Secret::generate(&id).map_err(ParticipantError::Randomness)?;
+        let stored = StoredParticipant {
+            secret_hash: credential::hash(&self.hasher_key, secret.expose().as_bytes()),
+            id,
+            role,
+            revoked: false,
+            created_ms: crate::jobs::unix_ms(),
+        };
+        Ok((stored, secret))
+    }
+
+    /// Takes a journaled record (new, or revoked).
+    pub fn insert(&self, stored: StoredParticipant) {
+        self.write().insert(stored.id.clone(), stored);
+    }
+
+    /// The record of `name`, for revoking it.
+    pub fn get(&self, name: &str) -> Result<StoredParticipant, ParticipantError> {
+        let id = ParticipantId::parse(name).map_err(ParticipantError::BadName)?;
+        if [ParticipantId::OPERATOR, ParticipantId::ANONYMOUS].contains(&id.as_str()) {
+            return Err(ParticipantError::Builtin(id.to_string()));
+        }
+        self.read()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| ParticipantError::NotFound(id.to_string()))
+    }
+
+    /// Every participant, by name.
+    pub fn list(&self) -> Vec<StoredParticipant> {
+        let mut all: Vec<_> = self.read().values().cloned().collect();
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry(token: Option<&str>) -> Participants {
+        Participants::new(
+            Vec::new(),
+            &[3; 32],
+            token.map(|t| perft_proto::connect::Token::new(t).unwrap()),
+        )
+    }
+
+    fn bearer(secret: &str) -> Vec<u8> {
+        format!("Bearer {secret}").into_bytes()
+    }
+
+    #[test]
+    fn roles_allow_what_they_say() {
+        assert!(Role::Worker.allows(Action::Work) && !Role::Worker.allows(Action::Read));
+        assert!(Role::Submitter.allows(Action::Submit) && Role::Submitter.allows(Action::Read));
+        assert!(!Role::Submitter.allows(Action::Work) && !Role::Submitter.allows(Action::Manage));
+        assert!(Role::Reader.allows(Action::Read) && !Role::Reader.allows(Action::Submit));
+        assert!([Action::Work, Action::Submit, Action::Read, Action::Manage]
+            .into_iter()
+            .all(|a| Role::Admin.allows(a)));
+        for role in Role::ALL {
+            assert_eq!(Role::parse(role.name()), Ok(role));
+        }
+        assert!(Role::parse("root").is_err());
+    }
+
+    #[test]
+    fn a_secret_proves_its_participant_only() {
+        let registry = registry(None);
+        assert!(registry.is_open());
+        let (alice, alice_secret) = registry.mint("alice", Role::Worker).unwrap();
+        registry.insert(alice.clone());
+        let (bob, bob_secret) = registry.mint("bob", Role::Submitter).unwrap();
+        registry.insert(bob);
+        assert!(!registry.is_open());
+        let caller = registry.authenticate(Some(&bearer(alice_secret.expose()))).unwrap();
+        assert_eq!((caller.participant.as_str(), caller.role), ("alice", Role::Worker));
+        let caller = registry.authenticate(Some(&bearer(bob_secret.expose()))).unwrap();
+        assert_eq!(caller.participant.as_str(), "bob");
+        // Bob's secret under Alice's name, a changed digit, nothing at all.
+        let forged = bob_secret.expose().replacen("bob", "alice", 1);
+        assert!(registry.authenticate(Some(&bearer(&forged))).is_err());
+        let mut flipped = alice_secret.expose().to_owned();
+        let last = flipped.pop().unwrap();
+        flipped.push(if last == '0' { '1' } else { '0' });
+        assert!(registry.authenticate(Some(&bearer(&flipped))).is_err());
+        assert!(registry.authenticate(None).is_err(), "not open any more");
+        // Revoked: refused.
+        registry.insert(StoredParticipant {
+            revoked: true,
+            ..alice
+        });
+        assert!(registry.authenticate(Some(&bearer(alice_secret.expose()))).is_err());
+        assert!(matches!(registry.mint("alice", Role::Worker), Err(ParticipantError::Exists(_))));
+    }
+
+    #[test]
+    fn the_shared_token_is_the_operator() {
+        let registry = registry(Some("s3cret"));
+        assert!(!registry.is_open());
+        let caller = registry.authenticate(Some(b"Bearer s3cret")).unwrap();
+        assert_eq!((caller.participant.as_str(), caller.role), ("operator", Role::Admin));
+        assert!(registry.authenticate(Some(b"Bearer s3cre")).is_err());
+        assert!(matches!(registry.mint("operator", Role::Worker), Err(ParticipantError::Builtin(_))));
+    }
+}

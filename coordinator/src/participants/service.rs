@@ -1,0 +1,231 @@
+//! `perft.v2.ParticipantService`: adding, listing and revoking
+//! participants; and the coordinator's side of revoking and recounting.
+
+use std::sync::Arc;
+
+use perft_proto as pb;
+use tonic::{Request, Response, Status};
+
+use super::{Action, Caller, Role, StoredParticipant};
+use crate::Coordinator;
+use crate::journal::{JournalError, Op};
+
+pub(crate) struct ParticipantApi(pub Arc<Coordinator>);
+
+fn role_message(role: Role) -> pb::Role {
+    match role {
+        Role::Worker => pb::Role::Worker,
+        Role::Submitter => pb::Role::Submitter,
+        Role::Reader => pb::Role::Reader,
+        Role::Admin => pb::Role::Admin,
+    }
+}
+
+fn role_of(raw: i32) -> Result<Role, Status> {
+    match pb::Role::try_from(raw) {
+        Ok(pb::Role::Worker) => Ok(Role::Worker),
+        Ok(pb::Role::Submitter) => Ok(Role::Submitter),
+        Ok(pb::Role::Reader) => Ok(Role::Reader),
+        Ok(pb::Role::Admin) => Ok(Role::Admin),
+        _ => Err(Status::invalid_argument(format!(
+            "unknown role {raw}: expected worker, submitter, reader or admin"
+        ))),
+    }
+}
+
+impl Coordinator {
+    /// A participant as `perft participant list` and the dashboard show it:
+    /// its record, credit and live machines.
+    pub(crate) async fn participant_message(&self, p: &StoredParticipant) -> Result<pb::Participant, Status> {
+        let name = p.id.as_str().to_owned();
+        let (credit, quarantined) = self
+            .peek(move |jobs| (jobs.credit(&name), jobs.is_quarantined(&name)))
+            .await?;
+        let (machines, threads) = self
+            .workers
+            .iter()
+            .filter(|w| w.participant == p.id)
+            .fold((0u32, 0u32), |(m, t), w| (m + 1, t.saturating_add(w.threads)));
+        Ok(pb::Participant {
+            name: p.id.to_string(),
+            role: role_message(p.role).into(),
+            revoked: p.revoked,
+            quarantined,
+            created_ms: p.created_ms,
+            units: credit.units,
+            leaves: Some(credit.leaves.into()),
+            cpu_seconds: credit.cpu_ms as f64 / 1000.0,
+            lost_votes: credit.lost_votes,
+            machines,
+            threads,
+        })
+    }
+
+    /// Counts again every unit whose verdict `participant`'s count was part
+    /// of (with `alone`, only those it decided by itself): their counts go
+    /// from the journal and the jobs (a done one runs again). Returns how
+    /// many units were reopened.
+    pub(crate) async fn recount(&self, participant: &str, alone: bool) -> Result<u64, Status> {
+        let who = participant.to_owned();
+        let outcome = self
+            .scheduler
+            .exclusive(move |jobs, journal| -> Result<(u64, Vec<crate::journal::Commit>), JournalError> {
+                let mut reopened = 0;
+                let mut commits = Vec::new();
+                for (job_id, unit_ids) in journal.decided_by(&who, alone)? {
+                    if !jobs.contains(&job_id) {
+                        continue;
+                    }
+                    reopened += unit_ids.len() as u64;
+                    commits.push(journal.send(vec![Op::Reopen {
+                        job_id: job_id.clone(),
+                        unit_ids,
+                    }]));
+                    // Read after the write above: the journal answers in order.
+                    let restored = journal.load_job(&job_id)?;
+                    if let Err(e) = jobs.reopen(&job_id, restored) {
+                        tracing::error!(job = %job_id, error = %e, "cannot reopen a job to recount it");
+                    }
+                }
+                Ok((reopened, commits))
+            })
+            .await?;
+        let (reopened, commits) = outcome.map_err(|e| Status::unavailable(e.to_string()))?;
+        for commit in commits {
+            self.durable(commit).await?;
+        }
+        // The jobs' new states, journaled after the task: wait for them too.
+        self.read(|_| ()).await?;
+        if reopened > 0 {
+            tracing::warn!(participant, units = reopened, alone, "units counted again");
+            self.notify();
+        }
+        Ok(reopened)
+    }
+
+    /// Revokes `name`: its credential stops working at once, its sessions
+    /// end, its leases go back to the queue and its undecided votes are
+    /// dropped; with `recount`, every unit it helped decide is counted again.
+    pub(crate) async fn revoke(&self, name: &str, recount: bool) -> Result<StoredParticipant, Status> {
+        self.writable()?;
+        let mut stored = self.participants.get(name)?;
+        stored.revoked = true;
+        let record = stored.clone();
+        let who = stored.id.as_str().to_owned();
+        let (dropped, commit) = self
+            .change(move |jobs| {
+                jobs.record(Op::Participant(record));
+                jobs.drop_votes_of(&who)
+            })
+            .await?;
+        self.durable(commit).await?;
+        self.participants.insert(stored.clone());
+        let mut sessions = Vec::new();
+        self.workers.retain(|id, w| {
+            let keep = w.participant != stored.id;
+            if !keep {
+                sessions.push(id.as_str().to_owned());
+            }
+            keep
+        });
+        let (expired, commit) = self.change(move |jobs| jobs.expire(&sessions)).await?;
+        self.durable(commit).await?;
+        tracing::warn!(participant = %stored.id, votes_dropped = dropped, leases_requeued = expired, "participant revoked");
+        if recount {
+            self.recount(stored.id.as_str(), false).await?;
+        }
+        self.notify();
+        Ok(stored)
+    }
+}
+
+#[tonic::async_trait]
+impl pb::participant_service_server::ParticipantService for ParticipantApi {
+    async fn add_participant(
+        &self,
+        request: Request<pb::AddParticipantRequest>,
+    ) -> Result<Response<pb::AddParticipantResponse>, Status> {
+        Caller::of(&request)?.may(Action::Manage)?;
+        let req = request.into_inner();
+        let role = role_of(req.role)?;
+        self.0.writable()?;
+        let (stored, secret) = self.0.participants.mint(&req.name, role)?;
+        let record = stored.clone();
+        let ((), commit) = self.0.change(move |jobs| jobs.record(Op::Participant(record))).await?;
+        self.0.durable(commit).await?;
+        self.0.participants.insert(stored.clone());
+        tracing::info!(participant = %stored.id, role = role.name(), "participant added");
+        Ok(Response::new(pb::AddParticipantResponse {
+            participant: Some(self.0.participant_message(&stored).await?),
+            secret: secret.expose().to_owned(),
+        }))
+    }
+
+    async fn list_participants(
+        &self,
+        request: Request<pb::ListParticipantsRequest>,
+    ) -> Result<Response<pb::ListParticipantsResponse>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
+        let mut participants = Vec::new();
+        for p in self.0.participants.list() {
+            participants.push(self.0.participant_message(&p).await?);
+        }
+        Ok(Response::new(pb::ListParticipantsResponse { participants }))
+    }
+
+    async fn revoke_participant(
+        &self,
+        request: Request<pb::RevokeParticipantRequest>,
+    ) -> Result<Response<pb::Participant>, Status> {
+        Caller::of(&request)?.may(Action::Manage)?;
+        let req = request.into_inner();
+        let stored = self.0.revoke(&req.name, req.recount).await?;
+        Ok(Response::new(self.0.participant_message(&stored).await?))
+    }
+}
+
+/// Adds a participant straight to a data dir's journal, with no
+/// coordinator running (it holds the dir's lock): the first admin of a
+/// new cluster is made this way. Returns the record and its secret.
+pub fn add_offline(
+    data_dir: &std::path::Path,
+    name: &str,
+    role: Role,
+) -> Result<(StoredParticipant, super::Secret), OfflineError> {
+    let opened = crate::journal::Journal::open(data_dir)?;
+    let registry = super::Participants::new(opened.participants, &opened.key, None);
+    let (stored, secret) = registry.mint(name, role)?;
+    let commit = opened.journal.send(vec![Op::Participant(stored.clone())]);
+    wait_blocking(commit)?;
+    Ok((stored, secret))
+}
+
+/// Every participant of a data dir's journal, with no coordinator running.
+pub fn list_offline(data_dir: &std::path::Path) -> Result<Vec<(StoredParticipant, crate::jobs::Credit)>, OfflineError> {
+    let opened = crate::journal::Journal::open(data_dir)?;
+    let credit: std::collections::HashMap<_, _> = opened.restored.credit.into_iter().collect();
+    Ok(opened
+        .participants
+        .into_iter()
+        .map(|p| {
+            let c = credit.get(p.id.as_str()).copied().unwrap_or_default();
+            (p, c)
+        })
+        .collect())
+}
+
+fn wait_blocking(commit: crate::journal::Commit) -> Result<(), JournalError> {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| JournalError::Write(e.to_string()))?
+        .block_on(commit.wait())
+}
+
+/// Why an offline participant change failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OfflineError {
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Participant(#[from] super::ParticipantError),
+}
