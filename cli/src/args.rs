@@ -322,9 +322,20 @@ pub struct ServeArgs {
     /// Directory for the coordinator's state.
     #[arg(long, default_value = "perft-data")]
     pub data_dir: std::path::PathBuf,
-    /// Seconds a lease lives without a heartbeat from its worker.
+    /// Seconds a worker session lives without a call (it heartbeats three
+    /// times in this time).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub lease_seconds: u64,
+    /// Seconds a worker session holding units may go without reporting a
+    /// count or handing one back before its leases go back to the queue (a
+    /// heartbeat keeps the session, not its units).
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=7 * 86_400))]
+    pub progress_seconds: u64,
+    /// Quarantine a participant once this many of its counts lost a
+    /// majority vote: it leases nothing more, and every unit it decided
+    /// alone is counted again.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub quarantine_after: Option<u64>,
 }
 
 #[derive(Debug, Args)]

@@ -61,6 +61,8 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
     }
     let config = perft_coordinator::Config {
         lease_ttl: Duration::from_secs(args.lease_seconds),
+        progress_timeout: Duration::from_secs(args.progress_seconds),
+        quarantine_after: args.quarantine_after,
         heartbeat_interval: Duration::from_millis(args.lease_seconds * 1000 / 3),
         max_units: args.max_units,
         token: args.token.token()?,

@@ -193,3 +193,64 @@ pub async fn worker_client(
     let channel = config.endpoint().unwrap().connect().await.unwrap();
     perft_proto::worker_service_client::WorkerServiceClient::with_interceptor(channel, config.interceptor())
 }
+
+/// Adds participant `name` with `role` to the journal in `data` (its
+/// coordinator not running yet), writing its secret to a file in
+/// `secrets`; returns the file.
+pub fn add_participant(data: &Path, secrets: &Path, name: &str, role: &str) -> std::path::PathBuf {
+    let file = secrets.join(format!("{name}.secret"));
+    let output = Command::new(PERFT)
+        .args(["participant", "add", name, "--role", role, "--data-dir"])
+        .arg(data)
+        .arg("--secret-file")
+        .arg(&file)
+        .env_remove("PERFT_TOKEN")
+        .output()
+        .expect("perft participant add runs");
+    assert!(
+        output.status.success(),
+        "participant add: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    file
+}
+
+/// Runs `perft args` against `url` with the credential in `secret_file`.
+pub fn perft_as(url: &str, secret_file: &Path, args: &[&str]) -> Output {
+    Command::new(PERFT)
+        .args(args)
+        .env("PERFT_COORDINATOR", url)
+        .env("PERFT_TOKEN", std::fs::read_to_string(secret_file).unwrap().trim())
+        .output()
+        .expect("perft runs")
+}
+
+/// A worker of `url` with one thread, a small table and the credential in
+/// `secret_file`, plus `extra`.
+pub fn worker_as(url: &str, name: &str, secret_file: &Path, extra: &[&str]) -> Running {
+    let mut all = vec!["--token-file", secret_file.to_str().unwrap()];
+    all.extend_from_slice(extra);
+    worker(url, name, &all)
+}
+
+/// The client settings of `url` with the credential in `secret_file`.
+pub fn client_config_as(url: &str, secret_file: &Path) -> perft_proto::connect::ClientConfig {
+    perft_proto::connect::ClientConfig {
+        url: url.to_owned(),
+        token: Some(
+            perft_proto::connect::Token::new(&std::fs::read_to_string(secret_file).unwrap()).unwrap(),
+        ),
+        tls_ca: None,
+    }
+}
+
+/// A raw `WorkerService` client of `url` carrying the credential in
+/// `secret_file`, as a worker (or an attacker holding it) calls.
+pub async fn worker_client_as(
+    url: &str,
+    secret_file: &Path,
+) -> perft_proto::worker_service_client::WorkerServiceClient<perft_proto::connect::AuthChannel> {
+    let config = client_config_as(url, secret_file);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    perft_proto::worker_service_client::WorkerServiceClient::with_interceptor(channel, config.interceptor())
+}

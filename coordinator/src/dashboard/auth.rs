@@ -15,6 +15,8 @@ use axum::response::{IntoResponse, Response};
 use cookie::{Cookie, SameSite};
 
 use super::{Dash, refuse};
+use crate::ids::ParticipantId;
+use crate::participants::Action;
 
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "perft_session";
@@ -23,38 +25,41 @@ const MAX_SESSIONS: usize = 1024;
 /// A session lasts this long.
 const SESSION_LIFE: Duration = Duration::from_secs(7 * 24 * 3600);
 
-/// Live session keys, stored as their BLAKE3 hashes: a lookup by hash
-/// tells a timing observer nothing about the keys themselves.
+/// Live session keys, stored as their BLAKE3 hashes (a lookup by hash
+/// tells a timing observer nothing about the keys themselves), each with
+/// the participant that opened it: a revoked participant's sessions end.
 #[derive(Debug, Default)]
-pub(super) struct Sessions(Mutex<HashMap<[u8; 32], Instant>>);
+pub(super) struct Sessions(Mutex<HashMap<[u8; 32], (Instant, ParticipantId)>>);
 
 impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Instant>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], (Instant, ParticipantId)>> {
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A new session's key (64 hex digits of OS randomness).
-    fn open(&self) -> Option<String> {
+    /// A new session's key (64 hex digits of OS randomness) for `who`.
+    fn open(&self, who: ParticipantId) -> Option<String> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).ok()?;
         let text: String = key.iter().map(|b| format!("{b:02x}")).collect();
         let mut sessions = self.lock();
         let now = Instant::now();
-        sessions.retain(|_, opened| now.duration_since(*opened) < SESSION_LIFE);
+        sessions.retain(|_, (opened, _)| now.duration_since(*opened) < SESSION_LIFE);
         if sessions.len() >= MAX_SESSIONS
-            && let Some(oldest) = sessions.iter().min_by_key(|(_, t)| **t).map(|(k, _)| *k)
+            && let Some(oldest) = sessions.iter().min_by_key(|(_, (t, _))| *t).map(|(k, _)| *k)
         {
             sessions.remove(&oldest);
         }
-        sessions.insert(*blake3::hash(text.as_bytes()).as_bytes(), now);
+        sessions.insert(*blake3::hash(text.as_bytes()).as_bytes(), (now, who));
         Some(text)
     }
 
-    fn valid(&self, key: &str) -> bool {
+    /// The participant of a live session key.
+    fn valid(&self, key: &str) -> Option<ParticipantId> {
         let hash = *blake3::hash(key.as_bytes()).as_bytes();
         self.lock()
             .get(&hash)
-            .is_some_and(|opened| opened.elapsed() < SESSION_LIFE)
+            .filter(|(opened, _)| opened.elapsed() < SESSION_LIFE)
+            .map(|(_, who)| who.clone())
     }
 }
 
@@ -80,7 +85,8 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
     }
     let may_read = |header: &[u8]| match participants.authenticate(Some(header)) {
         Ok(caller) => caller
-            .may(crate::participants::Action::Read)
+            .may(Action::Read)
+            .map(|()| caller.participant)
             .map_err(|status| unauthorized(status.message())),
         Err(_) => Err(unauthorized("unknown or revoked credential")),
     };
@@ -98,10 +104,11 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
         }
     }
     if let Some(given) = given_token {
-        if let Err(refused) = may_read(format!("Bearer {given}").as_bytes()) {
-            return Some(refused);
-        }
-        let Some(key) = dash.sessions.open() else {
+        let who = match may_read(format!("Bearer {given}").as_bytes()) {
+            Ok(who) => who,
+            Err(refused) => return Some(refused),
+        };
+        let Some(key) = dash.sessions.open(who) else {
             return Some(refuse(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "no randomness for a session key",
@@ -121,7 +128,9 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
         .filter_map(|value| value.to_str().ok())
         .flat_map(Cookie::split_parse)
         .filter_map(Result::ok)
-        .any(|c| c.name() == COOKIE && dash.sessions.valid(c.value()));
+        .filter(|c| c.name() == COOKIE)
+        .filter_map(|c| dash.sessions.valid(c.value()))
+        .any(|who| participants.may(&who, Action::Read));
     (!has_session).then(|| unauthorized(NEEDS_TOKEN))
 }
 

@@ -238,6 +238,19 @@ impl Participants {
         })
     }
 
+    /// Whether `id` may still do `action` (not revoked, its role allows
+    /// it): for sessions opened by a credential earlier.
+    pub fn may(&self, id: &ParticipantId, action: Action) -> bool {
+        match id.as_str() {
+            ParticipantId::OPERATOR => self.operator.is_some(),
+            ParticipantId::ANONYMOUS => self.is_open(),
+            _ => self
+                .read()
+                .get(id)
+                .is_some_and(|p| !p.revoked && p.role.allows(action)),
+        }
+    }
+
     /// A new participant's record and its secret, not yet stored: the
     /// caller journals the record, then [`Participants::insert`]s it.
     pub fn mint(&self, name: &str, role: Role) -> Result<(StoredParticipant, Secret), ParticipantError> {

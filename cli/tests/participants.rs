@@ -1,0 +1,368 @@
+//! Participants end to end, on real processes: each attack that one shared
+//! token allowed now fails for the attacker. Two names of one participant
+//! never verify a unit; a session id copied from the dashboard authorises
+//! nothing; registrations alone cannot inflate a plan; a participant whose
+//! counts lose a vote is out-voted and credited so; a revoked worker stops
+//! and what it decided is counted again.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{add_participant, ok, perft_as, serve, worker_as, worker_client_as};
+use perft_core::{Game, GameKind, GameVisitor, Leaves, published::published};
+use perft_proto as pb;
+
+/// A coordinator with an admin and the given worker participants; returns
+/// it, its URL, the admin's secret file and each worker's.
+struct Cluster {
+    _server: common::Running,
+    url: String,
+    admin: PathBuf,
+    secrets: Vec<PathBuf>,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+fn cluster(workers: &[&str], extra: &[&str]) -> Cluster {
+    let data = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let admin = add_participant(data.path(), keys.path(), "root", "admin");
+    let secrets = workers
+        .iter()
+        .map(|name| add_participant(data.path(), keys.path(), name, "worker"))
+        .collect();
+    let (server, url) = serve(data.path(), extra);
+    Cluster {
+        _server: server,
+        url,
+        admin,
+        secrets,
+        _dirs: (data, keys),
+    }
+}
+
+fn submit(cluster: &Cluster, args: &[&str]) -> String {
+    let mut all = vec!["submit"];
+    all.extend_from_slice(args);
+    ok(perft_as(&cluster.url, &cluster.admin, &all)).trim().to_owned()
+}
+
+fn job(cluster: &Cluster, id: &str) -> serde_json::Value {
+    serde_json::from_str(&ok(perft_as(
+        &cluster.url,
+        &cluster.admin,
+        &["divide", id, "--format", "json"],
+    )))
+    .unwrap()
+}
+
+fn units_done(cluster: &Cluster, id: &str) -> (u64, u64) {
+    let text = ok(perft_as(&cluster.url, &cluster.admin, &["status", id]));
+    let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
+    let (done, rest) = units.split_once('/').unwrap();
+    (done.parse().unwrap(), rest.split_whitespace().next().unwrap().parse().unwrap())
+}
+
+fn participants(cluster: &Cluster) -> Vec<serde_json::Value> {
+    let text = ok(perft_as(
+        &cluster.url,
+        &cluster.admin,
+        &["participant", "list", "--format", "json"],
+    ));
+    serde_json::from_str::<serde_json::Value>(&text).unwrap().as_array().unwrap().clone()
+}
+
+fn participant(cluster: &Cluster, name: &str) -> serde_json::Value {
+    participants(cluster)
+        .into_iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no participant {name}"))
+}
+
+fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+fn checkers_total(depth: u32) -> String {
+    published(GameKind::Checkers, depth)
+        .expect("a published checkers count")
+        .total
+        .leaves
+        .to_string()
+}
+
+#[test]
+fn two_machines_of_one_participant_never_verify_and_two_participants_do() {
+    let c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
+    let id = submit(
+        &c,
+        &["--game", "checkers", "--depth", "9", "--split-depth", "3", "--verify"],
+    );
+    let _a1 = worker_as(&c.url, "alice-1", &c.secrets[0], &[]);
+    let _a2 = worker_as(&c.url, "alice-2", &c.secrets[0], &[]);
+    std::thread::sleep(Duration::from_secs(4));
+    let (done, total) = units_done(&c, &id);
+    assert_eq!(done, 0, "two machines of one participant decided units");
+    assert!(total > 0);
+    let _b = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    ok(perft_as(&c.url, &c.admin, &["watch", &id]));
+    let report = job(&c, &id);
+    assert_eq!(report["leaves"], checkers_total(9));
+    // Every unit was counted by both participants: one vote each.
+    assert_eq!(participant(&c, "alice")["units"], total.to_string());
+    assert_eq!(participant(&c, "bob")["units"], total.to_string());
+}
+
+/// A packed position's true count.
+struct Count<'a>(&'a [u8], u32);
+
+impl GameVisitor for Count<'_> {
+    type Output = Leaves;
+    fn visit<G: Game>(self) -> Leaves {
+        perft_core::perft(&G::unpack(self.0).unwrap(), self.1)
+    }
+}
+
+/// Leases every unit it can under `session` and reports `forge(count)`.
+async fn lease_and_report(
+    client: &mut pb::worker_service_client::WorkerServiceClient<perft_proto::connect::AuthChannel>,
+    session: &str,
+    forge: impl Fn(u128) -> u128,
+) -> (u32, u32) {
+    let leased = client
+        .lease_units(pb::LeaseUnitsRequest {
+            worker_id: session.to_owned(),
+            max_units: 1024,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut reports = Vec::new();
+    for group in leased.jobs {
+        let game = pb::game_kind(group.game).unwrap();
+        let results = group
+            .units
+            .iter()
+            .map(|u| {
+                let Leaves { leaves, higher } = game.dispatch(Count(&u.position, group.depth));
+                pb::UnitResult {
+                    unit_id: u.unit_id,
+                    epoch: u.epoch,
+                    leaves: Some(Leaves { leaves: forge(leaves), higher }.into()),
+                    lease_tag: u.lease_tag.clone(),
+                    cpu_seconds: 0.0,
+                }
+            })
+            .collect();
+        reports.push(pb::JobReport {
+            job_id: group.job_id,
+            results,
+            released: Vec::new(),
+        });
+    }
+    let reply = client
+        .report_results(pb::ReportResultsRequest {
+            worker_id: session.to_owned(),
+            jobs: reports,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    (reply.accepted, reply.refused)
+}
+
+async fn register(
+    client: &mut pb::worker_service_client::WorkerServiceClient<perft_proto::connect::AuthChannel>,
+    name: &str,
+    threads: u32,
+) -> String {
+    client
+        .register(pb::RegisterRequest {
+            name: name.to_owned(),
+            threads,
+            only_job: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_owner() {
+    let c = cluster(&["evil", "bob", "carol"], &["--lease-seconds", "30"]);
+    let id = submit(
+        &c,
+        &["--game", "checkers", "--depth", "6", "--split-depth", "2", "--verify"],
+    );
+    // The attack of the shared-token days: two names, the same forged counts.
+    let mut evil = worker_client_as(&c.url, &c.secrets[0]).await;
+    let a = register(&mut evil, "evil-a", 1).await;
+    let b = register(&mut evil, "evil-b", 1).await;
+    let (accepted_a, _) = lease_and_report(&mut evil, &a, |n| n / 10 + 1).await;
+    let (accepted_b, _) = lease_and_report(&mut evil, &b, |n| n / 10 + 1).await;
+    assert!(accepted_a > 0);
+    assert_eq!(accepted_b, 0, "the second name got nothing to count");
+    let (done, total) = units_done(&c, &id);
+    assert_eq!((done, total as u32), (0, accepted_a), "a forged count decided a unit");
+    // Two honest participants out-vote it.
+    let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    let _carol = worker_as(&c.url, "carol-1", &c.secrets[2], &[]);
+    ok(perft_as(&c.url, &c.admin, &["watch", &id]));
+    assert_eq!(job(&c, &id)["leaves"], checkers_total(6));
+    let evil_credit = participant(&c, "evil");
+    assert_eq!(evil_credit["lost_votes"], total.to_string(), "{evil_credit}");
+    assert_eq!(participant(&c, "bob")["lost_votes"], "0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_id_authorises_nothing_for_another_credential() {
+    let c = cluster(&["alice", "mallory"], &["--http-listen", "127.0.0.1:0"]);
+    let mut alice = worker_client_as(&c.url, &c.secrets[0]).await;
+    let session = register(&mut alice, "alice-1", 2).await;
+    // Mallory holds a valid credential of its own and Alice's session id.
+    let mut mallory = worker_client_as(&c.url, &c.secrets[1]).await;
+    let lease = mallory
+        .lease_units(pb::LeaseUnitsRequest {
+            worker_id: session.clone(),
+            max_units: 8,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(lease.code(), tonic::Code::NotFound, "{lease:?}");
+    let beat = mallory
+        .heartbeat(pb::HeartbeatRequest {
+            worker_id: session.clone(),
+            stats: None,
+            draining: true,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(beat.code(), tonic::Code::NotFound, "{beat:?}");
+    // Alice's own calls still work, and her session is not draining.
+    alice
+        .heartbeat(pb::HeartbeatRequest {
+            worker_id: session.clone(),
+            stats: None,
+            draining: false,
+        })
+        .await
+        .unwrap();
+    // A worker credential reads nothing, and submits nothing.
+    let refused = perft_as(&c.url, &c.secrets[1], &["list"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("role worker"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn units_held_without_progress_go_back_to_the_queue() {
+    let c = cluster(&["squatter", "bob"], &["--lease-seconds", "30", "--progress-seconds", "3"]);
+    let id = submit(&c, &["--game", "checkers", "--depth", "8", "--split-depth", "4"]);
+    let mut squatter = worker_client_as(&c.url, &c.secrets[0]).await;
+    let session = register(&mut squatter, "parker", 1).await;
+    let leased: usize = squatter
+        .lease_units(pb::LeaseUnitsRequest {
+            worker_id: session.clone(),
+            max_units: 1024,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs
+        .iter()
+        .map(|j| j.units.len())
+        .sum();
+    let (_, total) = units_done(&c, &id);
+    assert_eq!(leased as u64, total, "it holds every unit");
+    // It keeps its session alive, draining, and never reports.
+    let beating = tokio::spawn(async move {
+        loop {
+            let _ = squatter
+                .heartbeat(pb::HeartbeatRequest {
+                    worker_id: session.clone(),
+                    stats: None,
+                    draining: true,
+                })
+                .await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    });
+    let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    let url = c.url.clone();
+    let admin = c.admin.clone();
+    tokio::task::spawn_blocking(move || ok(perft_as(&url, &admin, &["watch", &id])))
+        .await
+        .unwrap();
+    beating.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registrations_alone_do_not_grow_an_automatic_split() {
+    let c = cluster(&["phantom"], &[]);
+    let mut phantom = worker_client_as(&c.url, &c.secrets[0]).await;
+    for i in 0..320 {
+        register(&mut phantom, &format!("ghost-{i}"), 1024).await;
+    }
+    let id = submit(&c, &["--game", "checkers", "--depth", "20"]);
+    let (_, total) = units_done(&c, &id);
+    assert!(total < 200_000, "{total} units from 320 phantom registrations");
+    ok(perft_as(&c.url, &c.admin, &["cancel", &id]));
+}
+
+/// The process ended by itself within `limit`.
+fn exits_within(worker: &mut common::Running, limit: Duration) -> bool {
+    wait_for(limit, || worker.0.try_wait().unwrap().is_some())
+}
+
+#[test]
+fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
+    let c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
+    let id = submit(&c, &["--game", "checkers", "--depth", "11", "--split-depth", "5"]);
+    let mut alice = worker_as(&c.url, "alice-1", &c.secrets[0], &[]);
+    assert!(
+        wait_for(Duration::from_secs(60), || units_done(&c, &id).0 >= 20),
+        "alice decides some units"
+    );
+    let revoked = ok(perft_as(&c.url, &c.admin, &["participant", "revoke", "alice", "--recount"]));
+    assert!(revoked.contains("revoked"), "{revoked}");
+    assert!(exits_within(&mut alice, Duration::from_secs(3)), "one heartbeat is 1 s");
+    let alice_units: u64 = participant(&c, "alice")["units"].as_str().unwrap().parse().unwrap();
+    assert_eq!(units_done(&c, &id).0, 0, "every unit alice decided is open again");
+    let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    ok(perft_as(&c.url, &c.admin, &["watch", &id]));
+    assert_eq!(job(&c, &id)["leaves"], checkers_total(11));
+    let (_, total) = units_done(&c, &id);
+    let bob_units: u64 = participant(&c, "bob")["units"].as_str().unwrap().parse().unwrap();
+    assert_eq!(bob_units, total, "bob counted every unit, alice's {alice_units} too");
+    assert_eq!(participant(&c, "alice")["revoked"], true);
+    // Its secret opens nothing any more.
+    let refused = perft_as(&c.url, &c.secrets[0], &["participant", "list"]);
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+#[test]
+fn participant_verbs_refuse_bad_input_in_one_line() {
+    let c = cluster(&["alice"], &[]);
+    for (args, says) in [
+        (&["participant", "add", "bad name"][..], "participant name"),
+        (&["participant", "add", "alice"][..], "exists already"),
+        (&["participant", "add", "operator"][..], "built in"),
+        (&["participant", "revoke", "nobody"][..], "no participant"),
+    ] {
+        let out = perft_as(&c.url, &c.admin, args);
+        let stderr = common::refused(&out);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    // A worker may not manage participants.
+    let out = perft_as(&c.url, &c.secrets[0], &["participant", "add", "x"]);
+    assert!(common::refused(&out).contains("may not manage"));
+}
+
