@@ -50,6 +50,9 @@ pub enum Command {
     Cancel(JobArgs),
     /// Queue a failed job's open units again, keeping its accepted counts.
     Resume(JobArgs),
+    /// Remove a finished (done, failed or cancelled) job entirely, from the
+    /// list and the journal.
+    Delete(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
         Command::Status(args) => client::status(&args),
         Command::Cancel(args) => client::cancel(&args),
         Command::Resume(args) => client::resume(&args),
+        Command::Delete(args) => client::delete(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),

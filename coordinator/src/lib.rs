@@ -12,6 +12,7 @@ pub mod lease_tag;
 mod legacy;
 pub mod planning;
 mod scheduler;
+mod space;
 pub mod tls;
 mod worker_api;
 
