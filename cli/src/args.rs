@@ -50,6 +50,9 @@ pub enum Command {
     Cancel(JobArgs),
     /// Queue a failed job's open units again, keeping its accepted counts.
     Resume(JobArgs),
+    /// Remove a finished (done, failed or cancelled) job entirely, from the
+    /// list and the journal.
+    Delete(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
@@ -336,6 +339,18 @@ pub struct ServeArgs {
     /// alone is counted again.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub quarantine_after: Option<u64>,
+    /// Seconds a connection may send and receive nothing before it is
+    /// closed (live clients answer the server's pings well within it).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub idle_timeout: u64,
+    /// Connections served at once, from everyone (gRPC; the dashboard
+    /// serves at most 256); more are closed at once.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
+    /// Connections served at once from one address (an IPv6 /64); more
+    /// are closed at once.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections_per_peer: u64,
 }
 
 #[derive(Debug, Args)]

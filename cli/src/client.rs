@@ -478,6 +478,15 @@ pub fn resume(args: &JobArgs) -> Result<(), CliError> {
     )
 }
 
+/// `perft delete`: removes a finished job entirely.
+pub fn delete(args: &JobArgs) -> Result<(), CliError> {
+    job_verb(
+        args,
+        async |client, job_id| client.delete_job(pb::DeleteJobRequest { job_id }).await,
+        |job| outln!("job {} ({}) deleted", job.job_id, state_name(job)),
+    )
+}
+
 /// `perft health`: the standard gRPC health check, as probes use it.
 pub fn health(args: &HealthArgs) -> Result<(), CliError> {
     use tonic_health::pb::health_check_response::ServingStatus;

@@ -67,8 +67,14 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         max_units: args.max_units,
         token: args.token.token()?,
         tls,
+        connections: perft_coordinator::ConnectionLimits {
+            idle_timeout: Duration::from_secs(args.idle_timeout),
+            max_total: args.max_connections as usize,
+            max_per_peer: args.max_connections_per_peer as usize,
+        },
         ..perft_coordinator::Config::default()
     };
+    raise_open_file_limit(args.max_connections);
     let opened =
         perft_coordinator::open(config, &args.data_dir).map_err(|e| CliError::Usage(e.to_string()))?;
     runtime()?.block_on(async {
@@ -105,6 +111,30 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             .await
             .map_err(|e| CliError::Failed(e.to_string()))
     })
+}
+
+/// File descriptors kept beside the connections: the journal, the
+/// listeners, the metrics endpoint, the runtime.
+const SPARE_FILES: u64 = 64;
+
+/// Raises the soft open-file limit to the hard one (a connection is a file
+/// descriptor), and warns when even that leaves the connection cap
+/// unreachable: past the limit, accepts fail and connections wait.
+fn raise_open_file_limit(max_connections: u64) {
+    let limit = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read or raise the open-file limit");
+            return;
+        }
+    };
+    if limit < max_connections.saturating_add(SPARE_FILES) {
+        tracing::warn!(
+            open_files = limit,
+            max_connections,
+            "the open-file limit is below --max-connections + {SPARE_FILES}: raise it (ulimit -n) or lower --max-connections"
+        );
+    }
 }
 
 pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         Command::Status(args) => client::status(&args),
         Command::Cancel(args) => client::cancel(&args),
         Command::Resume(args) => client::resume(&args),
+        Command::Delete(args) => client::delete(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
@@ -57,12 +58,11 @@ fn main() -> ExitCode {
 /// Logs go to stderr, filtered by `RUST_LOG` (default: warnings only), so
 /// stdout carries nothing but the result.
 fn init_tracing(format: args::LogFormat) {
+    // Warnings only: nothing a stranger can trigger per connection (a
+    // failed TLS handshake is tonic's debug line
+    // `tonic::transport::server::io_stream`, shown with RUST_LOG).
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        // Failed TLS handshakes name their cause on the server too (tonic
-        // logs them at debug level).
-        .unwrap_or_else(|_| {
-            tracing_subscriber::EnvFilter::new("warn,tonic::transport::server::io_stream=debug")
-        });
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     // A log line that cannot be written is dropped: a server must outlive
     // the reader of its stderr (the default would report the failure on
     // stderr, and panic doing so).

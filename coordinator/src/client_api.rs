@@ -68,7 +68,7 @@ fn disagreement_message(d: &Disagreement) -> pb::Disagreement {
 fn not_found(err: JobError) -> Status {
     match err {
         JobError::NotFound(_) => Status::not_found(err.to_string()),
-        JobError::NotFailed { .. } | JobError::CannotResume { .. } => {
+        JobError::NotFailed { .. } | JobError::CannotResume { .. } | JobError::NotFinished { .. } => {
             Status::failed_precondition(err.to_string())
         }
     }
@@ -180,6 +180,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
             owner: caller.participant.to_string(),
         };
         tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
+        crate::space::check_room(self.0.journal.path(), planned.units.len())?;
         self.journal_plan(&id, &spec, &planned).await?;
         // Laying out a big plan's summary takes a step per unit: done here,
         // so the scheduler only inserts the job.
@@ -340,6 +341,24 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 .collect(),
             total: Some(divide.total.into()),
         }))
+    }
+
+    async fn delete_job(&self, request: Request<pb::DeleteJobRequest>) -> Result<Response<pb::Job>, Status> {
+        Caller::of(&request)?.may(Action::Manage)?;
+        self.delete(request.into_inner().job_id).await.map(Response::new)
+    }
+}
+
+impl ClientApi {
+    /// `DeleteJob`: removes a finished job from the table and the journal.
+    pub(crate) async fn delete(&self, job_id: String) -> Result<pb::Job, Status> {
+        self.0.writable()?;
+        let (view, commit) = self.0.change(move |jobs| jobs.delete(&job_id)).await?;
+        self.0.durable(commit).await?;
+        let view = view.map_err(not_found)?;
+        tracing::info!(job = %view.id, "job deleted");
+        self.0.notify();
+        Ok(job_message(&view))
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod client_api;
 pub mod columns;
+mod connections;
 mod dashboard;
 mod exported;
 pub mod ids;
@@ -13,6 +14,7 @@ mod legacy;
 pub mod participants;
 pub mod planning;
 mod scheduler;
+mod space;
 pub mod tls;
 mod worker_api;
 
@@ -25,12 +27,12 @@ use perft_proto::perft_service_server::PerftServiceServer;
 use perft_proto::worker_service_server::WorkerServiceServer;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::Status;
 use tonic::service::interceptor::InterceptedService;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
+pub use crate::connections::ConnectionLimits;
 pub use crate::exported::IDLE_GAUGE_SECONDS;
 use crate::ids::{ParticipantId, SessionId};
 use crate::jobs::Jobs;
@@ -67,6 +69,8 @@ pub struct Config {
     pub token: Option<perft_proto::connect::Token>,
     /// PEM certificate chain and private key: serve over TLS.
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
+    /// Connection caps and idle timeout, of the gRPC port and the dashboard.
+    pub connections: ConnectionLimits,
 }
 
 /// Default unit limit of one plan: record scale (checkers perft(29),
@@ -92,6 +96,7 @@ impl Default for Config {
             max_units: MAX_UNITS,
             token: None,
             tls: None,
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -451,9 +456,13 @@ pub async fn serve(
     let workers = WorkerServiceServer::new(worker_api::WorkerApi(Arc::clone(&coordinator)))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    // Pings keep a live client's connection busy well within the idle
+    // timeout; a peer that stopped answering them is dropped.
+    let limits = coordinator.config.connections;
+    let (ping_every, ping_timeout) = limits.keepalive();
     let mut server = tonic::transport::Server::builder()
-        .http2_keepalive_interval(Some(Duration::from_secs(10)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(20)));
+        .http2_keepalive_interval(Some(ping_every))
+        .http2_keepalive_timeout(Some(ping_timeout));
     if let Some((cert, key)) = &coordinator.config.tls {
         let identity = tonic::transport::Identity::from_pem(cert, key);
         server = server.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
@@ -469,7 +478,14 @@ pub async fn serve(
         .add_service(InterceptedService::new(workers, check))
         .add_service(legacy::RetiredService::<legacy::PerftV1>::default())
         .add_service(legacy::RetiredService::<legacy::WorkerV1>::default())
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(
+            connections::incoming(connections::Acceptor::new(
+                listener,
+                connections::Gate::new(limits),
+                "gRPC",
+            )),
+            shutdown,
+        )
         .await;
     reaper.abort();
     metrics.abort();

@@ -24,12 +24,13 @@ use hyper_util::service::TowerToHyperService;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
 
 use crate::Coordinator;
+use crate::connections::{Acceptor, ConnectionLimits, Gate};
 
-/// Connections served at once; more wait in the kernel's backlog.
+/// Connections served at once (at most; the coordinator's own caps apply
+/// too); more are closed at once.
 const MAX_CONNECTIONS: usize = 256;
 /// A request's head must arrive within this, and a TLS handshake finish.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -182,25 +183,18 @@ async fn accept_loop(dash: Arc<Dash>, listener: TcpListener, tls: Option<TlsAcce
     let sampler = tokio::spawn(sample(Arc::clone(&dash)));
     // Aborting this task drops the guard, which stops the sampler.
     let _sampler = AbortOnDrop(sampler);
+    let limits = dash.coordinator.config.connections;
     let app = router(dash);
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let gate = Gate::new(ConnectionLimits {
+        max_total: limits.max_total.min(MAX_CONNECTIONS),
+        ..limits
+    });
+    let mut acceptor = Acceptor::new(listener, gate, "dashboard");
     loop {
-        let (stream, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                // Out of file descriptors, most likely: wait and go on.
-                tracing::warn!(error = %e, "dashboard cannot accept a connection");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
-            return;
-        };
+        let (stream, peer) = acceptor.next().await;
         let app = app.clone();
         let tls = tls.clone();
         tokio::spawn(async move {
-            let _slot = slot;
             let service = TowerToHyperService::new(app);
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(TokioTimer::new())

@@ -214,6 +214,8 @@ pub enum JobError {
     NotFailed { id: String, state: JobState },
     #[error("job {id} cannot be resumed: {reason}")]
     CannotResume { id: String, reason: String },
+    #[error("job {id} is {}: cancel it before deleting it", .state.name())]
+    NotFinished { id: String, state: JobState },
 }
 
 /// A new job with its units laid out, built where it costs nothing to
@@ -586,8 +588,35 @@ impl Jobs {
         if !job.state.is_final() {
             job.finish(JobState::Cancelled, None);
             self.outbox.push(job.state_op());
+            // A cancelled job is never resumed: its plan and counts go, its
+            // summary, divide and disagreements stay.
+            self.outbox.push(Op::DropPlan {
+                job_id: job_id.to_owned(),
+            });
         }
         Ok(job.view())
+    }
+
+    /// Removes a finished job entirely, from the table and the journal; an
+    /// open one must be cancelled first. Returns it as it was.
+    pub fn delete(&mut self, job_id: &str) -> Result<JobView, JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        if !job.state.is_final() {
+            return Err(JobError::NotFinished {
+                id: job_id.to_owned(),
+                state: job.state,
+            });
+        }
+        let view = job.view();
+        self.jobs.remove(job_id);
+        self.order.retain(|id| id != job_id);
+        for holder in self.holders.values_mut() {
+            holder.units.retain(|(job, _)| job != job_id);
+        }
+        self.outbox.push(Op::DeleteJob {
+            job_id: job_id.to_owned(),
+        });
+        Ok(view)
     }
 
     /// Checks that `job_id` is a failed job, which [`Jobs::resume`] can

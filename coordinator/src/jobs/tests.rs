@@ -340,3 +340,32 @@ fn the_sessions_holding_a_jobs_units_are_known() {
     assert_eq!(jobs.holders_of("j"), vec![("b".to_owned(), 1)]);
     assert_eq!(jobs.holders_of("nope"), vec![]);
 }
+
+#[test]
+fn a_cancel_drops_the_plan_and_only_a_finished_job_is_deleted() {
+    let mut jobs = Jobs::default();
+    let (spec, plan) = planned(6, 2);
+    jobs.submit("j".into(), spec.clone(), plan.clone());
+    jobs.submit("k".into(), spec, plan);
+    jobs.take_ops();
+    assert_eq!(
+        jobs.delete("j").unwrap_err(),
+        JobError::NotFinished {
+            id: "j".into(),
+            state: JobState::Queued
+        }
+    );
+    jobs.cancel("j").unwrap();
+    let ops = jobs.take_ops();
+    assert!(matches!(&ops[..], [Op::JobState { .. }, Op::DropPlan { job_id }] if job_id == "j"));
+    // Cancelling again changes nothing.
+    jobs.cancel("j").unwrap();
+    assert!(jobs.take_ops().is_empty());
+    assert_eq!(jobs.delete("j").unwrap().state, JobState::Cancelled);
+    assert!(matches!(&jobs.take_ops()[..], [Op::DeleteJob { job_id }] if job_id == "j"));
+    assert_eq!(jobs.view("j").unwrap_err(), JobError::NotFound("j".into()));
+    let (listed, next) = jobs.list(0, 10);
+    assert_eq!(listed.iter().map(|v| v.id.as_str()).collect::<Vec<_>>(), ["k"]);
+    assert_eq!(next, None);
+    assert_eq!(jobs.delete("j").unwrap_err(), JobError::NotFound("j".into()));
+}

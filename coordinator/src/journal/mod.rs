@@ -13,6 +13,7 @@
 
 mod codec;
 mod participants;
+mod compact;
 mod restore;
 mod schema;
 
@@ -116,6 +117,11 @@ pub enum Op {
     /// Units of a job are counted again: their counts go, and a done job
     /// runs again.
     Reopen { job_id: String, unit_ids: Vec<u64> },
+    /// A cancelled job's plan, counts and votes go (its row, summary and
+    /// disagreements stay); their pages are given back to the file system.
+    DropPlan { job_id: String },
+    /// A job goes entirely.
+    DeleteJob { job_id: String },
 }
 
 /// Units journaled per transaction when a plan is written: small enough
@@ -161,7 +167,15 @@ impl Op {
     /// Writes big enough to get a transaction of their own, so that the
     /// small ones behind them (reports) are not held up long.
     fn is_heavy(&self) -> bool {
-        matches!(self, Op::Units { .. })
+        matches!(
+            self,
+            Op::Units { .. } | Op::DropPlan { .. } | Op::DeleteJob { .. }
+        )
+    }
+
+    /// Writes that free pages for [`compact`] to give back.
+    fn frees_space(&self) -> bool {
+        matches!(self, Op::DropPlan { .. } | Op::DeleteJob { .. })
     }
 }
 
@@ -405,6 +419,20 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
                 .execute([voter])?;
         }
         Op::Reopen { job_id, unit_ids } => participants::reopen(tx, job_id, unit_ids)?,
+        Op::DropPlan { job_id } => drop_plan(tx, job_id)?,
+        Op::DeleteJob { job_id } => {
+            drop_plan(tx, job_id)?;
+            tx.execute("DELETE FROM disagreements WHERE job_id = ?1", params![job_id])?;
+            tx.execute("DELETE FROM jobs WHERE id = ?1", params![job_id])?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes a job's units, counts and votes.
+fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &str) -> rusqlite::Result<()> {
+    for table in ["unit_chunks", "results", "votes"] {
+        tx.execute(&format!("DELETE FROM {table} WHERE job_id = ?1"), params![job_id])?;
     }
     Ok(())
 }
@@ -445,9 +473,23 @@ fn writer(
 ) {
     let mut failed = false;
     let mut pending: Option<Request> = None;
+    // Free pages to give back, a step at a time while no request waits.
+    let mut compacting = compact::due(&conn);
     loop {
-        let Some(first) = pending.take().or_else(|| requests.recv().ok()) else {
-            return;
+        let first = match pending.take() {
+            Some(request) => request,
+            None if compacting && !failed && injected_fault().is_none() => match requests.try_recv() {
+                Ok(request) => request,
+                Err(mpsc::TryRecvError::Empty) => {
+                    compacting = compact::step(&conn);
+                    continue;
+                }
+                Err(mpsc::TryRecvError::Disconnected) => return,
+            },
+            None => match requests.recv() {
+                Ok(request) => request,
+                Err(_) => return,
+            },
         };
         match first {
             Request::Write { seq, ops } => {
@@ -475,7 +517,10 @@ fn writer(
                 }
                 let batches: Vec<&[Op]> = group.iter().map(Vec::as_slice).collect();
                 match commit(&mut conn, &batches) {
-                    Ok(()) => progress.send_modify(|p| p.committed = last),
+                    Ok(()) => {
+                        progress.send_modify(|p| p.committed = last);
+                        compacting |= group.iter().flatten().any(Op::frees_space);
+                    }
                     Err(e) => {
                         tracing::error!(error = %e, "journal write failed; refusing writes until the state is rebuilt");
                         failed = true;
@@ -554,6 +599,8 @@ impl Journal {
         let conn = schema::open_connection(&path)?;
         let key = schema::lease_key(&conn, &path)?;
         schema::drop_unfinished_plans(&conn, &path)?;
+        schema::drop_cancelled_plans(&conn, &path)?;
+        compact::enable(&conn, &path);
         let restored = restored(&conn, &path)?;
         let participants = participants::load(&conn, &path)?;
         let (sender, receiver) = mpsc::channel();

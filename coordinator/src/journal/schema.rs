@@ -143,6 +143,9 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
             reason: perft_core::shown(&check),
         });
     }
+    // Takes effect on a new journal only (before its first table): its
+    // free pages can then be given back while it serves (see `compact`).
+    let _ = conn.pragma_update(None, "auto_vacuum", "INCREMENTAL");
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(open_err)?;
     conn.pragma_update(None, "synchronous", "FULL")
@@ -265,6 +268,27 @@ pub fn drop_unfinished_plans(conn: &Connection, path: &Path) -> Result<(), Journ
             jobs = dropped,
             "journal: dropped jobs whose plan was not completely written (their submit was never answered)"
         );
+    }
+    Ok(())
+}
+
+/// Drops the plans, counts and votes of cancelled jobs that still have
+/// them (journaled before a cancel dropped them): a cancelled job is
+/// never resumed, and its summary is what it shows.
+pub fn drop_cancelled_plans(conn: &Connection, path: &Path) -> Result<(), JournalError> {
+    let write_err = |e: rusqlite::Error| JournalError::Open {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    for table in ["unit_chunks", "results", "votes"] {
+        conn.execute(
+            &format!(
+                "DELETE FROM {table} WHERE job_id IN
+                 (SELECT id FROM jobs WHERE state = 'cancelled' AND summary IS NOT NULL)"
+            ),
+            [],
+        )
+        .map_err(write_err)?;
     }
     Ok(())
 }
