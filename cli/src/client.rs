@@ -386,7 +386,7 @@ fn print_job(job: &pb::Job, disagreements: &[pb::Disagreement]) -> Result<(), Cl
     outln!("time: {:.3} s", job.seconds)?;
     if job.verify {
         outln!(
-            "verified: every unit counted by two workers; {} disagreement(s)",
+            "verified: every unit counted for two participants; {} disagreement(s)",
             job.disagreements
         )?;
     }

@@ -25,7 +25,10 @@ async fn client(
     coordinator: &crate::args::CoordinatorArg,
 ) -> Result<ParticipantServiceClient<perft_proto::connect::AuthChannel>, CliError> {
     let (channel, config) = channel(coordinator).await?;
-    Ok(ParticipantServiceClient::with_interceptor(channel, config.interceptor()))
+    Ok(ParticipantServiceClient::with_interceptor(
+        channel,
+        config.interceptor(),
+    ))
 }
 
 fn role_wire(role: Role) -> pb::Role {

@@ -9,7 +9,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Running, divide_lines, perft, try_serve, worker};
+use common::{Running, add_participant, divide_lines, perft, perft_as, try_serve, worker_as};
 use perft_core::{GameKind, published::published};
 
 const DEADLINE: Duration = Duration::from_secs(420);
@@ -19,8 +19,8 @@ fn serve(listen: &str, data: &std::path::Path) -> Option<(Running, String)> {
 }
 
 /// `units: done/total (released handed out again)` from `perft status`.
-fn progress(url: &str, job: &str) -> Option<(u64, u64, u64, String)> {
-    let out = perft(url, &["status", job]);
+fn progress(url: &str, admin: &std::path::Path, job: &str) -> Option<(u64, u64, u64, String)> {
+    let out = perft_as(url, admin, &["status", job]);
     let text = String::from_utf8(out.stdout).ok()?;
     let state = text.lines().find_map(|l| l.strip_prefix("state: "))?.to_owned();
     let units = text.lines().find_map(|l| l.strip_prefix("units: "))?;
@@ -59,10 +59,21 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
         seed
     };
 
+    // Each machine is its own participant: verification needs two owners.
+    let keys = tempfile::tempdir().unwrap();
+    let admin = add_participant(&data, keys.path(), "root", "admin");
+    let names = ["w1", "w2", "w3"];
+    let secrets: Vec<_> = names
+        .iter()
+        .map(|n| add_participant(&data, keys.path(), n, "worker"))
+        .collect();
     let (mut server, address) = serve("127.0.0.1:0", &data).expect("coordinator starts");
     let url = format!("http://{address}");
-    let names = ["w1", "w2", "w3"];
-    let mut workers: Vec<Running> = names.iter().map(|n| worker(&url, n, &[])).collect();
+    let mut workers: Vec<Running> = names
+        .iter()
+        .zip(&secrets)
+        .map(|(n, s)| worker_as(&url, n, s, &[]))
+        .collect();
     let mut submit = vec![
         "submit",
         "--game",
@@ -75,7 +86,7 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
     if plan.verify {
         submit.push("--verify");
     }
-    let submitted = perft(&url, &submit);
+    let submitted = perft_as(&url, &admin, &submit);
     assert!(
         submitted.status.success(),
         "{}",
@@ -91,7 +102,7 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
             "the job did not finish within {DEADLINE:?}"
         );
         std::thread::sleep(Duration::from_millis(500));
-        let Some((done, total, _, state)) = progress(&url, &job) else {
+        let Some((done, total, _, state)) = progress(&url, &admin, &job) else {
             continue;
         };
         if state == "done" {
@@ -116,13 +127,13 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
         } else if last_kill.elapsed() >= Duration::from_secs(3) {
             let victim = (random() % names.len() as u64) as usize;
             workers[victim].kill();
-            workers[victim] = worker(&url, names[victim], &[]);
+            workers[victim] = worker_as(&url, names[victim], &secrets[victim], &[]);
             worker_kills += 1;
             last_kill = Instant::now();
         }
     }
     let elapsed = started.elapsed();
-    let (_, total, released, _) = progress(&url, &job).unwrap();
+    let (_, total, released, _) = progress(&url, &admin, &job).unwrap();
     assert_eq!(
         coordinator_kills,
         plan.coordinator_kills.len(),
@@ -134,7 +145,7 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
         "killed workers' units must have been handed out again"
     );
 
-    let divide = perft(&url, &["divide", &job, "--format", "json"]);
+    let divide = perft_as(&url, &admin, &["divide", &job, "--format", "json"]);
     assert!(divide.status.success());
     let divide = String::from_utf8(divide.stdout).unwrap();
     let report: serde_json::Value = serde_json::from_str(&divide).unwrap();

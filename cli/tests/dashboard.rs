@@ -200,13 +200,25 @@ fn workers_page_tells_lost_workers_from_those_that_left() {
 #[test]
 fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
     let dir = tempfile::tempdir().unwrap();
-    let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let data = dir.path().join("data");
+    // Verification counts participants: each machine is one.
+    let admin = common::add_participant(&data, dir.path(), "root", "admin");
+    let secret = |name: &str| common::add_participant(&data, dir.path(), name, "worker");
+    let (faulty, good1, good2) = (secret("faulty"), secret("good1"), secret("good2"));
+    let (_server, address, dashboard) = serve_with_dashboard(&data, &[]);
     let grpc = format!("http://{address}");
+    let bearer = format!("Bearer {}", std::fs::read_to_string(&admin).unwrap().trim());
+    let auth = [("Authorization", bearer.as_str())];
     // The test-only fault injector: every third count it sends is wrong.
-    let _faulty = common::worker_with(&grpc, "faulty", &[], |worker| {
-        worker.env("PERFT_FAULT_EVERY", "3");
-    });
-    let _good1 = worker(&grpc, "good1", &[]);
+    let _faulty = common::worker_with(
+        &grpc,
+        "faulty",
+        &["--token-file", faulty.to_str().unwrap()],
+        |worker| {
+            worker.env("PERFT_FAULT_EVERY", "3");
+        },
+    );
+    let _good1 = common::worker_as(&grpc, "good1", &good1, &[]);
     let submit = [
         "submit",
         "--game",
@@ -217,13 +229,13 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
         "4",
         "--verify",
     ];
-    let id = ok(perft(&grpc, &submit)).trim().to_owned();
+    let id = ok(common::perft_as(&grpc, &admin, &submit)).trim().to_owned();
     let http = agent();
     let url = format!("{dashboard}/api/jobs/{id}");
     // Two machines, so every decided unit has a faulty vote; once six are
     // decided one was wrong, and only a third machine settles it.
     let deadline = Instant::now() + Duration::from_secs(120);
-    while json(&get(&http, &url, &[]).1)["job"]["units_done"]
+    while json(&get(&http, &url, &auth).1)["job"]["units_done"]
         .as_u64()
         .unwrap()
         < 6
@@ -231,10 +243,10 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
         assert!(Instant::now() < deadline, "six units decided in time");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _good2 = worker(&grpc, "good2", &[]);
-    ok(perft(&grpc, &["watch", &id]));
+    let _good2 = common::worker_as(&grpc, "good2", &good2, &[]);
+    ok(common::perft_as(&grpc, &admin, &["watch", &id]));
 
-    let detail = json(&get(&http, &url, &[]).1);
+    let detail = json(&get(&http, &url, &auth).1);
     assert_eq!(detail["job"]["verify"], true);
     assert_eq!(detail["total"]["leaves"], "24571284");
     assert_eq!(detail["total_matches"], true, "the majority kept the table exact");
@@ -248,7 +260,7 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
         assert!(
             votes
                 .iter()
-                .any(|v| v["worker"].as_str().unwrap().starts_with("faulty (")),
+                .any(|v| v["worker"].as_str().unwrap().starts_with("faulty/faulty (")),
             "{d}"
         );
         let decided = d["decided"].as_str().unwrap();

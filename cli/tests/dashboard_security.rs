@@ -151,7 +151,7 @@ fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
     ] {
         let (status, body) = get(&http, &format!("{dashboard}{path}"), &[]);
         assert_eq!(status, 401, "{path}: {body}");
-        assert!(body.contains("needs the coordinator's token"), "{body}");
+        assert!(body.contains("needs a credential"), "{body}");
     }
     let bearer = [("Authorization", "Bearer dash-s3cret-77")];
     let (status, body) = get(&http, &format!("{dashboard}/api/jobs"), &bearer);

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{ok, perft, serve, worker};
+use common::{add_participant, client_config_as, ok, perft, perft_as, serve, worker_as};
 use perft_core::{GameKind, Leaves, published::published};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
@@ -197,12 +197,27 @@ async fn hostile_protocol_headers(url: &str) {
 #[test]
 fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
     let data = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let admin = add_participant(data.path(), keys.path(), "root", "admin");
+    let liar_secret = add_participant(data.path(), keys.path(), "liar", "worker");
+    let bystander_secret = add_participant(data.path(), keys.path(), "bystander", "worker");
+    let honest = add_participant(data.path(), keys.path(), "honest", "worker");
     let (mut server, url) = serve(data.path(), &["--lease-seconds", "2", "--max-units", "20000"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let job = runtime.block_on(async {
         hostile_protocol_headers(&url).await;
-        let mut clients: Clients = common::perft_client(&url).await;
-        let mut workers: Workers = common::worker_client(&url).await;
+        let channel = |secret: &std::path::Path| {
+            let config = client_config_as(&url, secret);
+            let channel = config.endpoint().unwrap().connect_lazy();
+            (channel, config.interceptor())
+        };
+        let (admin_channel, admin_auth) = channel(&admin);
+        let mut clients: Clients = PerftServiceClient::with_interceptor(admin_channel, admin_auth);
+        let (liar_channel, liar_auth) = channel(&liar_secret);
+        let mut workers: Workers = WorkerServiceClient::with_interceptor(liar_channel, liar_auth);
+        let (bystander_channel, bystander_auth) = channel(&bystander_secret);
+        let mut bystanders: Workers =
+            WorkerServiceClient::with_interceptor(bystander_channel, bystander_auth);
         let nf_or_invalid = [Code::NotFound, Code::InvalidArgument];
         let submit = |game: i32, position: &str, depth, split_depth| pb::SubmitJobRequest {
             game,
@@ -422,7 +437,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
         assert!(none.disagreements.is_empty() && none.next_page_token.is_empty());
 
         let liar = register(&mut workers, "liar").await;
-        let bystander = register(&mut workers, "bystander").await;
+        let bystander = register(&mut bystanders, "bystander").await;
         let leased = workers
             .lease_units(pb::LeaseUnitsRequest {
                 worker_id: liar.clone(),
@@ -483,16 +498,16 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             (reply.accepted, reply.ignored, reply.refused),
             (0, 0, forged.len() as u32 + 4)
         );
-        let stolen = report(&mut workers, &bystander, vec![job_report(&job, genuine())])
+        let stolen = report(&mut bystanders, &bystander, vec![job_report(&job, genuine())])
             .await
             .unwrap();
         assert_eq!(
             (stolen.accepted, stolen.refused),
             (0, 1),
-            "a tag is for its machine only"
+            "a tag is for its participant only"
         );
         let released = report(
-            &mut workers,
+            &mut bystanders,
             &bystander,
             vec![pb::JobReport {
                 job_id: job.clone(),
@@ -509,7 +524,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
         assert_eq!(released.refused, 1);
         // Absurd worker stats are taken, clamped, and harm nothing.
         for table_fill in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 2.0, f64::MAX] {
-            workers
+            bystanders
                 .heartbeat(pb::HeartbeatRequest {
                     worker_id: bystander.clone(),
                     stats: Some(pb::WorkerStats {
@@ -534,7 +549,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
         assert_eq!(view.disagreements, 0);
         assert_eq!(view.game, reversi);
         // A draining worker leases nothing more.
-        workers
+        bystanders
             .heartbeat(pb::HeartbeatRequest {
                 worker_id: bystander.clone(),
                 stats: None,
@@ -542,7 +557,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             })
             .await
             .unwrap();
-        let drained = workers
+        let drained = bystanders
             .lease_units(pb::LeaseUnitsRequest {
                 worker_id: bystander.clone(),
                 max_units: u32::MAX,
@@ -557,10 +572,10 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
 
     // Still serving; a real worker finishes the job exactly.
     assert_eq!(ok(perft(&url, &["health"])).trim(), "serving");
-    let _worker = worker(&url, "honest", &[]);
-    ok(perft(&url, &["watch", &job]));
+    let _worker = worker_as(&url, "honest", &honest, &[]);
+    ok(perft_as(&url, &admin, &["watch", &job]));
     let divide: serde_json::Value =
-        serde_json::from_str(&ok(perft(&url, &["divide", &job, "--format", "json"]))).unwrap();
+        serde_json::from_str(&ok(perft_as(&url, &admin, &["divide", &job, "--format", "json"]))).unwrap();
     let expected = published(GameKind::Reversi, 8).expect("published Reversi perft(8)");
     assert_eq!(divide["leaves"], expected.total.leaves.to_string());
     assert_eq!(divide["higher"], expected.total.higher.to_string());

@@ -121,14 +121,15 @@ fn coordinator_and_worker_export_metrics_and_json_logs() {
     assert!((0.0..=1.0).contains(&value("perft_worker_table_fill ")));
     assert!(value("perft_worker_leaves_total ") > 0.0);
 
-    // The coordinator shows each worker by name from its heartbeats: the
-    // same units as the worker's own count, and its table's hit ratio.
+    // The coordinator shows each participant from its machines' heartbeats
+    // (here the open coordinator's one, anonymous): the same units as the
+    // worker's own count, and its table's hit ratio.
     let by_name = wait_for_line(
         coordinator_metrics,
-        &format!("perft_workers_units_done{{worker=\"metrics-w1\"}} {units_line}"),
+        &format!("perft_workers_units_done{{participant=\"anonymous\"}} {units_line}"),
     );
     let gauge = |name: &str| -> f64 {
-        let prefix = format!("{name}{{worker=\"metrics-w1\"}} ");
+        let prefix = format!("{name}{{participant=\"anonymous\"}} ");
         by_name
             .lines()
             .find_map(|l| l.strip_prefix(&prefix).and_then(|v| v.parse().ok()))

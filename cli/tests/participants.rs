@@ -61,7 +61,10 @@ fn units_done(cluster: &Cluster, id: &str) -> (u64, u64) {
     let text = ok(perft_as(&cluster.url, &cluster.admin, &["status", id]));
     let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
     let (done, rest) = units.split_once('/').unwrap();
-    (done.parse().unwrap(), rest.split_whitespace().next().unwrap().parse().unwrap())
+    (
+        done.parse().unwrap(),
+        rest.split_whitespace().next().unwrap().parse().unwrap(),
+    )
 }
 
 fn participants(cluster: &Cluster) -> Vec<serde_json::Value> {
@@ -70,7 +73,11 @@ fn participants(cluster: &Cluster) -> Vec<serde_json::Value> {
         &cluster.admin,
         &["participant", "list", "--format", "json"],
     ));
-    serde_json::from_str::<serde_json::Value>(&text).unwrap().as_array().unwrap().clone()
+    serde_json::from_str::<serde_json::Value>(&text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 fn participant(cluster: &Cluster, name: &str) -> serde_json::Value {
@@ -104,7 +111,15 @@ fn two_machines_of_one_participant_never_verify_and_two_participants_do() {
     let c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
     let id = submit(
         &c,
-        &["--game", "checkers", "--depth", "9", "--split-depth", "3", "--verify"],
+        &[
+            "--game",
+            "checkers",
+            "--depth",
+            "9",
+            "--split-depth",
+            "3",
+            "--verify",
+        ],
     );
     let _a1 = worker_as(&c.url, "alice-1", &c.secrets[0], &[]);
     let _a2 = worker_as(&c.url, "alice-2", &c.secrets[0], &[]);
@@ -156,7 +171,13 @@ async fn lease_and_report(
                 pb::UnitResult {
                     unit_id: u.unit_id,
                     epoch: u.epoch,
-                    leaves: Some(Leaves { leaves: forge(leaves), higher }.into()),
+                    leaves: Some(
+                        Leaves {
+                            leaves: forge(leaves),
+                            higher,
+                        }
+                        .into(),
+                    ),
                     lease_tag: u.lease_tag.clone(),
                     cpu_seconds: 0.0,
                 }
@@ -201,7 +222,15 @@ async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_own
     let c = cluster(&["evil", "bob", "carol"], &["--lease-seconds", "30"]);
     let id = submit(
         &c,
-        &["--game", "checkers", "--depth", "6", "--split-depth", "2", "--verify"],
+        &[
+            "--game",
+            "checkers",
+            "--depth",
+            "6",
+            "--split-depth",
+            "2",
+            "--verify",
+        ],
     );
     // The attack of the shared-token days: two names, the same forged counts.
     let mut evil = worker_client_as(&c.url, &c.secrets[0]).await;
@@ -212,7 +241,11 @@ async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_own
     assert!(accepted_a > 0);
     assert_eq!(accepted_b, 0, "the second name got nothing to count");
     let (done, total) = units_done(&c, &id);
-    assert_eq!((done, total as u32), (0, accepted_a), "a forged count decided a unit");
+    assert_eq!(
+        (done, total as u32),
+        (0, accepted_a),
+        "a forged count decided a unit"
+    );
     // Two honest participants out-vote it.
     let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
     let _carol = worker_as(&c.url, "carol-1", &c.secrets[2], &[]);
@@ -264,7 +297,10 @@ async fn a_session_id_authorises_nothing_for_another_credential() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn units_held_without_progress_go_back_to_the_queue() {
-    let c = cluster(&["squatter", "bob"], &["--lease-seconds", "30", "--progress-seconds", "3"]);
+    let c = cluster(
+        &["squatter", "bob"],
+        &["--lease-seconds", "30", "--progress-seconds", "3"],
+    );
     let id = submit(&c, &["--game", "checkers", "--depth", "8", "--split-depth", "4"]);
     let mut squatter = worker_client_as(&c.url, &c.secrets[0]).await;
     let session = register(&mut squatter, "parker", 1).await;
@@ -331,17 +367,31 @@ fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
         wait_for(Duration::from_secs(60), || units_done(&c, &id).0 >= 20),
         "alice decides some units"
     );
-    let revoked = ok(perft_as(&c.url, &c.admin, &["participant", "revoke", "alice", "--recount"]));
+    let revoked = ok(perft_as(
+        &c.url,
+        &c.admin,
+        &["participant", "revoke", "alice", "--recount"],
+    ));
     assert!(revoked.contains("revoked"), "{revoked}");
-    assert!(exits_within(&mut alice, Duration::from_secs(3)), "one heartbeat is 1 s");
-    let alice_units: u64 = participant(&c, "alice")["units"].as_str().unwrap().parse().unwrap();
+    assert!(
+        exits_within(&mut alice, Duration::from_secs(3)),
+        "one heartbeat is 1 s"
+    );
+    let alice_units: u64 = participant(&c, "alice")["units"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(units_done(&c, &id).0, 0, "every unit alice decided is open again");
     let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
     ok(perft_as(&c.url, &c.admin, &["watch", &id]));
     assert_eq!(job(&c, &id)["leaves"], checkers_total(11));
     let (_, total) = units_done(&c, &id);
     let bob_units: u64 = participant(&c, "bob")["units"].as_str().unwrap().parse().unwrap();
-    assert_eq!(bob_units, total, "bob counted every unit, alice's {alice_units} too");
+    assert_eq!(
+        bob_units, total,
+        "bob counted every unit, alice's {alice_units} too"
+    );
     assert_eq!(participant(&c, "alice")["revoked"], true);
     // Its secret opens nothing any more.
     let refused = perft_as(&c.url, &c.secrets[0], &["participant", "list"]);
@@ -365,4 +415,3 @@ fn participant_verbs_refuse_bad_input_in_one_line() {
     let out = perft_as(&c.url, &c.secrets[0], &["participant", "add", "x"]);
     assert!(common::refused(&out).contains("may not manage"));
 }
-

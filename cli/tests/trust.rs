@@ -65,12 +65,18 @@ fn assert_published_checkers(url: &str, job: &str, depth: u32) {
 }
 
 #[test]
-fn one_machine_restarted_under_its_name_never_verifies_itself() {
+fn one_participant_restarted_under_its_name_never_verifies_itself() {
     let data = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let admin = common::add_participant(data.path(), keys.path(), "root", "admin");
+    let a = common::add_participant(data.path(), keys.path(), "owner-a", "worker");
+    let b = common::add_participant(data.path(), keys.path(), "owner-b", "worker");
     let (_server, url) = serve(data.path(), &["--lease-seconds", "2"]);
-    let job = submit(
+    let job = ok(common::perft_as(
         &url,
+        &admin,
         &[
+            "submit",
             "--game",
             "checkers",
             "--depth",
@@ -79,24 +85,36 @@ fn one_machine_restarted_under_its_name_never_verifies_itself() {
             "3",
             "--verify",
         ],
-    );
-    let mut first = worker(&url, "machine-a", &[]);
+    ))
+    .trim()
+    .to_owned();
+    let units_done = || {
+        let text = ok(common::perft_as(&url, &admin, &["status", &job]));
+        let units = text
+            .lines()
+            .find_map(|l| l.strip_prefix("units: "))
+            .unwrap()
+            .to_owned();
+        units.split_once('/').unwrap().0.parse::<u64>().unwrap()
+    };
+    let mut first = common::worker_as(&url, "machine-a", &a, &[]);
     std::thread::sleep(Duration::from_secs(3));
     first.kill();
-    // The same machine again, under its name: a new session, one identity.
-    let _again = worker(&url, "machine-a", &[]);
+    // The same owner again, on a new session and another machine name.
+    let _again = common::worker_as(&url, "machine-a2", &a, &[]);
     std::thread::sleep(Duration::from_secs(4));
-    let (state, done, total) = status(&url, &job);
-    assert_eq!(
-        (state.as_str(), done),
-        ("running", 0),
-        "no unit decided by one machine"
-    );
-    assert!(total > 0);
-    // A second machine joins: every unit gets its second vote.
-    let _second = worker(&url, "machine-b", &[]);
-    ok(perft(&url, &["watch", &job]));
-    assert_published_checkers(&url, &job, 9);
+    assert_eq!(units_done(), 0, "no unit decided by one participant");
+    // A second participant joins: every unit gets its second vote.
+    let _second = common::worker_as(&url, "machine-b", &b, &[]);
+    ok(common::perft_as(&url, &admin, &["watch", &job]));
+    let divide: serde_json::Value = serde_json::from_str(&ok(common::perft_as(
+        &url,
+        &admin,
+        &["divide", &job, "--format", "json"],
+    )))
+    .unwrap();
+    let expected = published(GameKind::Checkers, 9).expect("published checkers count");
+    assert_eq!(divide["leaves"], expected.total.leaves.to_string(), "{divide}");
 }
 
 #[test]

@@ -8,35 +8,40 @@ mod common;
 use std::io::Read;
 use std::process::Stdio;
 
-use common::{ok, perft, serve, worker, worker_with};
+use common::{add_participant, ok, perft_as, serve, worker_as, worker_with};
 
 #[test]
 fn verification_catches_every_injected_fault() {
     let data = std::env::temp_dir().join(format!("perft-verify-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
+    // Verification counts participants: each machine is one.
+    let keys = tempfile::tempdir().unwrap();
+    let admin = add_participant(&data, keys.path(), "root", "admin");
+    let faulty_secret = add_participant(&data, keys.path(), "faulty", "worker");
+    let good1_secret = add_participant(&data, keys.path(), "good1", "worker");
+    let good2_secret = add_participant(&data, keys.path(), "good2", "worker");
     let (_server, url) = serve(&data, &[]);
+    let perft = |args: &[&str]| perft_as(&url, &admin, args);
     // The faulty worker logs each fault it injects; its stderr is kept.
-    let mut faulty = worker_with(&url, "faulty", &[], |worker| {
+    let faulty_token = ["--token-file", faulty_secret.to_str().unwrap()];
+    let mut faulty = worker_with(&url, "faulty", &faulty_token, |worker| {
         worker
             .env("RUST_LOG", "warn")
             .env("PERFT_FAULT_EVERY", "3")
             .stderr(Stdio::piped());
     });
-    let good1 = worker(&url, "good1", &[]);
+    let good1 = worker_as(&url, "good1", &good1_secret, &[]);
 
-    let id = ok(perft(
-        &url,
-        &[
-            "submit",
-            "--game",
-            "reversi",
-            "--depth",
-            "10",
-            "--split-depth",
-            "4",
-            "--verify",
-        ],
-    ))
+    let id = ok(perft(&[
+        "submit",
+        "--game",
+        "reversi",
+        "--depth",
+        "10",
+        "--split-depth",
+        "4",
+        "--verify",
+    ]))
     .trim()
     .to_owned();
     // With two machines every decided unit has the faulty worker's vote, and
@@ -45,7 +50,7 @@ fn verification_catches_every_injected_fault() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
         assert!(std::time::Instant::now() < deadline, "six units decided in time");
-        let status = ok(perft(&url, &["status", &id]));
+        let status = ok(perft(&["status", &id]));
         let done: u64 = status
             .lines()
             .find_map(|l| l.strip_prefix("units: "))
@@ -57,10 +62,10 @@ fn verification_catches_every_injected_fault() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let _good = [good1, worker(&url, "good2", &[])];
-    ok(perft(&url, &["watch", &id]));
+    let _good = [good1, worker_as(&url, "good2", &good2_secret, &[])];
+    ok(perft(&["watch", &id]));
     let divide: serde_json::Value =
-        serde_json::from_str(&ok(perft(&url, &["divide", &id, "--format", "json"]))).unwrap();
+        serde_json::from_str(&ok(perft(&["divide", &id, "--format", "json"]))).unwrap();
     assert_eq!(divide["leaves"], "24571284", "the published perft(10)");
     for line in divide["divide"].as_array().unwrap() {
         assert_eq!(
@@ -69,13 +74,13 @@ fn verification_catches_every_injected_fault() {
         );
     }
 
-    let status = ok(perft(&url, &["status", &id]));
+    let status = ok(perft(&["status", &id]));
     let disagreements: Vec<&str> = status
         .lines()
         .filter(|l| l.starts_with("disagreement: "))
         .collect();
     for d in &disagreements {
-        assert!(d.contains("faulty ("), "the faulty worker is named: {d}");
+        assert!(d.contains("faulty/faulty ("), "the faulty worker is named: {d}");
         assert!(d.contains("; took "), "a majority was taken: {d}");
     }
 
@@ -92,7 +97,7 @@ fn verification_catches_every_injected_fault() {
     assert_eq!(disagreements.len(), injected, "{status}");
     eprintln!("verification: {injected} faults injected, all caught");
     assert!(status.contains(&format!(
-        "verified: every unit counted by two workers; {injected} disagreement(s)"
+        "verified: every unit counted for two participants; {injected} disagreement(s)"
     )));
     let _ = std::fs::remove_dir_all(&data);
 }

@@ -12,8 +12,8 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
-use crate::participants::{Action, Caller};
 use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
+use crate::participants::{Action, Caller};
 use crate::planning::{PlanRequest, PlannedJob, plan};
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
@@ -106,7 +106,11 @@ impl ClientApi {
     async fn may_change(&self, caller: &Caller, id: &str) -> Result<(), Status> {
         caller.may(Action::Submit)?;
         let asked = id.to_owned();
-        let view = self.0.peek(move |jobs| jobs.view(&asked)).await?.map_err(not_found)?;
+        let view = self
+            .0
+            .peek(move |jobs| jobs.view(&asked))
+            .await?
+            .map_err(not_found)?;
         if view.spec.owner != caller.participant.as_str() && !caller.role.allows(Action::Manage) {
             return Err(Status::permission_denied(format!(
                 "job {} belongs to participant '{}': only it or an admin may change it",

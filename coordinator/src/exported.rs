@@ -110,7 +110,8 @@ async fn publish_per_participant(coordinator: &Coordinator) {
         let p = participant;
         metrics::gauge!("perft_workers_threads", "participant" => p.clone()).set(totals.threads as f64);
         metrics::gauge!("perft_workers_units_done", "participant" => p.clone()).set(totals.units_done as f64);
-        metrics::gauge!("perft_workers_leaves_done", "participant" => p.clone()).set(totals.leaves_done as f64);
+        metrics::gauge!("perft_workers_leaves_done", "participant" => p.clone())
+            .set(totals.leaves_done as f64);
         if let Some(ratio) = totals.hit_ratio() {
             metrics::gauge!("perft_workers_table_hit_ratio", "participant" => p.clone()).set(ratio);
         }
@@ -149,9 +150,11 @@ async fn publish_per_participant(coordinator: &Coordinator) {
     for (p, c, quarantined) in credit {
         metrics::gauge!("perft_participant_units", "participant" => p.clone()).set(c.units as f64);
         metrics::gauge!("perft_participant_leaves", "participant" => p.clone()).set(c.leaves as f64);
-        metrics::gauge!("perft_participant_cpu_seconds", "participant" => p.clone()).set(c.cpu_ms as f64 / 1000.0);
+        metrics::gauge!("perft_participant_cpu_seconds", "participant" => p.clone())
+            .set(c.cpu_ms as f64 / 1000.0);
         metrics::gauge!("perft_participant_lost_votes", "participant" => p.clone()).set(c.lost_votes as f64);
-        metrics::gauge!("perft_participant_quarantined", "participant" => p).set(f64::from(u8::from(quarantined)));
+        metrics::gauge!("perft_participant_quarantined", "participant" => p)
+            .set(f64::from(u8::from(quarantined)));
     }
 }
 

@@ -37,8 +37,8 @@ pub use crate::exported::IDLE_GAUGE_SECONDS;
 use crate::ids::{ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
-use crate::participants::{Authenticate, Participants};
 use crate::lease_tag::LeaseSigner;
+use crate::participants::{Authenticate, Participants};
 use crate::scheduler::Scheduler;
 
 /// How the coordinator runs.

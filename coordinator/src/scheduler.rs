@@ -184,7 +184,7 @@ mod tests {
     /// `units` units or so.
     async fn scheduler_with_job(dir: &std::path::Path) -> (Scheduler, Arc<Journal>, usize) {
         let opened = Journal::open(dir).unwrap();
-    let (journal, _) = (opened.journal, opened.restored.jobs);
+        let (journal, _) = (opened.journal, opened.restored.jobs);
         let journal = Arc::new(journal);
         let request = PlanRequest {
             position: None,

@@ -21,7 +21,8 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
                 &group.job_id,
                 unit.unit_id,
                 count(&unit.position, group.depth),
-                0, WorkerRef::named(worker),
+                0,
+                WorkerRef::named(worker),
             );
             counted += 1;
         }
@@ -59,7 +60,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
 
     let half = {
         let opened = Journal::open(dir.path()).unwrap();
-    let (journal, restored) = (opened.journal, opened.restored.jobs);
+        let (journal, restored) = (opened.journal, opened.restored.jobs);
         assert!(restored.is_empty());
         let mut jobs = Jobs::default();
         submit(&journal, &mut jobs, "a", &spec, planned.clone()).await;
@@ -156,7 +157,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
     };
     {
         let opened = Journal::open(dir.path()).unwrap();
-    let (journal, _) = (opened.journal, opened.restored.jobs);
+        let (journal, _) = (opened.journal, opened.restored.jobs);
         // Everything but the mark that the plan is complete: a crash.
         let ops: Vec<_> = plan_ops("cut", &spec, &planned).collect();
         for op in &ops[..ops.len() - 1] {
@@ -168,7 +169,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
     }
     {
         let opened = Journal::open(dir.path()).unwrap();
-    let (_, restored) = (opened.journal, opened.restored.jobs);
+        let (_, restored) = (opened.journal, opened.restored.jobs);
         assert_eq!(restored.len(), 1, "the cut plan is dropped");
         assert_eq!(restored[0].id, "whole");
         assert_eq!(

@@ -220,7 +220,10 @@ pub fn perft_as(url: &str, secret_file: &Path, args: &[&str]) -> Output {
     Command::new(PERFT)
         .args(args)
         .env("PERFT_COORDINATOR", url)
-        .env("PERFT_TOKEN", std::fs::read_to_string(secret_file).unwrap().trim())
+        .env(
+            "PERFT_TOKEN",
+            std::fs::read_to_string(secret_file).unwrap().trim(),
+        )
         .output()
         .expect("perft runs")
 }

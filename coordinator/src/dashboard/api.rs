@@ -158,6 +158,7 @@ struct DisagreementJson {
 #[derive(Debug, Serialize)]
 struct ServingJson {
     id: String,
+    participant: Option<String>,
     name: Option<String>,
     units: u64,
 }
@@ -281,6 +282,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             .into_iter()
             .map(|s| ServingJson {
                 id: short_session(&s.session),
+                participant: s.participant,
                 name: s.name,
                 units: s.units,
             })

@@ -20,7 +20,8 @@ pub(super) enum ReadError {
 #[derive(Clone, Debug)]
 pub(super) struct Serving {
     pub session: String,
-    /// The machine's name, if the session is still registered.
+    /// Its participant and machine name, if the session is still registered.
+    pub participant: Option<String>,
     pub name: Option<String>,
     pub units: u64,
 }
@@ -113,8 +114,14 @@ pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<Jo
             let name = coordinator
                 .workers
                 .get(&crate::ids::SessionId::from_wire(&session))
-                .map(|w| format!("{}/{}", w.participant, w.name));
-            Serving { session, name, units }
+                .map(|w| (w.participant.to_string(), w.name.clone()));
+            let (participant, name) = name.unzip();
+            Serving {
+                session,
+                participant,
+                name,
+                units,
+            }
         })
         .collect();
     Ok(JobDetail {

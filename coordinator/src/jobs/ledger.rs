@@ -57,9 +57,15 @@ impl Ledger {
     pub fn credit(&mut self, participant: &str, delta: Credit) {
         let was = self.is_quarantined(participant);
         self.totals.entry(participant.to_owned()).or_default().add(&delta);
-        self.pending.entry(participant.to_owned()).or_default().add(&delta);
+        self.pending
+            .entry(participant.to_owned())
+            .or_default()
+            .add(&delta);
         if !was && self.is_quarantined(participant) {
-            tracing::warn!(participant, "participant quarantined: too many of its counts lost a majority vote");
+            tracing::warn!(
+                participant,
+                "participant quarantined: too many of its counts lost a majority vote"
+            );
             self.newly_quarantined.push(participant.to_owned());
         }
     }
@@ -97,7 +103,16 @@ mod tests {
 
     #[test]
     fn credit_merges_and_quarantines_once() {
-        let mut ledger = Ledger::new(vec![("a".into(), Credit { units: 1, ..Credit::default() })], Some(2));
+        let mut ledger = Ledger::new(
+            vec![(
+                "a".into(),
+                Credit {
+                    units: 1,
+                    ..Credit::default()
+                },
+            )],
+            Some(2),
+        );
         let lost = Credit {
             lost_votes: 1,
             ..Credit::default()
@@ -111,7 +126,9 @@ mod tests {
         assert!(ledger.take_newly_quarantined().is_empty());
         assert_eq!(ledger.get("a").units, 1);
         let ops: Vec<Op> = ledger.take_ops().collect();
-        assert!(matches!(&ops[..], [Op::Credit { participant, delta }] if participant == "a" && delta.lost_votes == 3));
+        assert!(
+            matches!(&ops[..], [Op::Credit { participant, delta }] if participant == "a" && delta.lost_votes == 3)
+        );
         assert!(!ledger.has_pending());
     }
 }

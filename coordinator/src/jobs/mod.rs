@@ -24,8 +24,8 @@ use crate::planning::PlannedJob;
 use job::Job;
 pub use job::Summary;
 use leasing::Holder;
-pub use ledger::{Credit, MAX_CPU_MS_PER_COUNT};
 use ledger::Ledger;
+pub use ledger::{Credit, MAX_CPU_MS_PER_COUNT};
 use unit::VoteOutcome;
 pub use unit::{MAX_VOTES, Vote};
 

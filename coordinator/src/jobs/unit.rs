@@ -182,7 +182,12 @@ impl Unit {
     /// revoked); true when a count went.
     pub fn drop_voter(&mut self, identity: &str) -> bool {
         self.leases.retain(|l| l.identity != identity);
-        let Some(at) = self.voters.iter().position(|v| v == identity).filter(|_| self.done.is_none()) else {
+        let Some(at) = self
+            .voters
+            .iter()
+            .position(|v| v == identity)
+            .filter(|_| self.done.is_none())
+        else {
             return false;
         };
         self.voters.remove(at);

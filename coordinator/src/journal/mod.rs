@@ -12,8 +12,8 @@
 //! so the journal never holds a change whose cause it lost.
 
 mod codec;
-mod participants;
 mod compact;
+mod participants;
 mod restore;
 mod schema;
 
@@ -270,7 +270,11 @@ enum Request {
     /// Reads one job back with all its units (to resume it).
     Load(String, mpsc::Sender<Result<RestoredJob, JournalError>>),
     /// The units a participant's counts decided (alone, or with others).
-    DecidedBy(String, bool, mpsc::Sender<Result<Vec<(String, Vec<u64>)>, JournalError>>),
+    DecidedBy(
+        String,
+        bool,
+        mpsc::Sender<Result<Vec<(String, Vec<u64>)>, JournalError>>,
+    ),
 }
 
 /// Handle to the journal thread.
@@ -711,7 +715,11 @@ impl Journal {
     /// The units whose counts `participant` decided (with `alone`, by
     /// itself), per job. Blocking, like [`Journal::load_job`]; it answers
     /// after every write handed over before it.
-    pub fn decided_by(&self, participant: &str, alone: bool) -> Result<Vec<(String, Vec<u64>)>, JournalError> {
+    pub fn decided_by(
+        &self,
+        participant: &str,
+        alone: bool,
+    ) -> Result<Vec<(String, Vec<u64>)>, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender

@@ -44,7 +44,9 @@ pub(super) fn store(tx: &Transaction<'_>, p: &StoredParticipant) -> rusqlite::Re
 pub(super) fn add_credit(tx: &Transaction<'_>, participant: &str, delta: &Credit) -> rusqlite::Result<()> {
     let old: Option<(i64, Vec<u8>, i64, i64)> = tx
         .prepare_cached("SELECT units, leaves, cpu_ms, lost_votes FROM credit WHERE participant = ?1")?
-        .query_row([participant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .query_row([participant], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
         .optional()?;
     let mut credit = old
         .map(|(units, leaves, cpu_ms, lost)| Credit {

@@ -70,6 +70,9 @@ mod tests {
         assert!(!format!("{a:?}").contains(a.expose()));
         let key = hasher_key(&[1; 32]);
         assert!(hash_matches(&hash(&key, b"x"), &hash(&key, b"x")));
-        assert!(!hash_matches(&hash(&key, b"x"), &hash(&hasher_key(&[2; 32]), b"x")));
+        assert!(!hash_matches(
+            &hash(&key, b"x"),
+            &hash(&hasher_key(&[2; 32]), b"x")
+        ));
     }
 }

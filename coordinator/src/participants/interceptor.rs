@@ -21,14 +21,17 @@ pub(crate) struct Authenticate {
 
 impl Authenticate {
     pub(crate) fn new(participants: Arc<Participants>, protocol: bool) -> Authenticate {
-        Authenticate { participants, protocol }
+        Authenticate {
+            participants,
+            protocol,
+        }
     }
 }
 
 impl Interceptor for Authenticate {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
-        let header = request.metadata().get("authorization").map(MetadataValue::as_bytes);
-        let caller = self.participants.authenticate(header)?;
+        // The version first: a caller of another release learns what to
+        // upgrade to, whatever its credential.
         if self.protocol {
             let version = request
                 .metadata()
@@ -38,6 +41,11 @@ impl Interceptor for Authenticate {
                 return Err(perft_proto::connect::wrong_protocol(version));
             }
         }
+        let header = request
+            .metadata()
+            .get("authorization")
+            .map(MetadataValue::as_bytes);
+        let caller = self.participants.authenticate(header)?;
         request.extensions_mut().insert(caller);
         Ok(request)
     }

@@ -7,8 +7,8 @@ mod credential;
 mod interceptor;
 mod service;
 
-pub use service::{OfflineError, add_offline, list_offline};
 pub(crate) use service::ParticipantApi;
+pub use service::{OfflineError, add_offline, list_offline};
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -61,15 +61,12 @@ impl Role {
 
     /// The role of a name, or an error listing the names.
     pub fn parse(name: &str) -> Result<Role, String> {
-        Role::ALL
-            .into_iter()
-            .find(|r| r.name() == name)
-            .ok_or_else(|| {
-                format!(
-                    "unknown role '{}': expected worker, submitter, reader or admin",
-                    shown(name)
-                )
-            })
+        Role::ALL.into_iter().find(|r| r.name() == name).ok_or_else(|| {
+            format!(
+                "unknown role '{}': expected worker, submitter, reader or admin",
+                shown(name)
+            )
+        })
     }
 
     pub fn allows(self, action: Action) -> bool {
@@ -160,7 +157,9 @@ pub enum ParticipantError {
 impl From<ParticipantError> for Status {
     fn from(e: ParticipantError) -> Status {
         match e {
-            ParticipantError::BadName(_) | ParticipantError::Builtin(_) => Status::invalid_argument(e.to_string()),
+            ParticipantError::BadName(_) | ParticipantError::Builtin(_) => {
+                Status::invalid_argument(e.to_string())
+            }
             ParticipantError::Exists(_) => Status::already_exists(e.to_string()),
             ParticipantError::NotFound(_) => Status::not_found(e.to_string()),
             ParticipantError::Randomness(_) => Status::internal(e.to_string()),
@@ -187,7 +186,9 @@ impl Participants {
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<ParticipantId, StoredParticipant>> {
-        self.known.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.known
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// True when no credential is configured: every caller is the
@@ -319,9 +320,11 @@ mod tests {
         assert!(Role::Submitter.allows(Action::Submit) && Role::Submitter.allows(Action::Read));
         assert!(!Role::Submitter.allows(Action::Work) && !Role::Submitter.allows(Action::Manage));
         assert!(Role::Reader.allows(Action::Read) && !Role::Reader.allows(Action::Submit));
-        assert!([Action::Work, Action::Submit, Action::Read, Action::Manage]
-            .into_iter()
-            .all(|a| Role::Admin.allows(a)));
+        assert!(
+            [Action::Work, Action::Submit, Action::Read, Action::Manage]
+                .into_iter()
+                .all(|a| Role::Admin.allows(a))
+        );
         for role in Role::ALL {
             assert_eq!(Role::parse(role.name()), Ok(role));
         }
@@ -337,8 +340,13 @@ mod tests {
         let (bob, bob_secret) = registry.mint("bob", Role::Submitter).unwrap();
         registry.insert(bob);
         assert!(!registry.is_open());
-        let caller = registry.authenticate(Some(&bearer(alice_secret.expose()))).unwrap();
-        assert_eq!((caller.participant.as_str(), caller.role), ("alice", Role::Worker));
+        let caller = registry
+            .authenticate(Some(&bearer(alice_secret.expose())))
+            .unwrap();
+        assert_eq!(
+            (caller.participant.as_str(), caller.role),
+            ("alice", Role::Worker)
+        );
         let caller = registry.authenticate(Some(&bearer(bob_secret.expose()))).unwrap();
         assert_eq!(caller.participant.as_str(), "bob");
         // Bob's secret under Alice's name, a changed digit, nothing at all.
@@ -354,8 +362,15 @@ mod tests {
             revoked: true,
             ..alice
         });
-        assert!(registry.authenticate(Some(&bearer(alice_secret.expose()))).is_err());
-        assert!(matches!(registry.mint("alice", Role::Worker), Err(ParticipantError::Exists(_))));
+        assert!(
+            registry
+                .authenticate(Some(&bearer(alice_secret.expose())))
+                .is_err()
+        );
+        assert!(matches!(
+            registry.mint("alice", Role::Worker),
+            Err(ParticipantError::Exists(_))
+        ));
     }
 
     #[test]
@@ -363,8 +378,14 @@ mod tests {
         let registry = registry(Some("s3cret"));
         assert!(!registry.is_open());
         let caller = registry.authenticate(Some(b"Bearer s3cret")).unwrap();
-        assert_eq!((caller.participant.as_str(), caller.role), ("operator", Role::Admin));
+        assert_eq!(
+            (caller.participant.as_str(), caller.role),
+            ("operator", Role::Admin)
+        );
         assert!(registry.authenticate(Some(b"Bearer s3cre")).is_err());
-        assert!(matches!(registry.mint("operator", Role::Worker), Err(ParticipantError::Builtin(_))));
+        assert!(matches!(
+            registry.mint("operator", Role::Worker),
+            Err(ParticipantError::Builtin(_))
+        ));
     }
 }

@@ -69,26 +69,28 @@ impl Coordinator {
         let who = participant.to_owned();
         let outcome = self
             .scheduler
-            .exclusive(move |jobs, journal| -> Result<(u64, Vec<crate::journal::Commit>), JournalError> {
-                let mut reopened = 0;
-                let mut commits = Vec::new();
-                for (job_id, unit_ids) in journal.decided_by(&who, alone)? {
-                    if !jobs.contains(&job_id) {
-                        continue;
+            .exclusive(
+                move |jobs, journal| -> Result<(u64, Vec<crate::journal::Commit>), JournalError> {
+                    let mut reopened = 0;
+                    let mut commits = Vec::new();
+                    for (job_id, unit_ids) in journal.decided_by(&who, alone)? {
+                        if !jobs.contains(&job_id) {
+                            continue;
+                        }
+                        reopened += unit_ids.len() as u64;
+                        commits.push(journal.send(vec![Op::Reopen {
+                            job_id: job_id.clone(),
+                            unit_ids,
+                        }]));
+                        // Read after the write above: the journal answers in order.
+                        let restored = journal.load_job(&job_id)?;
+                        if let Err(e) = jobs.reopen(&job_id, restored) {
+                            tracing::error!(job = %job_id, error = %e, "cannot reopen a job to recount it");
+                        }
                     }
-                    reopened += unit_ids.len() as u64;
-                    commits.push(journal.send(vec![Op::Reopen {
-                        job_id: job_id.clone(),
-                        unit_ids,
-                    }]));
-                    // Read after the write above: the journal answers in order.
-                    let restored = journal.load_job(&job_id)?;
-                    if let Err(e) = jobs.reopen(&job_id, restored) {
-                        tracing::error!(job = %job_id, error = %e, "cannot reopen a job to recount it");
-                    }
-                }
-                Ok((reopened, commits))
-            })
+                    Ok((reopened, commits))
+                },
+            )
             .await?;
         let (reopened, commits) = outcome.map_err(|e| Status::unavailable(e.to_string()))?;
         for commit in commits {
@@ -151,7 +153,10 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
         self.0.writable()?;
         let (stored, secret) = self.0.participants.mint(&req.name, role)?;
         let record = stored.clone();
-        let ((), commit) = self.0.change(move |jobs| jobs.record(Op::Participant(record))).await?;
+        let ((), commit) = self
+            .0
+            .change(move |jobs| jobs.record(Op::Participant(record)))
+            .await?;
         self.0.durable(commit).await?;
         self.0.participants.insert(stored.clone());
         tracing::info!(participant = %stored.id, role = role.name(), "participant added");
@@ -201,7 +206,9 @@ pub fn add_offline(
 }
 
 /// Every participant of a data dir's journal, with no coordinator running.
-pub fn list_offline(data_dir: &std::path::Path) -> Result<Vec<(StoredParticipant, crate::jobs::Credit)>, OfflineError> {
+pub fn list_offline(
+    data_dir: &std::path::Path,
+) -> Result<Vec<(StoredParticipant, crate::jobs::Credit)>, OfflineError> {
     let opened = crate::journal::Journal::open(data_dir)?;
     let credit: std::collections::HashMap<_, _> = opened.restored.credit.into_iter().collect();
     Ok(opened
