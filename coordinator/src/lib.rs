@@ -355,7 +355,7 @@ impl Coordinator {
 }
 
 /// The job table as the journal holds it.
-fn rebuild(restored: journal::Restored, quarantine_after: Option<u64>) -> Jobs {
+fn rebuild(restored: jobs::Restored, quarantine_after: Option<u64>) -> Jobs {
     let mut jobs = Jobs::with_credit(restored.credit, quarantine_after);
     for job in restored.jobs {
         if job.summary.is_none() {

@@ -10,7 +10,7 @@ use perft_core::Leaves;
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView, unix_ms};
 use crate::columns::{Bits, UnitColumns};
-use crate::journal::Op;
+use crate::jobs::Op;
 use crate::planning::PlannedJob;
 
 /// What a job keeps once it is finished: its divide so far, per first

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::journal::Op;
+use crate::jobs::Op;
 
 /// What a participant contributed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

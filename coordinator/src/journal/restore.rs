@@ -9,10 +9,11 @@ use std::path::Path;
 use perft_core::{GameKind, Leaves};
 use rusqlite::Connection;
 
+use super::JournalError;
 use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
-use super::{JournalError, RestoredJob, RestoredVote};
 use crate::columns::UnitColumns;
 use crate::jobs::{Disagreement, JobSpec, Vote};
+use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
 
 /// Votes as lines of `worker<TAB>leaves<TAB>higher`.

@@ -8,7 +8,8 @@ use tonic::{Request, Response, Status};
 
 use super::{Action, Caller, Role, StoredParticipant};
 use crate::Coordinator;
-use crate::journal::{JournalError, Op};
+use crate::jobs::Op;
+use crate::journal::JournalError;
 
 pub(crate) struct ParticipantApi(pub Arc<Coordinator>);
 

@@ -1,0 +1,81 @@
+//! The change vocabulary: every change the job table makes, in the order
+//! it made them, for the journal to record (the journal depends on this,
+//! never the reverse).
+
+use perft_core::Leaves;
+
+use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
+use crate::participants::StoredParticipant;
+use crate::planning::PlannedJob;
+
+/// One change to record.
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// A new job's row, its plan without the units (written next, in
+    /// chunks); it stays "planning" until [`Op::Planned`].
+    Submit {
+        id: String,
+        spec: JobSpec,
+        /// The plan without its units ([`PlannedJob::header`]).
+        plan: PlannedJob,
+        units_total: u64,
+    },
+    /// Units `first_unit..` of a job's plan as a [`UnitColumns`] blob: one
+    /// chunk, one transaction.
+    Units {
+        job_id: String,
+        chunk: u64,
+        first_unit: u64,
+        blob: Vec<u8>,
+    },
+    /// Every chunk of the job's plan is written: the job is queued.
+    Planned { job_id: String },
+    /// A unit's decided count (its pending votes are dropped), with the
+    /// names of the machines whose counts agreed, one a line.
+    Result {
+        job_id: String,
+        unit_id: u64,
+        leaves: Leaves,
+        machines: String,
+    },
+    /// A count that does not decide its unit yet (verification).
+    Vote {
+        job_id: String,
+        unit_id: u64,
+        voter: String,
+        label: String,
+        leaves: Leaves,
+    },
+    /// A unit's votes are dropped (a resumed job counts it afresh).
+    ClearVotes { job_id: String, unit_id: u64 },
+    /// Workers sent different counts for a unit.
+    Disagreement {
+        job_id: String,
+        disagreement: Disagreement,
+    },
+    /// The job's state, timing and counters.
+    JobState {
+        job_id: String,
+        state: JobState,
+        error: Option<String>,
+        started_ms: Option<u64>,
+        finished_ms: Option<u64>,
+        released: u64,
+        /// With a final state: what the job keeps once its units go.
+        summary: Option<Summary>,
+    },
+    /// A participant's row: new, or revoked.
+    Participant(StoredParticipant),
+    /// Added to a participant's credit.
+    Credit { participant: String, delta: Credit },
+    /// Every undecided vote of a participant is dropped (it was revoked).
+    DropVotesOf { voter: String },
+    /// Units of a job are counted again: their counts go, and a done job
+    /// runs again.
+    Reopen { job_id: String, unit_ids: Vec<u64> },
+    /// A cancelled job's plan, counts and votes go (its row, summary and
+    /// disagreements stay); their pages are given back to the file system.
+    DropPlan { job_id: String },
+    /// A job goes entirely.
+    DeleteJob { job_id: String },
+}

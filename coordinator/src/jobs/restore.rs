@@ -1,0 +1,193 @@
+//! Jobs rebuilt from the journal: after a restart, and when a failed job
+//! is resumed or some of a job's units are counted again.
+
+use std::collections::HashMap;
+
+use super::job::Job;
+use super::{JobError, JobState, JobView, Jobs, MAX_VOTES, Op, RestoredJob, not_found};
+
+impl Jobs {
+    /// Rebuilds a job read back from the journal: a finished one from its
+    /// summary; an open one with its counts and pending votes applied, and
+    /// every unit without a verdict wanting a lease. A job whose plan is
+    /// damaged fails; a damaged count is counted again.
+    pub fn restore(&mut self, restored: RestoredJob) {
+        let RestoredJob {
+            id,
+            spec,
+            plan,
+            units_total,
+            summary,
+            state,
+            error,
+            started_ms,
+            finished_ms,
+            released,
+            results,
+            votes,
+            disagreements,
+            damage,
+            damaged_counts,
+        } = restored;
+        if let Some(summary) = summary.filter(|_| state.is_final()) {
+            let mut job = Job::finished(id, spec, plan, units_total, summary);
+            job.state = state;
+            job.error = error;
+            job.started_ms = started_ms;
+            job.finished_ms = finished_ms;
+            job.released = released;
+            job.disagreements = disagreements;
+            self.insert(job);
+            return;
+        }
+        let job = self.insert(Job::new(id.clone(), spec, plan));
+        job.released = released;
+        job.started_ms = started_ms;
+        job.disagreements = disagreements;
+        if !damage.is_empty() {
+            let reason = format!(
+                "the journal's copy of {} failed its checksum: resubmit the job",
+                damage.join(", ")
+            );
+            tracing::error!(job = %id, %reason, "journal damage");
+            job.finish(JobState::Failed, Some(reason));
+            return;
+        }
+        for unit_id in &damaged_counts {
+            tracing::error!(job = %id, unit = unit_id, "journal: a stored count failed its checksum; the unit is counted again");
+        }
+        let mut overflowed = false;
+        for (unit_id, leaves) in results {
+            if !overflowed && job.is_open(unit_id) {
+                overflowed |= !job.decided(unit_id, leaves);
+            }
+        }
+        if overflowed {
+            return;
+        }
+        let quorum = job.spec.quorum();
+        for vote in votes {
+            job.with_unit(vote.unit_id, |unit| {
+                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum)
+            });
+        }
+        let complete = job.summary.done == job.units_total;
+        match state {
+            JobState::Cancelled | JobState::Failed => {
+                job.finish(state, error);
+                job.finished_ms = finished_ms;
+            }
+            _ if complete => {
+                job.finish(JobState::Done, None);
+                job.finished_ms = finished_ms.or(job.finished_ms);
+            }
+            // Queued or running, or done with a damaged count to redo.
+            _ => {
+                job.state = if started_ms.is_some() {
+                    JobState::Running
+                } else {
+                    JobState::Queued
+                };
+            }
+        }
+        if job.state.is_final() && state != job.state {
+            // Finished now rather than before: record why, with the summary.
+            let op = job.state_op();
+            self.outbox.push(op);
+        } else if job.state.is_final() && finished_ms.is_some() {
+            // A finished job journaled before summaries were kept: keep one now.
+            let op = job.state_op();
+            self.outbox.push(op);
+        }
+    }
+
+    /// Checks that `job_id` is a failed job, which [`Jobs::resume`] can
+    /// take once its units are read back from the journal.
+    pub fn check_resumable(&self, job_id: &str) -> Result<(), JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        if job.state != JobState::Failed {
+            return Err(JobError::NotFailed {
+                id: job_id.to_owned(),
+                state: job.state,
+            });
+        }
+        Ok(())
+    }
+
+    /// Queues a failed job's open units again, keeping every accepted
+    /// count; a unit that found no majority is counted afresh. `restored`
+    /// is the job as the journal holds it.
+    pub fn resume(&mut self, job_id: &str, restored: RestoredJob) -> Result<JobView, JobError> {
+        self.check_resumable(job_id)?;
+        self.rebuild_open(job_id, restored)
+    }
+
+    /// Counts some of a job's units again: `restored` is the job as the
+    /// journal holds it once their counts went ([`Op::Reopen`]). A done
+    /// job runs again; a cancelled one is left alone.
+    pub fn reopen(&mut self, job_id: &str, restored: RestoredJob) -> Result<JobView, JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        if job.state == JobState::Cancelled {
+            return Ok(job.view());
+        }
+        self.rebuild_open(job_id, restored)
+    }
+
+    fn rebuild_open(&mut self, job_id: &str, mut restored: RestoredJob) -> Result<JobView, JobError> {
+        if !restored.damage.is_empty() {
+            return Err(JobError::CannotResume {
+                id: job_id.to_owned(),
+                reason: format!(
+                    "the journal's copy of {} failed its checksum",
+                    restored.damage.join(", ")
+                ),
+            });
+        }
+        // Votes that found no majority are dropped: counted afresh.
+        let mut per_unit: HashMap<u64, usize> = HashMap::new();
+        for vote in &restored.votes {
+            *per_unit.entry(vote.unit_id).or_default() += 1;
+        }
+        let stuck: Vec<u64> = per_unit
+            .into_iter()
+            .filter(|&(_, n)| n >= MAX_VOTES as usize)
+            .map(|(u, _)| u)
+            .collect();
+        for &unit_id in &stuck {
+            self.outbox.push(Op::ClearVotes {
+                job_id: job_id.to_owned(),
+                unit_id,
+            });
+        }
+        restored.votes.retain(|v| !stuck.contains(&v.unit_id));
+        let (released, started_ms, disagreements) = {
+            let old = &self.jobs[job_id];
+            (old.released, old.started_ms, old.disagreements.clone())
+        };
+        let mut job = Job::new(job_id.to_owned(), restored.spec, restored.plan);
+        job.released = released;
+        job.started_ms = started_ms;
+        job.disagreements = disagreements;
+        for (unit_id, leaves) in restored.results {
+            if job.is_open(unit_id) && !job.decided(unit_id, leaves) {
+                break;
+            }
+        }
+        let quorum = job.spec.quorum();
+        for vote in restored.votes {
+            job.with_unit(vote.unit_id, |unit| {
+                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum)
+            });
+        }
+        if !job.state.is_final() {
+            job.state = JobState::Running;
+            if job.summary.done == job.units_total {
+                job.finish(JobState::Done, None);
+            }
+        }
+        self.outbox.push(job.state_op());
+        let view = job.view();
+        self.jobs.insert(job_id.to_owned(), job);
+        Ok(view)
+    }
+}

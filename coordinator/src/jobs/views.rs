@@ -1,0 +1,164 @@
+//! What clients and metrics see of the jobs: a job's view, pages of jobs
+//! and disagreements, totals, and divide tables.
+
+use perft_core::Leaves;
+
+use super::job::Job;
+use super::{Disagreement, JobError, JobSpec, JobState, Jobs, not_found};
+
+/// A job's state as clients see it.
+#[derive(Clone, Debug)]
+pub struct JobView {
+    pub id: String,
+    pub spec: JobSpec,
+    pub split_depth: u32,
+    pub state: JobState,
+    pub error: Option<String>,
+    pub units_total: u64,
+    pub units_done: u64,
+    pub units_released: u64,
+    /// Units waiting for a lease, and units some worker holds.
+    pub units_queued: u64,
+    pub units_leased: u64,
+    pub leaves_done: u128,
+    pub seconds: f64,
+    /// How many units had workers sending different counts.
+    pub disagreements: u64,
+    /// The part of the expected work done, 0 to 1 (units weighed by their
+    /// estimated size).
+    pub work_done: f64,
+}
+
+/// Totals over all jobs, for metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobsStats {
+    /// Jobs queued, running, done, failed, cancelled.
+    pub jobs: [u64; 5],
+    /// Units of unfinished jobs waiting for a lease.
+    pub units_queued: u64,
+    /// Units of unfinished jobs some worker holds.
+    pub units_leased: u64,
+    /// Units decided, over all jobs.
+    pub units_done: u64,
+    /// Leases that ran out or were handed back, over all jobs.
+    pub units_released: u64,
+    /// Leaves counted so far, over all jobs.
+    pub leaves_done: u128,
+}
+
+/// One first move's line of a divide table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DivideLine {
+    pub first_move: String,
+    pub leaves: Leaves,
+    /// Units below the move, and how many are decided.
+    pub units_total: u64,
+    pub units_done: u64,
+}
+
+/// A job's divide table so far.
+#[derive(Clone, Debug)]
+pub struct DivideView {
+    pub job: JobView,
+    pub moves: Vec<DivideLine>,
+    pub total: Leaves,
+}
+
+impl Jobs {
+    pub fn view(&self, job_id: &str) -> Result<JobView, JobError> {
+        self.jobs
+            .get(job_id)
+            .map(Job::view)
+            .ok_or_else(|| not_found(job_id))
+    }
+
+    /// Up to `limit` jobs in submission order, from place `start`; and the
+    /// place of the next page, if any.
+    pub fn list(&self, start: usize, limit: usize) -> (Vec<JobView>, Option<usize>) {
+        let end = start.saturating_add(limit).min(self.order.len());
+        let views = self
+            .order
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|id| self.jobs[id].view())
+            .collect();
+        (views, (end < self.order.len()).then_some(end))
+    }
+
+    /// Up to `limit` of a job's disagreements from `start`, and the place of
+    /// the next page.
+    pub fn disagreements(
+        &self,
+        job_id: &str,
+        start: usize,
+        limit: usize,
+    ) -> Result<(Vec<Disagreement>, Option<usize>), JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        let all = &job.disagreements;
+        let end = start.saturating_add(limit).min(all.len());
+        let page = all.get(start..end).unwrap_or_default().to_vec();
+        Ok((page, (end < all.len()).then_some(end)))
+    }
+
+    /// Totals for metrics: one step per job, none per unit.
+    pub fn stats(&self) -> JobsStats {
+        let mut stats = JobsStats::default();
+        for job in self.jobs.values() {
+            let slot = match job.state {
+                JobState::Queued => 0,
+                JobState::Running => 1,
+                JobState::Done => 2,
+                JobState::Failed => 3,
+                JobState::Cancelled => 4,
+            };
+            stats.jobs[slot] += 1;
+            if !job.state.is_final() {
+                stats.units_queued += job.units_queued();
+                stats.units_leased += job.units_leased();
+            }
+            stats.units_done += job.summary.done;
+            stats.units_released += job.released;
+            stats.leaves_done = stats.leaves_done.saturating_add(job.view().leaves_done);
+        }
+        stats
+    }
+
+    /// The divide table from the units decided so far.
+    pub fn divide(&self, job_id: &str) -> Result<DivideView, JobError> {
+        let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
+        // A sum past u128 already failed the job; show it saturated.
+        let per_move = job
+            .per_move()
+            .unwrap_or_else(|| vec![Leaves::full(u128::MAX); job.first_moves.len()]);
+        let total = match job.root_leaves {
+            Some(root) => root,
+            None => per_move
+                .iter()
+                .try_fold(Leaves::ZERO, |sum, &l| sum.checked_add(l))
+                .unwrap_or(Leaves::full(u128::MAX)),
+        };
+        let moves = job
+            .first_moves
+            .iter()
+            .zip(per_move)
+            .enumerate()
+            .map(|(i, (mv, leaves))| DivideLine {
+                first_move: mv.clone(),
+                leaves,
+                units_total: job.summary.move_units.get(i).copied().unwrap_or(0),
+                units_done: job.summary.move_done.get(i).copied().unwrap_or(0),
+            })
+            .collect();
+        Ok(DivideView {
+            job: job.view(),
+            moves,
+            total,
+        })
+    }
+
+    /// Heap bytes of the open jobs' units, for memory figures and tests.
+    pub fn unit_bytes(&self) -> usize {
+        self.jobs.values().map(Job::unit_bytes).sum()
+    }
+}

@@ -1,0 +1,157 @@
+//! How each change is written: one [`Op`] as SQL statements inside the
+//! transaction that holds it.
+
+use rusqlite::params;
+
+use super::codec::{leaves_blob, leaves_list_blob, summary_blob};
+use super::{participants, restore};
+use crate::jobs::Op;
+
+pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
+    match op {
+        Op::Submit {
+            id,
+            spec,
+            plan,
+            units_total,
+        } => {
+            // Jobs are ordered as their submits commit.
+            tx.execute(
+                "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
+                                   first_moves, settled, root_leaves, checksum, state, units_total, owner)
+                 VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                         ?11, 'planning', ?12, ?13)",
+                params![
+                    id,
+                    spec.game.name(),
+                    spec.position,
+                    spec.depth,
+                    spec.verify,
+                    plan.split_depth,
+                    plan.remaining_depth,
+                    plan.first_moves.join("\n"),
+                    leaves_list_blob(&plan.settled),
+                    plan.root_leaves.map(leaves_blob),
+                    restore::job_checksum(id, spec, plan),
+                    *units_total as i64,
+                    spec.owner,
+                ],
+            )?;
+        }
+        Op::Units {
+            job_id,
+            chunk,
+            first_unit,
+            blob,
+        } => {
+            let sum = restore::chunk_checksum(job_id, *chunk, *first_unit, blob);
+            tx.prepare_cached(
+                "INSERT INTO unit_chunks (job_id, chunk, first_unit, units, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![job_id, *chunk as i64, *first_unit as i64, blob, sum])?;
+        }
+        Op::Planned { job_id } => {
+            tx.prepare_cached("UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'planning'")?
+                .execute(params![job_id])?;
+        }
+        Op::Result {
+            job_id,
+            unit_id,
+            leaves,
+            machines,
+        } => {
+            let blob = leaves_blob(*leaves);
+            let sum = restore::count_checksum(job_id, *unit_id, machines, &blob);
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![job_id, *unit_id as i64, blob, machines, sum])?;
+            tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
+                .execute(params![job_id, *unit_id as i64])?;
+        }
+        Op::Vote {
+            job_id,
+            unit_id,
+            voter,
+            label,
+            leaves,
+        } => {
+            let blob = leaves_blob(*leaves);
+            let sum = restore::count_checksum(job_id, *unit_id, voter, &blob);
+            tx.prepare_cached(
+                "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![job_id, *unit_id as i64, voter, label, blob, sum])?;
+        }
+        Op::ClearVotes { job_id, unit_id } => {
+            tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
+                .execute(params![job_id, *unit_id as i64])?;
+        }
+        Op::Disagreement {
+            job_id,
+            disagreement: d,
+        } => {
+            let votes = restore::votes_text(&d.votes);
+            let decided = d.decided.map(leaves_blob);
+            let sum = restore::disagreement_checksum(
+                job_id,
+                d.unit_id,
+                &votes,
+                decided.as_deref().unwrap_or_default(),
+            );
+            tx.prepare_cached(
+                "INSERT INTO disagreements (job_id, unit_id, position, votes, decided, checksum)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![job_id, d.unit_id as i64, d.position, votes, decided, sum])?;
+        }
+        Op::JobState {
+            job_id,
+            state,
+            error,
+            started_ms,
+            finished_ms,
+            released,
+            summary,
+        } => {
+            let summary = summary.as_ref().map(summary_blob);
+            let summary_sum = summary.as_deref().map(|b| restore::summary_checksum(job_id, b));
+            tx.prepare_cached(
+                "UPDATE jobs SET state = ?2, error = ?3, started_ms = ?4, finished_ms = ?5, released = ?6,
+                                 summary = ?7, summary_checksum = ?8 WHERE id = ?1",
+            )?
+            .execute(params![
+                job_id,
+                state.name(),
+                error,
+                started_ms.map(|v| v as i64),
+                finished_ms.map(|v| v as i64),
+                *released as i64,
+                summary,
+                summary_sum
+            ])?;
+        }
+        Op::Participant(p) => participants::store(tx, p)?,
+        Op::Credit { participant, delta } => participants::add_credit(tx, participant, delta)?,
+        Op::DropVotesOf { voter } => {
+            tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?
+                .execute([voter])?;
+        }
+        Op::Reopen { job_id, unit_ids } => participants::reopen(tx, job_id, unit_ids)?,
+        Op::DropPlan { job_id } => drop_plan(tx, job_id)?,
+        Op::DeleteJob { job_id } => {
+            drop_plan(tx, job_id)?;
+            tx.execute("DELETE FROM disagreements WHERE job_id = ?1", params![job_id])?;
+            tx.execute("DELETE FROM jobs WHERE id = ?1", params![job_id])?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes a job's units, counts and votes.
+fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &str) -> rusqlite::Result<()> {
+    for table in ["unit_chunks", "results", "votes"] {
+        tx.execute(&format!("DELETE FROM {table} WHERE job_id = ?1"), params![job_id])?;
+    }
+    Ok(())
+}
