@@ -126,7 +126,8 @@ impl ClientApi {
     async fn journal_plan(&self, id: &str, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
         for op in crate::journal::plan_ops(id, spec, planned) {
             self.0.writable()?;
-            self.0.durable(self.0.journal.send(vec![op])).await?;
+            let commit = self.0.scheduler.write(vec![op]).await?;
+            self.0.durable(commit).await?;
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 use tonic::Status;
 
-use crate::jobs::Jobs;
+use crate::jobs::{Jobs, Op};
 use crate::journal::{Commit, Journal};
 
 /// Most tasks run before their changes go to the journal together.
@@ -80,6 +80,20 @@ impl Scheduler {
         reply.await.map_err(|_| stopped())
     }
 
+    /// Journals `ops` from the loop, in order with every other change: a
+    /// plan's chunk, one call (and one transaction) each, so the reports
+    /// between chunks are not held back by a whole plan.
+    pub(crate) async fn write(&self, ops: Vec<Op>) -> Result<Commit, Status> {
+        let ((), commit) = self
+            .change(move |jobs| {
+                for op in ops {
+                    jobs.record(op);
+                }
+            })
+            .await?;
+        Ok(commit)
+    }
+
     /// Reads the jobs; the commit is a barrier that resolves once what was
     /// read is durable.
     pub(crate) async fn read<R, F>(&self, read: F) -> Result<(R, Commit), Status>
@@ -103,6 +117,13 @@ impl Scheduler {
         })))?;
         reply.await.map_err(|_| stopped())
     }
+}
+
+/// From a task run alone ([`Scheduler::exclusive`]): hands the changes it
+/// made so far to the journal now, so a read of the journal after this
+/// sees them. The loop stays the journal's one writer.
+pub(crate) fn write_now(jobs: &mut Jobs, journal: &Journal) -> Commit {
+    journal.send(jobs.take_ops())
 }
 
 impl Drop for Scheduler {

@@ -223,7 +223,8 @@ impl Jobs {
         self.outbox.len() + usize::from(self.ledger.has_pending())
     }
 
-    /// Records a change that is not a job's (a participant's row).
+    /// Records a change that is not a job's state: a participant's row, a
+    /// plan's chunk, units to count again.
     pub fn record(&mut self, op: Op) {
         self.outbox.push(op);
     }

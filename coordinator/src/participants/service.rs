@@ -79,10 +79,11 @@ impl Coordinator {
                             continue;
                         }
                         reopened += unit_ids.len() as u64;
-                        commits.push(journal.send(vec![Op::Reopen {
+                        jobs.record(Op::Reopen {
                             job_id: job_id.clone(),
                             unit_ids,
-                        }]));
+                        });
+                        commits.push(crate::scheduler::write_now(jobs, journal));
                         // Read after the write above: the journal answers in order.
                         let restored = journal.load_job(&job_id)?;
                         if let Err(e) = jobs.reopen(&job_id, restored) {
@@ -201,6 +202,8 @@ pub fn add_offline(
     let opened = crate::journal::Journal::open(data_dir)?;
     let registry = super::Participants::new(opened.participants, &opened.key, None);
     let (stored, secret) = registry.mint(name, role)?;
+    // Offline: no coordinator runs on this data dir, so no scheduler owns
+    // the journal and this is its one writer.
     let commit = opened.journal.send(vec![Op::Participant(stored.clone())]);
     wait_blocking(commit)?;
     Ok((stored, secret))
