@@ -30,7 +30,7 @@ fn state(state: JobState) -> pb::JobState {
 
 pub(crate) fn job_message(view: &JobView) -> pb::Job {
     pb::Job {
-        job_id: view.id.clone(),
+        job_id: view.id.to_string(),
         game: pb::Game::from_kind(view.spec.game).into(),
         position: view.spec.position.clone(),
         depth: view.spec.depth,
@@ -51,7 +51,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
 
 fn disagreement_message(d: &Disagreement) -> pb::Disagreement {
     pb::Disagreement {
-        unit_id: d.unit_id,
+        unit_id: d.unit_id.0,
         position: d.position.clone(),
         votes: d
             .votes

@@ -92,6 +92,70 @@ impl fmt::Display for SessionId {
     }
 }
 
+/// A job's id, as `SubmitJob` hands it out and the journal keys it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId(String);
+
+impl JobId {
+    /// A job id as a caller or the journal gave it.
+    pub fn new(id: impl Into<String>) -> JobId {
+        JobId(id.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A machine's name as its worker declared it: shown on the dashboard and
+/// in metrics, never an identity (that is its participant).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MachineName(String);
+
+impl MachineName {
+    pub fn new(name: impl Into<String>) -> MachineName {
+        MachineName(name.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for MachineName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A unit's place in its job's plan: unit ids of different jobs are never
+/// compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UnitId(pub u64);
+
+impl fmt::Display for UnitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A lease's number: a report or release names the lease it answers, so a
+/// late answer to an expired lease is never taken for the current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Epoch(pub u64);
+
+impl fmt::Display for Epoch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

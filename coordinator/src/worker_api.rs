@@ -14,7 +14,7 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::ids::SessionId;
+use crate::ids::{Epoch, SessionId, UnitId};
 use crate::jobs::{Reported, WorkerRef};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
@@ -233,13 +233,15 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         .units
                         .into_iter()
                         .map(|u| pb::UnitLease {
-                            lease_tag: signer.sign(&job.job_id, u.unit_id, u.epoch, &identity).to_vec(),
-                            unit_id: u.unit_id,
-                            epoch: u.epoch,
+                            lease_tag: signer
+                                .sign(job.job_id.as_str(), u.unit_id.0, u.epoch.0, &identity)
+                                .to_vec(),
+                            unit_id: u.unit_id.0,
+                            epoch: u.epoch.0,
                             position: u.position,
                         })
                         .collect(),
-                    job_id: job.job_id,
+                    job_id: job.job_id.to_string(),
                 })
                 .collect(),
         }))
@@ -266,16 +268,23 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             checked_name("job id", job_id).is_ok() && signer.verify(job_id, unit_id, epoch, &identity, tag)
         };
         let mut refused = 0u32;
-        let results: Vec<(String, u64, Leaves, u64)> = counted
+        let results: Vec<(String, UnitId, Leaves, u64)> = counted
             .into_iter()
             .filter(|(job_id, r, _)| {
                 let ok = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag);
                 refused += u32::from(!ok);
                 ok
             })
-            .map(|(job_id, r, leaves)| (job_id.to_owned(), r.unit_id, leaves, cpu_ms(r.cpu_seconds)))
+            .map(|(job_id, r, leaves)| {
+                (
+                    job_id.to_owned(),
+                    UnitId(r.unit_id),
+                    leaves,
+                    cpu_ms(r.cpu_seconds),
+                )
+            })
             .collect();
-        let released: Vec<(String, u64, u64)> = req
+        let released: Vec<(String, UnitId, Epoch)> = req
             .jobs
             .iter()
             .flat_map(|job| job.released.iter().map(move |u| (job.job_id.as_str(), u)))
@@ -284,7 +293,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 refused += u32::from(!ok);
                 ok
             })
-            .map(|(job_id, u)| (job_id.to_owned(), u.unit_id, u.epoch))
+            .map(|(job_id, u)| (job_id.to_owned(), UnitId(u.unit_id), Epoch(u.epoch)))
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));

@@ -18,7 +18,7 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
     for group in jobs.lease(WorkerRef::named(worker), max, None) {
         for unit in &group.units {
             jobs.report(
-                &group.job_id,
+                group.job_id.as_str(),
                 unit.unit_id,
                 count(&unit.position, group.depth),
                 0,

@@ -68,7 +68,7 @@ pub(super) struct JobJson {
 fn job_json(dash: &Dash, view: &JobView) -> JobJson {
     let rate = dash.rates.job_rate(view);
     JobJson {
-        id: view.id.clone(),
+        id: view.id.to_string(),
         game: view.spec.game.name(),
         position: view.spec.position.clone(),
         depth: view.spec.depth,
@@ -263,7 +263,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             .disagreements
             .iter()
             .map(|d| DisagreementJson {
-                unit_id: d.unit_id,
+                unit_id: d.unit_id.0,
                 position: d.position.clone(),
                 votes: d
                     .votes

@@ -107,7 +107,7 @@ impl Rates {
         for view in views {
             // A job finished before it was ever sampled needs no samples:
             // its rate is its average.
-            let sampled = jobs.get(&view.id).map(|s| s.finished);
+            let sampled = jobs.get(view.id.as_str()).map(|s| s.finished);
             // A job resumed after it failed runs again: sample it again.
             let wanted = match sampled {
                 None => view.state == JobState::Running,
@@ -116,7 +116,7 @@ impl Rates {
             if !wanted {
                 continue;
             }
-            let samples = jobs.entry(view.id.clone()).or_insert_with(|| JobSamples {
+            let samples = jobs.entry(view.id.to_string()).or_insert_with(|| JobSamples {
                 samples: VecDeque::new(),
                 spacing_ms: 1000,
                 finished: false,
@@ -168,7 +168,7 @@ impl Rates {
             };
         }
         let jobs = lock(&self.jobs);
-        let samples = jobs.get(&view.id).map(|s| &s.samples);
+        let samples = jobs.get(view.id.as_str()).map(|s| &s.samples);
         let last = samples.and_then(|s| s.back().copied());
         let since = |window_ms: u64| {
             let last = last?;

@@ -10,6 +10,7 @@ use perft_core::Leaves;
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView, unix_ms};
 use crate::columns::{Bits, UnitColumns};
+use crate::ids::JobId;
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
 
@@ -347,7 +348,7 @@ impl Job {
             (self.summary.work_done / self.summary.work_total).clamp(0.0, 1.0)
         };
         JobView {
-            id: self.id.clone(),
+            id: JobId::new(self.id.clone()),
             spec: self.spec.clone(),
             split_depth: self.split_depth,
             state: self.state,

@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use crate::ids::{Epoch, JobId, UnitId};
+
 use super::{JobState, Jobs, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, WorkerRef, unix_ms};
 
 /// The leases of one worker session.
@@ -56,8 +58,8 @@ impl Jobs {
                     .units
                     .insert((id.clone(), unit_id));
                 units.push(LeasedUnit {
-                    unit_id,
-                    epoch,
+                    unit_id: UnitId(unit_id),
+                    epoch: Epoch(epoch),
                     position: job.position(unit_id).unwrap_or_default().to_vec(),
                 });
                 handed += 1;
@@ -66,7 +68,7 @@ impl Jobs {
             }
             if !units.is_empty() {
                 out.push(LeasedJob {
-                    job_id: id.clone(),
+                    job_id: JobId::new(id.clone()),
                     game: job.spec.game,
                     depth: job.remaining_depth,
                     units,
@@ -78,7 +80,8 @@ impl Jobs {
 
     /// Puts a leased unit back in the queue: `worker` gave back its lease
     /// of `epoch`. False when it held no such lease.
-    pub fn release(&mut self, job_id: &str, unit_id: u64, epoch: u64, worker: WorkerRef<'_>) -> bool {
+    pub fn release(&mut self, job_id: &str, unit_id: UnitId, epoch: Epoch, worker: WorkerRef<'_>) -> bool {
+        let (UnitId(unit_id), Epoch(epoch)) = (unit_id, epoch);
         let Some(job) = self.jobs.get_mut(job_id) else {
             return false;
         };

@@ -24,6 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use perft_core::{GameKind, Leaves};
 
+use crate::ids::{Epoch, JobId, UnitId};
 use crate::planning::PlannedJob;
 use job::Job;
 pub use job::Summary;
@@ -115,7 +116,7 @@ impl<'a> WorkerRef<'a> {
 /// A unit whose workers sent different counts, and what was decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Disagreement {
-    pub unit_id: u64,
+    pub unit_id: UnitId,
     pub position: String,
     /// Every count received, in order.
     pub votes: Vec<Vote>,
@@ -126,8 +127,8 @@ pub struct Disagreement {
 /// A unit handed to a worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeasedUnit {
-    pub unit_id: u64,
-    pub epoch: u64,
+    pub unit_id: UnitId,
+    pub epoch: Epoch,
     /// The game's packed position.
     pub position: Vec<u8>,
 }
@@ -135,7 +136,7 @@ pub struct LeasedUnit {
 /// Units of one job handed to a worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeasedJob {
-    pub job_id: String,
+    pub job_id: JobId,
     pub game: GameKind,
     pub depth: u32,
     pub units: Vec<LeasedUnit>,

@@ -6,6 +6,7 @@ use perft_core::Leaves;
 
 use super::unit::VoteOutcome;
 use super::{Credit, Disagreement, JobState, Jobs, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op, WorkerRef};
+use crate::ids::UnitId;
 
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,11 +46,12 @@ impl Jobs {
     pub fn report(
         &mut self,
         job_id: &str,
-        unit_id: u64,
+        unit_id: UnitId,
         leaves: Leaves,
         cpu_ms: u64,
         worker: WorkerRef<'_>,
     ) -> Reported {
+        let UnitId(unit_id) = unit_id;
         if let Some(holder) = self.holders.get_mut(worker.session) {
             holder.units.remove(&(job_id.to_owned(), unit_id));
         }
@@ -113,7 +115,7 @@ impl Jobs {
                 });
                 if votes.iter().any(|v| v.leaves != leaves) {
                     let disagreement = Disagreement {
-                        unit_id,
+                        unit_id: UnitId(unit_id),
                         position: job.shown_position(unit_id),
                         votes,
                         decided: Some(leaves),
@@ -135,7 +137,7 @@ impl Jobs {
             VoteOutcome::NoMajority { votes } => {
                 self.outbox.push(vote_op());
                 let disagreement = Disagreement {
-                    unit_id,
+                    unit_id: UnitId(unit_id),
                     position: job.shown_position(unit_id),
                     votes,
                     decided: None,
@@ -165,5 +167,5 @@ fn tracing_disagreement(job_id: &str, d: &Disagreement) {
         .iter()
         .map(|v| format!("{}={}", v.worker, v.leaves.leaves))
         .collect();
-    tracing::warn!(job = job_id, unit = d.unit_id, position = %d.position, votes = %votes.join(" "), "workers disagree");
+    tracing::warn!(job = job_id, unit = d.unit_id.0, position = %d.position, votes = %votes.join(" "), "workers disagree");
 }

@@ -8,8 +8,8 @@ use perft_core::{Checkers, Game};
 #[derive(Debug)]
 struct Flat {
     job_id: String,
-    unit_id: u64,
-    epoch: u64,
+    unit_id: UnitId,
+    epoch: Epoch,
     position: Vec<u8>,
     depth: u32,
 }
@@ -19,7 +19,7 @@ fn lease(jobs: &mut Jobs, worker: WorkerRef<'_>, max: usize) -> Vec<Flat> {
         .into_iter()
         .flat_map(|group| {
             group.units.into_iter().map(move |u| Flat {
-                job_id: group.job_id.clone(),
+                job_id: group.job_id.to_string(),
                 unit_id: u.unit_id,
                 epoch: u.epoch,
                 position: u.position,
@@ -133,11 +133,11 @@ fn duplicate_and_late_results_are_counted_once() {
             .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
     );
     assert_eq!(
-        jobs.report("nope", 0, Leaves::ZERO, 0, WorkerRef::named("w")),
+        jobs.report("nope", UnitId(0), Leaves::ZERO, 0, WorkerRef::named("w")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report("j", 1 << 40, Leaves::ZERO, 0, WorkerRef::named("w")),
+        jobs.report("j", UnitId(1 << 40), Leaves::ZERO, 0, WorkerRef::named("w")),
         Reported::Ignored
     );
 }
@@ -164,7 +164,12 @@ fn lost_sessions_lose_their_leases_and_released_units_return() {
         "expired units come back first"
     );
     assert!(
-        !jobs.release("j", again[0].unit_id, again[0].epoch + 100, WorkerRef::named("w")),
+        !jobs.release(
+            "j",
+            again[0].unit_id,
+            Epoch(again[0].epoch.0 + 100),
+            WorkerRef::named("w")
+        ),
         "another epoch releases nothing"
     );
     assert!(jobs.release("j", again[0].unit_id, again[0].epoch, WorkerRef::named("w")));
@@ -180,8 +185,8 @@ fn units_go_out_in_plan_order_and_counters_follow() {
     jobs.submit("j".into(), spec, planned);
     let a = lease(&mut jobs, WorkerRef::named("a"), 5);
     let b = lease(&mut jobs, WorkerRef::named("b"), 5);
-    assert_eq!(a.iter().map(|u| u.unit_id).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
-    assert_eq!(b.iter().map(|u| u.unit_id).collect::<Vec<_>>(), [5, 6, 7, 8, 9]);
+    assert_eq!(a.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+    assert_eq!(b.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [5, 6, 7, 8, 9]);
     let view = jobs.view("j").unwrap();
     assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
     for unit in &a {

@@ -5,11 +5,12 @@ use perft_core::Leaves;
 
 use super::job::Job;
 use super::{Disagreement, JobError, JobSpec, JobState, Jobs, not_found};
+use crate::ids::JobId;
 
 /// A job's state as clients see it.
 #[derive(Clone, Debug)]
 pub struct JobView {
-    pub id: String,
+    pub id: JobId,
     pub spec: JobSpec,
     pub split_depth: u32,
     pub state: JobState,

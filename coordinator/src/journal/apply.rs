@@ -95,7 +95,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             let decided = d.decided.map(leaves_blob);
             let sum = restore::disagreement_checksum(
                 job_id,
-                d.unit_id,
+                d.unit_id.0,
                 &votes,
                 decided.as_deref().unwrap_or_default(),
             );
@@ -103,7 +103,14 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                 "INSERT INTO disagreements (job_id, unit_id, position, votes, decided, checksum)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![job_id, d.unit_id as i64, d.position, votes, decided, sum])?;
+            .execute(params![
+                job_id,
+                d.unit_id.0 as i64,
+                d.position,
+                votes,
+                decided,
+                sum
+            ])?;
         }
         Op::JobState {
             job_id,

@@ -12,6 +12,7 @@ use rusqlite::Connection;
 use super::JournalError;
 use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
 use crate::columns::UnitColumns;
+use crate::ids::UnitId;
 use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
@@ -368,7 +369,7 @@ fn restore_counts(
             continue;
         }
         job.disagreements.push(Disagreement {
-            unit_id,
+            unit_id: UnitId(unit_id),
             position: row.get(1).map_err(sql)?,
             votes: parsed.unwrap_or_default(),
             decided: decided_count.flatten(),
