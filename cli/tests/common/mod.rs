@@ -54,9 +54,11 @@ pub fn try_serve_with(
     configure(&mut command);
     let mut server = Running(command.spawn().expect("perft serve starts"));
     let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .ok()?;
+    let mut stdout = BufReader::new(server.0.stdout.take().unwrap());
+    stdout.read_line(&mut line).ok()?;
+    // Keep reading what it prints later (a dashboard's address): a pipe
+    // closed under it would make the coordinator exit on its next line.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     let address = line.trim().strip_prefix("listening on ")?.to_owned();
     Some((server, address))
 }
