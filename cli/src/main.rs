@@ -3,6 +3,7 @@
 #[macro_use]
 mod output;
 mod args;
+mod audit;
 mod bench;
 mod client;
 mod cluster;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Command::Cancel(args) => client::cancel(&args),
         Command::Resume(args) => client::resume(&args),
         Command::Verify(args) => verify::verify(&args),
+        Command::Audit(args) => audit::audit(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Completions(args) => docs::completions(&args),
