@@ -55,6 +55,9 @@ pub enum Command {
     /// Check a certificate: re-plan, re-sum, and recount a random sample
     /// of its units (exit 1 on a mismatch, 2 on a bad file).
     Audit(AuditArgs),
+    /// Predict a perft's leaves, CPU time and journal size before running
+    /// it, from a random sample of its units timed on this machine.
+    Estimate(EstimateArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
@@ -464,6 +467,44 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
             perft_core::shown(text)
         )),
     }
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// The game.
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
+    /// Plies to count.
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// The root position (default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Plies expanded into units (default: the deepest level of at most
+    /// 200,000 units, at least 2 plies above the depth).
+    #[arg(long)]
+    pub split_depth: Option<u32>,
+    /// Reversi's counting convention (default: bik).
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
+    /// Units counted for the leaf estimate (below the split frontier, each
+    /// unit's subtree estimated by random paths).
+    #[arg(long, default_value_t = 2000)]
+    pub sample: usize,
+    /// Random paths per sampled unit.
+    #[arg(long, default_value_t = 64)]
+    pub paths: usize,
+    /// Seconds spent timing exact counts of sampled units.
+    #[arg(long, default_value_t = 3.0)]
+    pub time_budget: f64,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format (text or json).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod client;
 mod cluster;
 mod docs;
 mod error;
+mod estimate;
 mod loadgen;
 mod progress;
 mod report;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         Command::Resume(args) => client::resume(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Audit(args) => audit::audit(&args),
+        Command::Estimate(args) => estimate::estimate(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Completions(args) => docs::completions(&args),
