@@ -39,7 +39,7 @@ const TIMED_RUN: usize = 64;
 const JOURNAL_BYTES_PER_UNIT: u64 = 160;
 /// Bytes a unit costs in a certificate, compressed (measured: see
 /// BENCHMARKS.md).
-const CERTIFICATE_BYTES_PER_UNIT: u64 = 30;
+const CERTIFICATE_BYTES_PER_UNIT: u64 = 10;
 
 /// A value with its 99% interval.
 #[derive(Debug, Clone, Copy, Serialize)]
