@@ -1,7 +1,7 @@
 //! Command-line arguments of every `perft` subcommand.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use perft_core::GameKind;
+use perft_core::{Convention, GameKind};
 
 /// Deep Perft: exact perft and divide counts for Reversi, checkers and chess.
 #[derive(Debug, Parser)]
@@ -55,6 +55,12 @@ pub enum Command {
     Delete(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
+    /// Check a certificate: re-plan, re-sum, and recount a random sample
+    /// of its units (exit 1 on a mismatch, 2 on a bad file).
+    Audit(AuditArgs),
+    /// Predict a perft's leaves, CPU time and journal size before running
+    /// it, from a random sample of its units timed on this machine.
+    Estimate(EstimateArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
@@ -123,6 +129,18 @@ impl clap::builder::TypedValueParser for GameParser {
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(Self::values()))
     }
+}
+
+/// Parses `--convention` (`bik` or `oeis`), listing each with its rule.
+fn convention_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        Convention::ALL.map(|c| clap::builder::PossibleValue::new(c.name()).help(c.about())),
+    )
+}
+
+/// [`convention_values`] mapped to the [`Convention`].
+pub fn convention_parser() -> impl clap::builder::TypedValueParser<Value = Convention> {
+    clap::builder::TypedValueParser::try_map(convention_values(), |name| name.parse::<Convention>())
 }
 
 /// How a result is printed.
@@ -199,9 +217,20 @@ pub struct RunArgs {
     /// notation (`--moves e2e4 e7e5`).
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     pub moves: Vec<String>,
+    /// Reversi's counting convention (default: bik); refused for other games.
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Write the certificate of the count to FILE: every unit of the plan
+    /// with its count ("local" decided it), the divide table, the total
+    /// and the Merkle root (`perft audit FILE` checks it).
+    #[arg(long, value_name = "FILE", conflicts_with = "raw")]
+    pub certificate: Option<std::path::PathBuf>,
+    /// Plies expanded into units (default: enough units for the threads).
+    #[arg(long, conflicts_with = "raw")]
+    pub split_depth: Option<u32>,
     /// The bare move generator: one thread, no table, no merging of
     /// transposed or symmetric positions, bulk counting at the last ply.
     /// The mode to compare with other engines' published speeds.
@@ -234,6 +263,9 @@ pub struct BenchArgs {
     /// Only this game's cases.
     #[arg(long, value_parser = GameParser)]
     pub game: Option<GameKind>,
+    /// Only Reversi's cases in this convention (default: both).
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
     /// Threads for the table cases, measured beside one thread (default:
     /// every core). Raw cases always use one thread.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -254,6 +286,8 @@ pub struct BenchArgs {
 pub struct BenchCaseArgs {
     #[arg(long, value_parser = GameParser)]
     pub game: GameKind,
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
     #[arg(long)]
     pub depth: u32,
     /// The bare generator, as `perft run --raw` counts.
@@ -421,6 +455,10 @@ pub struct VerifyArgs {
     pub game: GameKind,
     #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
+    /// Reversi's counting convention (default: bik), compared with its
+    /// own published table; local counts only for now.
+    #[arg(long, value_parser = convention_parser(), conflicts_with = "coordinator")]
+    pub convention: Option<Convention>,
     /// Count on this coordinator's cluster instead of locally.
     #[arg(long)]
     pub coordinator: Option<String>,
@@ -429,6 +467,73 @@ pub struct VerifyArgs {
     /// PEM file of the CA that signed the coordinator's TLS certificate.
     #[arg(long, value_name = "PEM")]
     pub tls_ca: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The certificate file.
+    pub file: std::path::PathBuf,
+    /// Recount this many units, drawn at random.
+    #[arg(long, conflicts_with = "fraction")]
+    pub sample: Option<usize>,
+    /// Recount this share of the units (0 to 1; default 0.01).
+    #[arg(long, value_parser = parse_fraction)]
+    pub fraction: Option<f64>,
+    /// Seed of the draw (default: a fresh random one, printed), so that
+    /// whoever made the certificate cannot know which units are checked.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// Parses a share between 0 and 1.
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!(
+            "'{}' is not a fraction between 0 and 1",
+            perft_core::shown(text)
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// The game.
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
+    /// Plies to count.
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// The root position (default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Plies expanded into units (default: the deepest level of at most
+    /// 200,000 units, at least 2 plies above the depth).
+    #[arg(long)]
+    pub split_depth: Option<u32>,
+    /// Reversi's counting convention (default: bik).
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
+    /// Units counted for the leaf estimate (below the split frontier, each
+    /// unit's subtree estimated by random paths).
+    #[arg(long, default_value_t = 2000)]
+    pub sample: usize,
+    /// Random paths per sampled unit.
+    #[arg(long, default_value_t = 64)]
+    pub paths: usize,
+    /// Seconds spent timing exact counts of sampled units.
+    #[arg(long, default_value_t = 3.0)]
+    pub time_budget: f64,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format (text or json).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -3,11 +3,13 @@
 #[macro_use]
 mod output;
 mod args;
+mod audit;
 mod bench;
 mod client;
 mod cluster;
 mod docs;
 mod error;
+mod estimate;
 mod loadgen;
 mod participants;
 mod progress;
@@ -43,6 +45,8 @@ fn main() -> ExitCode {
         Command::Resume(args) => client::resume(&args),
         Command::Delete(args) => client::delete(&args),
         Command::Verify(args) => verify::verify(&args),
+        Command::Audit(args) => audit::audit(&args),
+        Command::Estimate(args) => estimate::estimate(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Participant(command) => participants::participant(&command),

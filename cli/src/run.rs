@@ -2,7 +2,8 @@
 
 use std::time::Instant;
 
-use perft_core::{Divide, Game, GameVisitor, TranspositionTable, divide, divide_parallel};
+use perft_core::parallel::{UNITS_PER_THREAD, count_units};
+use perft_core::{Divide, Game, GameVisitor, Plan, TableStats, TranspositionTable, divide};
 
 use crate::args::{Format, PerftreeArgs, RunArgs};
 use crate::error::CliError;
@@ -68,11 +69,47 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
     };
     tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting");
     let started = Instant::now();
-    let (result, stats) = divide_parallel(&root, args.depth, threads, table.as_ref())
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let (result, stats) = count_planned(&root, args, threads, table.as_ref())?;
     let seconds = started.elapsed().as_secs_f64();
     let table = table.map(|table| TableReport::new(&table, stats));
     Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+}
+
+/// Plans `root` (to `--split-depth`, or into enough units for the
+/// threads), counts the units and sums the divide; writes the certificate
+/// when `--certificate` asks for one.
+fn count_planned<G: Game>(
+    root: &G,
+    args: &RunArgs,
+    threads: usize,
+    table: Option<&TranspositionTable>,
+) -> Result<(Divide<G::Move>, TableStats), CliError> {
+    if args.depth == 0 {
+        if args.certificate.is_some() {
+            return Err(CliError::Usage(
+                "a certificate needs a depth of at least 1".to_owned(),
+            ));
+        }
+        let divide = Divide {
+            moves: Vec::new(),
+            total: perft_core::Leaves::full(1),
+        };
+        return Ok((divide, TableStats::default()));
+    }
+    let plan = match args.split_depth {
+        Some(split) => Plan::new(*root, args.depth, split),
+        None => Plan::with_min_units(*root, args.depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX),
+    }
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table);
+    if let Some(path) = &args.certificate {
+        let local = [perft_certificate::ParticipantId("local".to_owned())];
+        let cert = perft_certificate::from_plan(args.game, &plan, &counts, &local)
+            .map_err(|e| CliError::Failed(format!("cannot make the certificate: {e}")))?;
+        std::fs::write(path, cert.encode())
+            .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))?;
+    }
+    Ok((plan.divide(&counts), stats))
 }
 
 /// The report of a local count, its divide sorted by notation where the
@@ -96,6 +133,7 @@ fn report<G: Game>(
     }
     Report {
         game: G::NAME,
+        convention: G::CONVENTION,
         reports_higher: G::GAME_OVER_IS_LEAF,
         position: root.to_string(),
         depth,
@@ -129,9 +167,16 @@ impl GameVisitor for Count<'_> {
     }
 }
 
+/// [`Count`] in the game and convention of `args`.
+pub fn count_in(args: &RunArgs) -> Result<Report, CliError> {
+    args.game
+        .dispatch_in(args.convention, Count(args))
+        .map_err(|e| CliError::Usage(e.to_string()))?
+}
+
 /// Counts and prints.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let report = args.game.dispatch(Count(args))?;
+    let report = count_in(args)?;
     report.write(args.format, &mut std::io::stdout().lock())
 }
 
@@ -143,6 +188,9 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         depth: args.depth,
         position: Some(args.fen.clone()),
         moves: vec![args.moves.clone()],
+        convention: None,
+        certificate: None,
+        split_depth: None,
         raw: false,
         format: Format::Text,
         engine: args.engine.clone(),

@@ -341,3 +341,55 @@ fn raw_counts_the_same_on_one_thread_without_table() {
     }
     assert!(refused(&["run", "--game", "reversi", "--depth", "3", "--raw", "--no-hash"]).contains("--raw"));
 }
+
+/// `--convention oeis` counts A124004's terms on `run` (raw and planned)
+/// and `verify` compares with that table; the default is Bik's.
+#[test]
+fn the_oeis_convention_counts_a124004() {
+    for extra in [&[][..], &["--raw"][..]] {
+        let mut args = vec![
+            "run",
+            "--game",
+            "reversi",
+            "--depth",
+            "10",
+            "--format",
+            "json",
+            "--convention",
+            "oeis",
+        ];
+        args.extend_from_slice(extra);
+        let report: serde_json::Value = serde_json::from_str(&stdout(&perft(&args))).unwrap();
+        assert_eq!(report["leaves"], "24571056");
+        assert_eq!(report["convention"], "oeis");
+    }
+    let out = stdout(&perft(&["run", "--game", "reversi", "--depth", "10"]));
+    assert!(
+        out.contains("total: 24571284") && out.contains("convention: bik"),
+        "{out}"
+    );
+    let out = stdout(&perft(&[
+        "verify",
+        "--game",
+        "reversi",
+        "--depth",
+        "11",
+        "--convention",
+        "oeis",
+    ]));
+    assert!(out.contains("match     total: 212258216"), "{out}");
+    let checkers = perft(&[
+        "verify",
+        "--game",
+        "checkers",
+        "--depth",
+        "3",
+        "--convention",
+        "oeis",
+    ]);
+    assert_eq!(checkers.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&checkers.stderr).trim(),
+        "error: checkers has one way of counting: a convention (oeis) applies to reversi only"
+    );
+}

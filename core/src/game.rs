@@ -89,6 +89,14 @@ pub trait Game:
     /// as "higher"; one ply above, its final pass reaches full depth, so it
     /// is a full-depth leaf.
     const GAME_OVER_IS_LEAF: bool;
+    /// The counting convention, for games with a choice
+    /// ([`GameKind::conventions`](crate::GameKind::conventions)).
+    const CONVENTION: Option<crate::Convention> = None;
+    /// Added to the depth the table keys an entry by, so that game types
+    /// sharing key words but counting differently (Reversi's two
+    /// conventions) never read each other's entries in one table. The
+    /// tagged depth must stay below 256.
+    const TABLE_DEPTH_TAG: u32 = 0;
     /// The kernels this game counts on, fastest first; the first one the
     /// CPU runs is its default ([`Game::best_kernel`]). x86-64-v4 is listed
     /// only by games with AVX-512 code: for the others its copy of the

@@ -6,6 +6,7 @@
 
 pub mod checkers;
 pub mod chess;
+pub mod convention;
 pub mod count;
 pub mod game;
 pub mod kernel;
@@ -20,6 +21,7 @@ pub mod table;
 
 pub use checkers::Checkers;
 pub use chess::Chess;
+pub use convention::{Convention, ConventionRefused, UnknownConvention};
 pub use count::Leaves;
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
@@ -27,6 +29,6 @@ pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
 pub use parallel::divide_parallel;
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
-pub use reversi::Reversi;
+pub use reversi::{Reversi, ReversiOeis};
 pub use shown::shown;
 pub use table::TranspositionTable;
