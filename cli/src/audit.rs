@@ -238,7 +238,7 @@ impl GameVisitor for Audit<'_> {
                 Err(e) => problems.push(format!("unit {i}: {e}")),
             }
         }
-        let table = match args.engine.table_bytes() {
+        let table = match args.engine.table_bytes_or(1 << 30) {
             None => None,
             Some(bytes) => Some(
                 TranspositionTable::for_game::<G>(bytes)

@@ -264,15 +264,8 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
     let leaves = if args.raw {
         crate::run::count_raw(&root, args.depth).total
     } else {
-        let table = match args.engine.table_bytes() {
-            Some(bytes) => Some(
-                perft_core::TranspositionTable::for_game::<G>(bytes)
-                    .ok_or_else(|| CliError::Usage("table too small".to_owned()))?,
-            ),
-            None => None,
-        };
-        perft_core::divide_parallel(&root, args.depth, args.engine.threads(), table.as_ref())
-            .map_err(|e| CliError::Usage(e.to_string()))?
+        let threads = args.engine.threads();
+        crate::run::count_local(&root, args.depth, threads, args.engine.table())?
             .0
             .total
     };

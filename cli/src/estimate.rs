@@ -243,7 +243,7 @@ impl GameVisitor for Estimate<'_> {
 
         let mut table = args
             .engine
-            .table_bytes()
+            .table_bytes_or(1 << 30)
             .and_then(TranspositionTable::for_game::<G>);
         if let Some(table) = &mut table {
             // Writing every word faults the whole table in now, as a long

@@ -2,10 +2,13 @@
 
 use std::time::Instant;
 
-use perft_core::parallel::{UNITS_PER_THREAD, count_units};
-use perft_core::{Divide, Game, GameVisitor, Plan, TableStats, TranspositionTable, divide};
+use perft_core::parallel::count_units;
+use perft_core::{
+    Divide, Game, GameVisitor, Leaves, Plan, TableStats, TranspositionTable, divide, divide_plan, local_plan,
+    table_size,
+};
 
-use crate::args::{Format, PerftreeArgs, RunArgs};
+use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice, available_memory_bytes};
 use crate::error::CliError;
 use crate::report::{Report, Source, TableReport, peak_memory_bytes};
 
@@ -59,31 +62,19 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
         return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
     }
     let threads = args.engine.threads();
-    let table = match args.engine.table_bytes() {
-        None => None,
-        Some(bytes) => Some(TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
-            CliError::Usage(format!(
-                "a table of {bytes} bytes holds no entry; give at least 64K"
-            ))
-        })?),
-    };
     tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting");
     let started = Instant::now();
-    let (result, stats) = count_planned(&root, args, threads, table.as_ref())?;
+    let (result, stats, table) = count_planned(&root, args, threads)?;
     let seconds = started.elapsed().as_secs_f64();
     let table = table.map(|table| TableReport::new(&table, stats));
     Ok(report(&root, args.depth, &result, seconds, threads, table, false))
 }
 
 /// Plans `root` (to `--split-depth`, or into enough units for the
-/// threads), counts the units and sums the divide; writes the certificate
-/// when `--certificate` asks for one.
-fn count_planned<G: Game>(
-    root: &G,
-    args: &RunArgs,
-    threads: usize,
-    table: Option<&TranspositionTable>,
-) -> Result<(Divide<G::Move>, TableStats), CliError> {
+/// threads), counts the units with the table `--hash` asks for (by default
+/// sized to the plan) and sums the divide; writes the certificate when
+/// `--certificate` asks for one.
+fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<LocalCount<G::Move>, CliError> {
     if args.depth == 0 {
         if args.certificate.is_some() {
             return Err(CliError::Usage(
@@ -92,16 +83,17 @@ fn count_planned<G: Game>(
         }
         let divide = Divide {
             moves: Vec::new(),
-            total: perft_core::Leaves::full(1),
+            total: Leaves::full(1),
         };
-        return Ok((divide, TableStats::default()));
+        return Ok((divide, TableStats::default(), None));
     }
     let plan = match args.split_depth {
         Some(split) => Plan::new(*root, args.depth, split),
-        None => Plan::with_min_units(*root, args.depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX),
+        None => local_plan(root, args.depth, threads),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table);
+    let table = table_for(args.engine.table(), &plan)?;
+    let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table.as_ref());
     if let Some(path) = &args.certificate {
         let local = [perft_certificate::ParticipantId("local".to_owned())];
         let cert = perft_certificate::from_plan(args.game, &plan, &counts, &local)
@@ -109,7 +101,51 @@ fn count_planned<G: Game>(
         std::fs::write(path, cert.encode())
             .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))?;
     }
-    Ok((plan.divide(&counts), stats))
+    Ok((plan.divide(&counts), stats, table))
+}
+
+/// What a local count gives: the divide, the table's statistics and the
+/// table (`None` without one).
+pub type LocalCount<M> = (Divide<M>, TableStats, Option<TranspositionTable>);
+
+/// A local count on `threads` threads: planned, then counted with the table
+/// `choice` asks for, made once the plan is known so that the default size
+/// follows the work. Returns the divide, the table's statistics and the
+/// table (`None` without one, and for depth 0, which counts nothing).
+pub fn count_local<G: Game>(
+    root: &G,
+    depth: u32,
+    threads: usize,
+    choice: TableChoice,
+) -> Result<LocalCount<G::Move>, CliError> {
+    if depth == 0 {
+        let divide = Divide {
+            moves: Vec::new(),
+            total: Leaves::full(1),
+        };
+        return Ok((divide, TableStats::default(), None));
+    }
+    let plan = local_plan(root, depth, threads).map_err(|e| CliError::Usage(e.to_string()))?;
+    let table = table_for(choice, &plan)?;
+    let (divide, stats) = divide_plan(&plan, threads, table.as_ref());
+    Ok((divide, stats, table))
+}
+
+/// The table `choice` asks for; by default sized to the stored positions
+/// `plan` promises, within half the available memory.
+fn table_for<G: Game>(choice: TableChoice, plan: &Plan<G>) -> Result<Option<TranspositionTable>, CliError> {
+    let bytes = match choice {
+        TableChoice::Off => return Ok(None),
+        TableChoice::Bytes(bytes) => bytes,
+        TableChoice::Default => table_size::local_table_bytes(plan, available_memory_bytes()),
+    };
+    let table = TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
+        CliError::Usage(format!(
+            "a table of {bytes} bytes holds no entry; give at least 64K"
+        ))
+    })?;
+    tracing::debug!(bytes, entries = table.entries(), "table");
+    Ok(Some(table))
 }
 
 /// The report of a local count, its divide sorted by notation where the

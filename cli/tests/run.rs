@@ -49,8 +49,8 @@ fn text_output_is_divide_lines_blank_line_total_then_stats() {
     );
     assert!(lines[10].starts_with("threads: "), "{}", lines[10]);
     assert!(
-        lines[11].starts_with("table: 1.0 GiB ("),
-        "default table: {}",
+        lines[11].starts_with("table: 64.0 KiB ("),
+        "default table, the smallest for a count that stores nothing: {}",
         lines[11]
     );
     let out = stdout(&perft(&[
@@ -86,6 +86,36 @@ fn sum_divide(report: &serde_json::Value) -> u128 {
                 .unwrap()
         })
         .sum()
+}
+
+/// The default table follows the work: chess perft(6) planned at ply 2
+/// (400 units, 8902 moves) stores about 400 + 8902 positions at depths 4
+/// and 3, so it gets 2 x 9302 entries of 64 bytes rounded up to 2 MiB (less
+/// the 64 bytes kept for alignment), not a table for perft(14); perft(5)
+/// gets the smallest table; `--hash` overrides.
+#[test]
+fn default_table_is_sized_to_the_count() {
+    for threads in ["1", "2"] {
+        let report = json(&[
+            "run",
+            "--game",
+            "chess",
+            "--depth",
+            "6",
+            "--threads",
+            threads,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(report["leaves"], "119060324");
+        assert_eq!(report["table"]["bytes"], 2_097_088, "{report}");
+    }
+    let report = json(&["run", "--game", "chess", "--depth", "5", "--format", "json"]);
+    assert_eq!(report["table"]["bytes"], 65_472, "{report}");
+    let report = json(&[
+        "run", "--game", "chess", "--depth", "4", "--hash", "1M", "--format", "json",
+    ]);
+    assert_eq!(report["table"]["bytes"], 1_048_512, "{report}");
 }
 
 #[test]

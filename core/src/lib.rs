@@ -18,6 +18,7 @@ pub mod published;
 pub mod reversi;
 pub mod shown;
 pub mod table;
+pub mod table_size;
 
 pub use checkers::Checkers;
 pub use chess::Chess;
@@ -26,7 +27,7 @@ pub use count::Leaves;
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
-pub use parallel::divide_parallel;
+pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
