@@ -93,7 +93,12 @@ fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<Lo
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
     let table = table_for(args.engine.table(), &plan)?;
-    let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table.as_ref());
+    let (counts, stats) = count_units(
+        plan.units().positions(),
+        plan.remaining_depth(),
+        threads,
+        table.as_ref(),
+    );
     if let Some(path) = &args.certificate {
         let local = [perft_certificate::ParticipantId("local".to_owned())];
         let cert = perft_certificate::from_plan(args.game, &plan, &counts, &local)

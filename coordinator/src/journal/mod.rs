@@ -110,8 +110,8 @@ pub enum Op {
     },
     /// A participant's row: new, or revoked.
     Participant(StoredParticipant),
-    /// Added to a participant's credit.
-    Credit { participant: String, delta: Credit },
+    /// A participant's credit as it now stands.
+    Credit { participant: String, total: Credit },
     /// Every undecided vote of a participant is dropped (it was revoked).
     DropVotesOf { voter: String },
     /// Units of a job are counted again: their counts go, and a done job
@@ -417,7 +417,7 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
             ])?;
         }
         Op::Participant(p) => participants::store(tx, p)?,
-        Op::Credit { participant, delta } => participants::add_credit(tx, participant, delta)?,
+        Op::Credit { participant, total } => participants::store_credit(tx, participant, total)?,
         Op::DropVotesOf { voter } => {
             tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?
                 .execute([voter])?;
