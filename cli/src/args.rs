@@ -640,6 +640,10 @@ pub struct ParticipantAddArgs {
     /// printing it.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<std::path::PathBuf>,
+    /// With --secret-file: when the file exists already, do nothing (for
+    /// provisioning steps that run at every start, as in deploy/compose.yaml).
+    #[arg(long, requires = "secret_file")]
+    pub keep_existing: bool,
     #[command(flatten)]
     pub target: ParticipantTarget,
 }
