@@ -16,6 +16,7 @@ pub mod plan;
 pub mod published;
 pub mod reversi;
 pub mod shown;
+pub mod suite;
 pub mod table;
 
 pub use checkers::Checkers;
@@ -29,4 +30,5 @@ pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
 pub use reversi::Reversi;
 pub use shown::shown;
+pub use suite::{SuiteError, SuiteLine, parse_suite};
 pub use table::TranspositionTable;
