@@ -52,6 +52,9 @@ pub enum Command {
     Resume(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
+    /// Count every position of an EPD perft suite (`POSITION ;D1 n ;D2 n`
+    /// lines) and print a table, mismatches first (exit 1 on a mismatch).
+    Suite(SuiteArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
@@ -192,6 +195,10 @@ pub struct RunArgs {
     /// notation (`--moves e2e4 e7e5`).
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     pub moves: Vec<String>,
+    /// Chess: write and read castling as the king taking its rook (`e1h1`),
+    /// as engines do with UCI_Chess960. Chess960 placements use it anyway.
+    #[arg(long)]
+    pub chess960: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -218,6 +225,9 @@ pub struct PerftreeArgs {
     /// The game.
     #[arg(long, value_parser = GameParser, default_value = "chess")]
     pub game: GameKind,
+    /// Chess: castling as the king taking its rook (UCI_Chess960).
+    #[arg(long)]
+    pub chess960: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -398,6 +408,24 @@ pub struct VerifyArgs {
     /// PEM file of the CA that signed the coordinator's TLS certificate.
     #[arg(long, value_name = "PEM")]
     pub tls_ca: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The suite: one `POSITION ;D1 n ;D2 n ...` a line (the position is
+    /// everything before the first `;`); blank and `#` lines are skipped.
+    pub file: std::path::PathBuf,
+    /// The game of every position.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
+    /// Count no depth above this (default: every depth listed).
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Chess: castling as the king taking its rook (UCI_Chess960).
+    #[arg(long)]
+    pub chess960: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

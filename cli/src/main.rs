@@ -12,6 +12,7 @@ mod loadgen;
 mod progress;
 mod report;
 mod run;
+mod suite;
 mod verify;
 
 use std::process::ExitCode;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Command::Cancel(args) => client::cancel(&args),
         Command::Resume(args) => client::resume(&args),
         Command::Verify(args) => verify::verify(&args),
+        Command::Suite(args) => suite::suite(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Completions(args) => docs::completions(&args),

@@ -62,6 +62,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 depth: args.depth,
                 position: None,
                 moves: Vec::new(),
+                chess960: false,
                 raw: false,
                 format: Format::Text,
                 engine: args.engine.clone(),
