@@ -4,9 +4,11 @@
 mod output;
 mod args;
 mod bench;
+mod check;
 mod client;
 mod cluster;
 mod docs;
+mod engine;
 mod error;
 mod loadgen;
 mod progress;
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Resume(args) => client::resume(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Suite(args) => suite::suite(&args),
+        Command::Check(args) => check::check(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Completions(args) => docs::completions(&args),

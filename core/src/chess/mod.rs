@@ -171,6 +171,10 @@ impl Game for Chess {
         }
     }
 
+    fn is_edge_case(&self, mv: ChessMove) -> bool {
+        !matches!(mv.kind(), MoveKind::Normal)
+    }
+
     fn published(depth: u32) -> Option<Published> {
         crate::published::chess_start(depth)
     }
