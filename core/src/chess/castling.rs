@@ -85,25 +85,26 @@ static PATHS: [[Path; 8]; 8] = {
 pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(
     pos: &Chess,
     sink: &mut S,
+    king: Square,
     occupied: u64,
     king_targets: u64,
     isa: I,
 ) {
-    let (us, them, shift) = if WHITE {
-        (Colour::White, Colour::Black, 0)
+    let (them, shift) = if WHITE {
+        (Colour::Black, 0)
     } else {
-        (Colour::Black, Colour::White, 56)
+        (Colour::White, 56)
     };
     let rooks = pos.castling_rooks & (RANK_1 << shift);
-    if rooks == 0 {
-        return;
-    }
-    let king = pos.king(us);
-    let steps = KING[usize::from(king)] & !king_targets & !pos.colours[us.index()];
     for rook in Squares(rooks) {
         let path = &PATHS[usize::from(king & 7)][usize::from(rook & 7)];
+        // Most often something stands in the way: one test and done.
+        if occupied & (path.empty << shift) != 0 {
+            continue;
+        }
         let unattacked = path.unattacked << shift;
-        if occupied & (path.empty << shift) != 0 || unattacked & steps != 0 {
+        let steps = KING[usize::from(king)] & !king_targets & !occupied;
+        if unattacked & steps != 0 {
             continue;
         }
         let without = occupied ^ bit(king) ^ bit(rook);

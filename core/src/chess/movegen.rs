@@ -248,7 +248,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     }
 
     if checkers == 0 {
-        castling::generate::<WHITE, S, I>(pos, sink, occupied, king_targets, isa);
+        castling::generate::<WHITE, S, I>(pos, sink, king, occupied, king_targets, isa);
     }
 }
 
