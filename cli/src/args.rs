@@ -61,6 +61,12 @@ pub enum Command {
     /// Predict a perft's leaves, CPU time and journal size before running
     /// it, from a random sample of its units timed on this machine.
     Estimate(EstimateArgs),
+    /// Count every position of an EPD perft suite (`POSITION ;D1 n ;D2 n`
+    /// lines) and print a table, mismatches first (exit 1 on a mismatch).
+    Suite(SuiteArgs),
+    /// Compare another engine's divides with ours and print the move path
+    /// to where their move lists differ (exit 1 when they differ).
+    Check(CheckArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
@@ -259,6 +265,10 @@ pub struct RunArgs {
     /// Reversi's counting convention (default: bik); refused for other games.
     #[arg(long, value_parser = convention_parser())]
     pub convention: Option<Convention>,
+    /// Chess: write and read castling as the king taking its rook (`e1h1`),
+    /// as engines do with UCI_Chess960. Chess960 placements use it anyway.
+    #[arg(long)]
+    pub chess960: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -293,6 +303,9 @@ pub struct PerftreeArgs {
     /// The game.
     #[arg(long, value_parser = GameParser, default_value = "chess")]
     pub game: GameKind,
+    /// Chess: castling as the king taking its rook (UCI_Chess960).
+    #[arg(long)]
+    pub chess960: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -528,6 +541,24 @@ pub struct AuditArgs {
     pub engine: EngineArgs,
 }
 
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The suite: one `POSITION ;D1 n ;D2 n ...` a line (the position is
+    /// everything before the first `;`); blank and `#` lines are skipped.
+    pub file: std::path::PathBuf,
+    /// The game of every position.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
+    /// Count no depth above this (default: every depth listed).
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Chess: castling as the king taking its rook (UCI_Chess960).
+    #[arg(long)]
+    pub chess960: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
 /// Parses a share between 0 and 1.
 fn parse_fraction(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -575,6 +606,49 @@ pub struct EstimateArgs {
     pub format: Format,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The engine's command line, e.g. `stockfish` (uci) or `./perftree.sh`
+    /// (perftree); quotes are respected.
+    #[arg(long)]
+    pub engine: String,
+    /// How the engine is asked for a divide.
+    #[arg(long, value_enum, default_value_t = crate::engine::Protocol::Perftree)]
+    pub protocol: crate::engine::Protocol,
+    /// The game.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
+    /// The position (default: the start); with --random, where playouts start.
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Moves played from the position first.
+    #[arg(long, num_args = 1.., value_name = "MOVE")]
+    pub moves: Vec<String>,
+    /// Plies of the compared divides (with --suite: the most counted).
+    #[arg(long, default_value_t = 3)]
+    pub depth: u32,
+    /// Check every position of this EPD suite instead.
+    #[arg(long, conflicts_with_all = ["position", "moves", "random"])]
+    pub suite: Option<std::path::PathBuf>,
+    /// Check this many positions of random playouts, biased toward castling,
+    /// en passant, promotions, multi-jumps, crownings and passes.
+    #[arg(long)]
+    pub random: Option<u32>,
+    /// Seed of the random playouts.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Longest random playout, in plies.
+    #[arg(long, default_value_t = 40)]
+    pub plies: u32,
+    /// Chess: castling as the king taking its rook; UCI engines get
+    /// UCI_Chess960.
+    #[arg(long)]
+    pub chess960: bool,
+    /// Also print the positions that agree.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]

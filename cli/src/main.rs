@@ -5,9 +5,11 @@ mod output;
 mod args;
 mod audit;
 mod bench;
+mod check;
 mod client;
 mod cluster;
 mod docs;
+mod engine;
 mod error;
 mod estimate;
 mod loadgen;
@@ -15,6 +17,7 @@ mod participants;
 mod progress;
 mod report;
 mod run;
+mod suite;
 mod verify;
 
 use std::process::ExitCode;
@@ -47,6 +50,8 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::verify(&args),
         Command::Audit(args) => audit::audit(&args),
         Command::Estimate(args) => estimate::estimate(&args),
+        Command::Suite(args) => suite::suite(&args),
+        Command::Check(args) => check::check(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Participant(command) => participants::participant(&command),

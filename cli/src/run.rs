@@ -33,6 +33,24 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
     }
 }
 
+/// `root` with its moves written in Chess960 notation when `chess960`
+/// (castling as the king taking its rook); only chess has one.
+pub fn with_chess960_notation<G: Game>(mut root: G, chess960: bool) -> Result<G, CliError> {
+    if !chess960 {
+        return Ok(root);
+    }
+    match (&mut root as &mut dyn std::any::Any).downcast_mut::<perft_core::Chess>() {
+        Some(chess) => {
+            *chess = chess.with_chess960_notation(true);
+            Ok(root)
+        }
+        None => Err(CliError::Usage(format!(
+            "--chess960 is for chess, not {}",
+            G::NAME
+        ))),
+    }
+}
+
 /// `root` after each of `moves`, each parsed in the position it is played
 /// in; the first illegal one is a usage error naming it.
 pub fn play_moves<G: Game>(mut root: G, moves: &[String]) -> Result<G, CliError> {
@@ -194,6 +212,7 @@ fn report<G: Game>(
 /// `perft run` for game `G`.
 pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let root: G = root_position(args.position.as_deref(), args.depth)?;
+    let root = with_chess960_notation(root, args.chess960)?;
     let root = play_moves(root, &args.moves)?;
     count_from(root, args)
 }
@@ -232,6 +251,7 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         convention: None,
         certificate: None,
         split_depth: None,
+        chess960: args.chess960,
         raw: false,
         format: Format::Text,
         engine: args.engine.clone(),

@@ -70,6 +70,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 convention: args.convention,
                 certificate: None,
                 split_depth: None,
+                chess960: false,
                 raw: false,
                 format: Format::Text,
                 engine: args.engine.clone(),

@@ -313,7 +313,7 @@ fn chess_runs_from_fen_and_moves_and_refuses_bad_fens() {
         ),
         (
             "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
-            "castling right 'K' needs the white king on e1 and a rook on h1",
+            "castling right 'K' needs a white rook on rank 1 on the h-side of its king",
         ),
         (
             "4k3/8/8/8/8/8/8/4K3 x - - 0 1",

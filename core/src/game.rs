@@ -191,6 +191,15 @@ pub trait Game:
     /// `e7e8q`).
     fn format_move(&self, mv: Self::Move) -> String;
 
+    /// Whether `mv` is of a kind move generators most often get wrong
+    /// (chess: castling, en passant, promotions, double pushes; checkers:
+    /// multi-jumps and crownings; Reversi: passes): random playouts that
+    /// look for bugs prefer these. Cold path.
+    fn is_edge_case(&self, mv: Self::Move) -> bool {
+        let _ = mv;
+        false
+    }
+
     /// What was published for this game from its start at `depth`, if
     /// anything (the tables shipped in `core/data`).
     fn published(depth: u32) -> Option<Published>;

@@ -17,6 +17,7 @@ pub mod plan;
 pub mod published;
 pub mod reversi;
 pub mod shown;
+pub mod suite;
 pub mod table;
 pub mod table_size;
 
@@ -32,4 +33,5 @@ pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
 pub use shown::shown;
+pub use suite::{SuiteError, SuiteLine, parse_suite};
 pub use table::TranspositionTable;

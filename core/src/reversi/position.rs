@@ -261,6 +261,11 @@ impl Game for Reversi {
         }
     }
 
+    /// Passes.
+    fn is_edge_case(&self, mv: ReversiMove) -> bool {
+        mv.square().is_none()
+    }
+
     fn format_move(&self, mv: ReversiMove) -> String {
         match mv.square() {
             None => "pass".to_owned(),
