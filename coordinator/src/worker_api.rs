@@ -328,12 +328,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         // counts and reports them again.
         self.0.durable(commit).await?;
         let (accepted, ignored) = outcome?;
-        if accepted + ignored > 0 || any_released {
-            if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
-                // Progress: its leases live on; a count makes its threads real.
-                worker.progress = Instant::now();
-                worker.proven |= accepted > 0;
-            }
+        if (accepted + ignored > 0 || any_released)
+            && let Some(mut worker) = self.0.workers.get_mut(&session_id)
+        {
+            // Progress: its leases live on; a count makes its threads real.
+            worker.progress = Instant::now();
+            worker.proven |= accepted > 0;
         }
         if accepted > 0 || any_released {
             self.0.notify();

@@ -270,11 +270,7 @@ enum Request {
     /// Reads one job back with all its units (to resume it).
     Load(String, mpsc::Sender<Result<RestoredJob, JournalError>>),
     /// The units a participant's counts decided (alone, or with others).
-    DecidedBy(
-        String,
-        bool,
-        mpsc::Sender<Result<Vec<(String, Vec<u64>)>, JournalError>>,
-    ),
+    DecidedBy(String, bool, mpsc::Sender<Result<DecidedUnits, JournalError>>),
 }
 
 /// Handle to the journal thread.
@@ -563,6 +559,9 @@ fn writer(
         }
     }
 }
+
+/// Units per job, in submission order: what a participant decided.
+pub type DecidedUnits = Vec<(String, Vec<u64>)>;
 
 /// What the journal holds of the jobs and of who counted them.
 #[derive(Debug, Default)]
