@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end on Docker: the static binary, the image FROM scratch, the
 # compose cluster with three workers; a job submitted from the CLI while
-# one worker is killed and another cut off the network must come out exact.
+# one worker is killed and another cut off the network must come out exact,
+# counted by the participant the compose file provisions for its workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,4 +48,11 @@ if [ "$leaves" != 36263167175 ]; then
   echo "compose test FAILED: $leaves leaves, published checkers perft(15) is 36263167175" >&2
   exit 1
 fi
-echo "compose test passed: checkers perft(15) = $leaves with one worker killed and one cut off"
+# The workers counted as the participant the compose file provisioned.
+credit=$("$perft" participant list --coordinator "$url" --format json \
+  | python3 -c 'import json, sys; print(next(p["units"] for p in json.load(sys.stdin) if p["name"] == "compose-workers"))')
+if [ "$credit" = 0 ]; then
+  echo "compose test FAILED: the participant compose-workers is credited with no unit" >&2
+  exit 1
+fi
+echo "compose test passed: checkers perft(15) = $leaves with one worker killed and one cut off; compose-workers counted $credit units"

@@ -1,7 +1,7 @@
 //! Command-line arguments of every `perft` subcommand.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use perft_core::GameKind;
+use perft_core::{Convention, GameKind};
 
 /// Deep Perft: exact perft and divide counts for Reversi, checkers and chess.
 #[derive(Debug, Parser)]
@@ -55,6 +55,18 @@ pub enum Command {
     Delete(JobArgs),
     /// Count and compare with the published tables (exit 1 on a mismatch).
     Verify(VerifyArgs),
+    /// Check a certificate: re-plan, re-sum, and recount a random sample
+    /// of its units (exit 1 on a mismatch, 2 on a bad file).
+    Audit(AuditArgs),
+    /// Predict a perft's leaves, CPU time and journal size before running
+    /// it, from a random sample of its units timed on this machine.
+    Estimate(EstimateArgs),
+    /// Count every position of an EPD perft suite (`POSITION ;D1 n ;D2 n`
+    /// lines) and print a table, mismatches first (exit 1 on a mismatch).
+    Suite(SuiteArgs),
+    /// Compare another engine's divides with ours and print the move path
+    /// to where their move lists differ (exit 1 when they differ).
+    Check(CheckArgs),
     /// Load-test a coordinator with many simulated workers and tiny units.
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
@@ -125,6 +137,18 @@ impl clap::builder::TypedValueParser for GameParser {
     }
 }
 
+/// Parses `--convention` (`bik` or `oeis`), listing each with its rule.
+fn convention_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        Convention::ALL.map(|c| clap::builder::PossibleValue::new(c.name()).help(c.about())),
+    )
+}
+
+/// [`convention_values`] mapped to the [`Convention`].
+pub fn convention_parser() -> impl clap::builder::TypedValueParser<Value = Convention> {
+    clap::builder::TypedValueParser::try_map(convention_values(), |name| name.parse::<Convention>())
+}
+
 /// How a result is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -142,17 +166,27 @@ pub struct EngineArgs {
     /// Counting threads (default: every core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Transposition table size, e.g. 512M or 4G (binary units).
-    #[arg(long, value_name = "SIZE", default_value = DEFAULT_HASH, value_parser = parse_table_size)]
-    pub hash: u64,
+    /// Transposition table size, e.g. 512M or 4G (binary units). Default:
+    /// `perft run` sizes it to the count (estimated from its first plies)
+    /// within half the available memory; a worker takes a quarter of the
+    /// available memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_table_size)]
+    pub hash: Option<u64>,
     /// Count without a transposition table.
     #[arg(long, conflicts_with = "hash")]
     pub no_hash: bool,
 }
 
-/// The table size when none is given: large enough for perft(14)-sized
-/// runs, small enough for any machine that runs Deep Perft.
-pub const DEFAULT_HASH: &str = "1G";
+/// The table the options ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableChoice {
+    /// `--no-hash`.
+    Off,
+    /// `--hash SIZE`, in bytes.
+    Bytes(u64),
+    /// No option: the default size, which depends on the work and memory.
+    Default,
+}
 
 impl EngineArgs {
     /// Threads to use: the option, else every core the OS gives us.
@@ -165,10 +199,39 @@ impl EngineArgs {
         std::thread::available_parallelism().map_or(1, usize::from)
     }
 
-    /// Table bytes, or `None` without a table.
-    pub fn table_bytes(&self) -> Option<u64> {
-        (!self.no_hash).then_some(self.hash)
+    /// The table asked for.
+    pub fn table(&self) -> TableChoice {
+        match (self.no_hash, self.hash) {
+            (true, _) => TableChoice::Off,
+            (false, Some(bytes)) => TableChoice::Bytes(bytes),
+            (false, None) => TableChoice::Default,
+        }
     }
+
+    /// Table bytes for work whose size is not known up front (an audit's
+    /// sample, an estimate's timing): `--hash`, else `default`, `None` with
+    /// `--no-hash`.
+    pub fn table_bytes_or(&self, default: u64) -> Option<u64> {
+        match self.table() {
+            TableChoice::Off => None,
+            TableChoice::Bytes(bytes) => Some(bytes),
+            TableChoice::Default => Some(default),
+        }
+    }
+}
+
+/// Bytes of memory the system can give without swapping (Linux's
+/// `MemAvailable`); 4 GiB where that cannot be read, so the defaults are
+/// those of a small machine.
+pub fn available_memory_bytes() -> u64 {
+    const FALLBACK: u64 = 4 << 30;
+    let read = || -> Option<u64> {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    };
+    read().unwrap_or(FALLBACK)
 }
 
 /// Parses `512M`, `4G`, `65536` (bytes); K, M, G and T are binary units.
@@ -199,9 +262,24 @@ pub struct RunArgs {
     /// notation (`--moves e2e4 e7e5`).
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     pub moves: Vec<String>,
+    /// Reversi's counting convention (default: bik); refused for other games.
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
+    /// Chess: write and read castling as the king taking its rook (`e1h1`),
+    /// as engines do with UCI_Chess960. Chess960 placements use it anyway.
+    #[arg(long)]
+    pub chess960: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Write the certificate of the count to FILE: every unit of the plan
+    /// with its count ("local" decided it), the divide table, the total
+    /// and the Merkle root (`perft audit FILE` checks it).
+    #[arg(long, value_name = "FILE", conflicts_with = "raw")]
+    pub certificate: Option<std::path::PathBuf>,
+    /// Plies expanded into units (default: enough units for the threads).
+    #[arg(long, conflicts_with = "raw")]
+    pub split_depth: Option<u32>,
     /// The bare move generator: one thread, no table, no merging of
     /// transposed or symmetric positions, bulk counting at the last ply.
     /// The mode to compare with other engines' published speeds.
@@ -225,6 +303,9 @@ pub struct PerftreeArgs {
     /// The game.
     #[arg(long, value_parser = GameParser, default_value = "chess")]
     pub game: GameKind,
+    /// Chess: castling as the king taking its rook (UCI_Chess960).
+    #[arg(long)]
+    pub chess960: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -234,6 +315,9 @@ pub struct BenchArgs {
     /// Only this game's cases.
     #[arg(long, value_parser = GameParser)]
     pub game: Option<GameKind>,
+    /// Only Reversi's cases in this convention (default: both).
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
     /// Threads for the table cases, measured beside one thread (default:
     /// every core). Raw cases always use one thread.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -254,6 +338,8 @@ pub struct BenchArgs {
 pub struct BenchCaseArgs {
     #[arg(long, value_parser = GameParser)]
     pub game: GameKind,
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
     #[arg(long)]
     pub depth: u32,
     /// The bare generator, as `perft run --raw` counts.
@@ -421,6 +507,10 @@ pub struct VerifyArgs {
     pub game: GameKind,
     #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
+    /// Reversi's counting convention (default: bik), compared with its
+    /// own published table; local counts only for now.
+    #[arg(long, value_parser = convention_parser(), conflicts_with = "coordinator")]
+    pub convention: Option<Convention>,
     /// Count on this coordinator's cluster instead of locally.
     #[arg(long)]
     pub coordinator: Option<String>,
@@ -431,6 +521,134 @@ pub struct VerifyArgs {
     pub tls_ca: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The certificate file.
+    pub file: std::path::PathBuf,
+    /// Recount this many units, drawn at random.
+    #[arg(long, conflicts_with = "fraction")]
+    pub sample: Option<usize>,
+    /// Recount this share of the units (0 to 1; default 0.01).
+    #[arg(long, value_parser = parse_fraction)]
+    pub fraction: Option<f64>,
+    /// Seed of the draw (default: a fresh random one, printed), so that
+    /// whoever made the certificate cannot know which units are checked.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The suite: one `POSITION ;D1 n ;D2 n ...` a line (the position is
+    /// everything before the first `;`); blank and `#` lines are skipped.
+    pub file: std::path::PathBuf,
+    /// The game of every position.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
+    /// Count no depth above this (default: every depth listed).
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Chess: castling as the king taking its rook (UCI_Chess960).
+    #[arg(long)]
+    pub chess960: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// Parses a share between 0 and 1.
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!(
+            "'{}' is not a fraction between 0 and 1",
+            perft_core::shown(text)
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// The game.
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
+    /// Plies to count.
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// The root position (default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Plies expanded into units (default: the deepest level of at most
+    /// 200,000 units, at least 2 plies above the depth).
+    #[arg(long)]
+    pub split_depth: Option<u32>,
+    /// Reversi's counting convention (default: bik).
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
+    /// Units counted for the leaf estimate (below the split frontier, each
+    /// unit's subtree estimated by random paths).
+    #[arg(long, default_value_t = 2000)]
+    pub sample: usize,
+    /// Random paths per sampled unit.
+    #[arg(long, default_value_t = 64)]
+    pub paths: usize,
+    /// Seconds spent timing exact counts of sampled units.
+    #[arg(long, default_value_t = 3.0)]
+    pub time_budget: f64,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format (text or json).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The engine's command line, e.g. `stockfish` (uci) or `./perftree.sh`
+    /// (perftree); quotes are respected.
+    #[arg(long)]
+    pub engine: String,
+    /// How the engine is asked for a divide.
+    #[arg(long, value_enum, default_value_t = crate::engine::Protocol::Perftree)]
+    pub protocol: crate::engine::Protocol,
+    /// The game.
+    #[arg(long, value_parser = GameParser, default_value = "chess")]
+    pub game: GameKind,
+    /// The position (default: the start); with --random, where playouts start.
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Moves played from the position first.
+    #[arg(long, num_args = 1.., value_name = "MOVE")]
+    pub moves: Vec<String>,
+    /// Plies of the compared divides (with --suite: the most counted).
+    #[arg(long, default_value_t = 3)]
+    pub depth: u32,
+    /// Check every position of this EPD suite instead.
+    #[arg(long, conflicts_with_all = ["position", "moves", "random"])]
+    pub suite: Option<std::path::PathBuf>,
+    /// Check this many positions of random playouts, biased toward castling,
+    /// en passant, promotions, multi-jumps, crownings and passes.
+    #[arg(long)]
+    pub random: Option<u32>,
+    /// Seed of the random playouts.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Longest random playout, in plies.
+    #[arg(long, default_value_t = 40)]
+    pub plies: u32,
+    /// Chess: castling as the king taking its rook; UCI engines get
+    /// UCI_Chess960.
+    #[arg(long)]
+    pub chess960: bool,
+    /// Also print the positions that agree.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -496,6 +714,10 @@ pub struct ParticipantAddArgs {
     /// printing it.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<std::path::PathBuf>,
+    /// With --secret-file: when the file exists already, do nothing (for
+    /// provisioning steps that run at every start, as in deploy/compose.yaml).
+    #[arg(long, requires = "secret_file")]
+    pub keep_existing: bool,
     #[command(flatten)]
     pub target: ParticipantTarget,
 }

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use cpu_time::ProcessTime;
-use perft_core::{BenchCase, Game, GameKind, GameVisitor};
+use perft_core::{BenchCase, Convention, Game, GameKind, GameVisitor};
 use serde::{Deserialize, Serialize};
 
 use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format};
@@ -22,6 +22,8 @@ use crate::report::{human_bytes, peak_memory_bytes};
 #[derive(Debug, Clone, Copy)]
 struct Case {
     game: GameKind,
+    /// The counting convention, for games with a choice.
+    convention: Option<Convention>,
     depth: u32,
     /// `None`: raw; `Some(size)`: the whole engine with a table of `size`.
     table: Option<&'static str>,
@@ -42,18 +44,28 @@ impl GameVisitor for CasesOf {
     }
 }
 
-/// Every game's cases, in registry order.
+/// Every game's cases, in registry order, each convention of a game with
+/// a choice in turn.
 fn cases(full: bool) -> Vec<Case> {
-    GameKind::ALL
-        .iter()
-        .flat_map(|&game| {
-            game.dispatch(CasesOf { full }).iter().map(move |case| Case {
+    let mut cases = Vec::new();
+    for &game in GameKind::ALL {
+        let conventions: Vec<Option<Convention>> = match game.conventions() {
+            [] => vec![None],
+            some => some.iter().copied().map(Some).collect(),
+        };
+        for convention in conventions {
+            let game_cases = game
+                .dispatch_in(convention, CasesOf { full })
+                .expect("the game's own conventions");
+            cases.extend(game_cases.iter().map(|case| Case {
                 game,
+                convention,
                 depth: case.depth,
                 table: case.table.then_some(BENCH_TABLE),
-            })
-        })
-        .collect()
+            }));
+        }
+    }
+    cases
 }
 
 /// What a child process measured in one run of a case.
@@ -69,6 +81,8 @@ pub struct Measurement {
 #[derive(Debug, Serialize)]
 struct CaseResult {
     game: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    convention: Option<&'static str>,
     depth: u32,
     mode: &'static str,
     threads: usize,
@@ -105,6 +119,9 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
             &case.depth.to_string(),
         ]);
         child.args(["--threads", &threads.to_string()]);
+        if let Some(convention) = case.convention {
+            child.args(["--convention", convention.name()]);
+        }
         match case.table {
             None => child.arg("--raw"),
             Some(size) => child.args(["--hash", size]),
@@ -134,6 +151,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
     let count: f64 = leaves.parse().unwrap_or(0.0);
     Ok(CaseResult {
         game: case.game.name(),
+        convention: case.convention.map(Convention::name),
         depth: case.depth,
         mode: if case.table.is_some() { "table" } else { "raw" },
         threads,
@@ -158,7 +176,15 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
         .threads
         .map_or_else(EngineArgs::default_threads, |n| n as usize);
     let mut results = Vec::new();
-    for &case in cases.iter().filter(|c| args.game.is_none_or(|g| g == c.game)) {
+    if let (Some(game), Some(convention)) = (args.game, args.convention) {
+        game.resolve_convention(Some(convention))
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    let chosen = cases.iter().filter(|c| {
+        args.game.is_none_or(|g| g == c.game)
+            && args.convention.is_none_or(|wanted| c.convention == Some(wanted))
+    });
+    for &case in chosen {
         // Raw cases are one thread by definition; table cases run on one
         // thread and, side by side, on the threads asked for.
         let mut thread_counts = vec![1];
@@ -170,7 +196,11 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             if args.format == Format::Text {
                 eprintln!(
                     "{} depth {} {} x{}: {:.3} s",
-                    result.game, result.depth, result.mode, result.threads, result.median_seconds
+                    game_label(&result),
+                    result.depth,
+                    result.mode,
+                    result.threads,
+                    result.median_seconds
                 );
             }
             results.push(result);
@@ -198,7 +228,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             ]);
             for r in &results {
                 table.add_row([
-                    r.game.to_owned(),
+                    game_label(r),
                     r.depth.to_string(),
                     r.mode.to_owned(),
                     r.threads.to_string(),
@@ -219,6 +249,14 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `reversi`, or `reversi (oeis)` for a case in a game's other convention.
+fn game_label(result: &CaseResult) -> String {
+    match result.convention {
+        Some(c) if c != Convention::Bik.name() => format!("{} ({c})", result.game),
+        _ => result.game.to_owned(),
+    }
+}
+
 fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
     let root = G::start();
     let started = Instant::now();
@@ -226,15 +264,8 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
     let leaves = if args.raw {
         crate::run::count_raw(&root, args.depth).total
     } else {
-        let table = match args.engine.table_bytes() {
-            Some(bytes) => Some(
-                perft_core::TranspositionTable::for_game::<G>(bytes)
-                    .ok_or_else(|| CliError::Usage("table too small".to_owned()))?,
-            ),
-            None => None,
-        };
-        perft_core::divide_parallel(&root, args.depth, args.engine.threads(), table.as_ref())
-            .map_err(|e| CliError::Usage(e.to_string()))?
+        let threads = args.engine.threads();
+        crate::run::count_local(&root, args.depth, threads, args.engine.table())?
             .0
             .total
     };
@@ -258,6 +289,9 @@ impl GameVisitor for Measure<'_> {
 
 /// The hidden `perft bench-case`: one measurement, as JSON on stdout.
 pub fn bench_case(args: &BenchCaseArgs) -> Result<(), CliError> {
-    let m = args.game.dispatch(Measure(args))?;
+    let m = args
+        .game
+        .dispatch_in(args.convention, Measure(args))
+        .map_err(|e| CliError::Usage(e.to_string()))??;
     serde_json::to_writer(std::io::stdout().lock(), &m).map_err(|e| CliError::Failed(e.to_string()))
 }

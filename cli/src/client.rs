@@ -271,6 +271,7 @@ pub async fn fetch_report(
     }
     Ok(Report {
         game: game.name(),
+        convention: None,
         reports_higher: game.reports_higher(),
         position: job.position.clone(),
         depth: job.depth,

@@ -3,16 +3,21 @@
 #[macro_use]
 mod output;
 mod args;
+mod audit;
 mod bench;
+mod check;
 mod client;
 mod cluster;
 mod docs;
+mod engine;
 mod error;
+mod estimate;
 mod loadgen;
 mod participants;
 mod progress;
 mod report;
 mod run;
+mod suite;
 mod verify;
 
 use std::process::ExitCode;
@@ -43,6 +48,10 @@ fn main() -> ExitCode {
         Command::Resume(args) => client::resume(&args),
         Command::Delete(args) => client::delete(&args),
         Command::Verify(args) => verify::verify(&args),
+        Command::Audit(args) => audit::audit(&args),
+        Command::Estimate(args) => estimate::estimate(&args),
+        Command::Suite(args) => suite::suite(&args),
+        Command::Check(args) => check::check(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
         Command::Participant(command) => participants::participant(&command),

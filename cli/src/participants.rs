@@ -69,6 +69,16 @@ fn hand_over(secret: &str, file: Option<&std::path::Path>) -> Result<(), CliErro
 
 fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
     let role = Role::parse(&args.role).map_err(CliError::Usage)?;
+    if args.keep_existing
+        && let Some(file) = args.secret_file.as_deref().filter(|f| f.exists())
+    {
+        crate::output::note(format_args!(
+            "{} exists: participant '{}' is kept as it is",
+            file.display(),
+            perft_core::shown(&args.name)
+        ));
+        return Ok(());
+    }
     let secret = if let Some(dir) = &args.target.data_dir {
         let (_, secret) = add_offline(dir, &args.name, role).map_err(|e| CliError::Usage(e.to_string()))?;
         secret.expose().to_owned()

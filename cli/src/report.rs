@@ -13,6 +13,8 @@ use crate::error::CliError;
 #[derive(Debug, Clone)]
 pub struct Report {
     pub game: &'static str,
+    /// The counting convention, for games with a choice.
+    pub convention: Option<perft_core::Convention>,
     /// Whether the game has game-over leaves, so the split is worth printing.
     pub reports_higher: bool,
     pub position: String,
@@ -101,6 +103,8 @@ pub fn human_bytes(bytes: u64) -> String {
 #[derive(Serialize)]
 struct JsonReport<'a> {
     game: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    convention: Option<&'static str>,
     position: &'a str,
     depth: u32,
     leaves: String,
@@ -203,12 +207,16 @@ impl Report {
                 writeln!(out, "state: {state}")?;
             }
         }
+        if let Some(convention) = self.convention {
+            writeln!(out, "convention: {convention}")?;
+        }
         Ok(())
     }
 
     fn json(&self) -> JsonReport<'_> {
         let mut json = JsonReport {
             game: self.game,
+            convention: self.convention.map(perft_core::Convention::name),
             position: &self.position,
             depth: self.depth,
             leaves: self.total.leaves.to_string(),

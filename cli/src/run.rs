@@ -2,9 +2,13 @@
 
 use std::time::Instant;
 
-use perft_core::{Divide, Game, GameVisitor, TranspositionTable, divide, divide_parallel};
+use perft_core::parallel::count_units;
+use perft_core::{
+    Divide, Game, GameVisitor, Leaves, Plan, TableStats, TranspositionTable, divide, divide_plan, local_plan,
+    table_size,
+};
 
-use crate::args::{Format, PerftreeArgs, RunArgs};
+use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice, available_memory_bytes};
 use crate::error::CliError;
 use crate::report::{Report, Source, TableReport, peak_memory_bytes};
 
@@ -26,6 +30,24 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
                 perft_core::shown(text.trim())
             ))
         }),
+    }
+}
+
+/// `root` with its moves written in Chess960 notation when `chess960`
+/// (castling as the king taking its rook); only chess has one.
+pub fn with_chess960_notation<G: Game>(mut root: G, chess960: bool) -> Result<G, CliError> {
+    if !chess960 {
+        return Ok(root);
+    }
+    match (&mut root as &mut dyn std::any::Any).downcast_mut::<perft_core::Chess>() {
+        Some(chess) => {
+            *chess = chess.with_chess960_notation(true);
+            Ok(root)
+        }
+        None => Err(CliError::Usage(format!(
+            "--chess960 is for chess, not {}",
+            G::NAME
+        ))),
     }
 }
 
@@ -58,21 +80,95 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
         return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
     }
     let threads = args.engine.threads();
-    let table = match args.engine.table_bytes() {
-        None => None,
-        Some(bytes) => Some(TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
-            CliError::Usage(format!(
-                "a table of {bytes} bytes holds no entry; give at least 64K"
-            ))
-        })?),
-    };
     tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting");
     let started = Instant::now();
-    let (result, stats) = divide_parallel(&root, args.depth, threads, table.as_ref())
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let (result, stats, table) = count_planned(&root, args, threads)?;
     let seconds = started.elapsed().as_secs_f64();
     let table = table.map(|table| TableReport::new(&table, stats));
     Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+}
+
+/// Plans `root` (to `--split-depth`, or into enough units for the
+/// threads), counts the units with the table `--hash` asks for (by default
+/// sized to the plan) and sums the divide; writes the certificate when
+/// `--certificate` asks for one.
+fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<LocalCount<G::Move>, CliError> {
+    if args.depth == 0 {
+        if args.certificate.is_some() {
+            return Err(CliError::Usage(
+                "a certificate needs a depth of at least 1".to_owned(),
+            ));
+        }
+        let divide = Divide {
+            moves: Vec::new(),
+            total: Leaves::full(1),
+        };
+        return Ok((divide, TableStats::default(), None));
+    }
+    let plan = match args.split_depth {
+        Some(split) => Plan::new(*root, args.depth, split),
+        None => local_plan(root, args.depth, threads),
+    }
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    let table = table_for(args.engine.table(), &plan)?;
+    let (counts, stats) = count_units(
+        plan.units().positions(),
+        plan.remaining_depth(),
+        threads,
+        table.as_ref(),
+    );
+    if let Some(path) = &args.certificate {
+        let local = [perft_certificate::ParticipantId("local".to_owned())];
+        let cert = perft_certificate::from_plan(args.game, &plan, &counts, &local)
+            .map_err(|e| CliError::Failed(format!("cannot make the certificate: {e}")))?;
+        std::fs::write(path, cert.encode())
+            .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))?;
+    }
+    Ok((plan.divide(&counts), stats, table))
+}
+
+/// What a local count gives: the divide, the table's statistics and the
+/// table (`None` without one).
+pub type LocalCount<M> = (Divide<M>, TableStats, Option<TranspositionTable>);
+
+/// A local count on `threads` threads: planned, then counted with the table
+/// `choice` asks for, made once the plan is known so that the default size
+/// follows the work. Returns the divide, the table's statistics and the
+/// table (`None` without one, and for depth 0, which counts nothing).
+pub fn count_local<G: Game>(
+    root: &G,
+    depth: u32,
+    threads: usize,
+    choice: TableChoice,
+) -> Result<LocalCount<G::Move>, CliError> {
+    if depth == 0 {
+        let divide = Divide {
+            moves: Vec::new(),
+            total: Leaves::full(1),
+        };
+        return Ok((divide, TableStats::default(), None));
+    }
+    let plan = local_plan(root, depth, threads).map_err(|e| CliError::Usage(e.to_string()))?;
+    let table = table_for(choice, &plan)?;
+    let (divide, stats) = divide_plan(&plan, threads, table.as_ref());
+    Ok((divide, stats, table))
+}
+
+/// The table `choice` asks for; by default sized to the stored positions
+/// `plan` promises, within half the available memory.
+fn table_for<G: Game>(choice: TableChoice, plan: &Plan<G>) -> Result<Option<TranspositionTable>, CliError> {
+    let bytes = match choice {
+        TableChoice::Off => return Ok(None),
+        TableChoice::Bytes(bytes) => bytes,
+        TableChoice::Default => table_size::local_table_bytes(plan, available_memory_bytes()),
+    };
+    let table = TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
+        CliError::Usage(format!(
+            "a table of {bytes} bytes holds no entry; give at least 64K"
+        ))
+    })?;
+    tracing::debug!(bytes, entries = table.entries(), "table");
+    Ok(Some(table))
 }
 
 /// The report of a local count, its divide sorted by notation where the
@@ -96,6 +192,7 @@ fn report<G: Game>(
     }
     Report {
         game: G::NAME,
+        convention: G::CONVENTION,
         reports_higher: G::GAME_OVER_IS_LEAF,
         position: root.to_string(),
         depth,
@@ -115,6 +212,7 @@ fn report<G: Game>(
 /// `perft run` for game `G`.
 pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
     let root: G = root_position(args.position.as_deref(), args.depth)?;
+    let root = with_chess960_notation(root, args.chess960)?;
     let root = play_moves(root, &args.moves)?;
     count_from(root, args)
 }
@@ -129,9 +227,16 @@ impl GameVisitor for Count<'_> {
     }
 }
 
+/// [`Count`] in the game and convention of `args`.
+pub fn count_in(args: &RunArgs) -> Result<Report, CliError> {
+    args.game
+        .dispatch_in(args.convention, Count(args))
+        .map_err(|e| CliError::Usage(e.to_string()))?
+}
+
 /// Counts and prints.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let report = args.game.dispatch(Count(args))?;
+    let report = count_in(args)?;
     report.write(args.format, &mut std::io::stdout().lock())
 }
 
@@ -143,6 +248,10 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         depth: args.depth,
         position: Some(args.fen.clone()),
         moves: vec![args.moves.clone()],
+        convention: None,
+        certificate: None,
+        split_depth: None,
+        chess960: args.chess960,
         raw: false,
         format: Format::Text,
         engine: args.engine.clone(),

@@ -2,7 +2,7 @@
 //! compares the total and each divide line with the published tables.
 
 use perft_core::GameKind;
-use perft_core::published::published;
+use perft_core::published::published_in;
 
 use crate::args::{CoordinatorArg, Format, RunArgs, SubmitArgs, VerifyArgs};
 use crate::error::CliError;
@@ -48,9 +48,14 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
 
 pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
     let game = args.game;
-    let Some(expected) = published(game, args.depth) else {
+    let convention = game
+        .resolve_convention(args.convention)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let published = published_in(game, convention, args.depth).map_err(|e| CliError::Usage(e.to_string()))?;
+    let named = convention.map_or(String::new(), |c| format!(" ({c} convention)"));
+    let Some(expected) = published else {
         return Err(CliError::Usage(format!(
-            "no published value for {game} depth {}: nothing to verify against",
+            "no published value for {game}{named} depth {}: nothing to verify against",
             args.depth
         )));
     };
@@ -62,11 +67,15 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 depth: args.depth,
                 position: None,
                 moves: Vec::new(),
+                convention: args.convention,
+                certificate: None,
+                split_depth: None,
+                chess960: false,
                 raw: false,
                 format: Format::Text,
                 engine: args.engine.clone(),
             };
-            game.dispatch(crate::run::Count(&run))?
+            crate::run::count_in(&run)?
         }
     };
     let mut mismatches = 0;
@@ -76,7 +85,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         report.total.leaves,
         &mut mismatches,
     )?;
-    if game.reports_higher() {
+    if report.reports_higher {
         compare_line(
             "higher",
             expected.total.higher,
@@ -85,7 +94,10 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         )?;
     }
     match &expected.divide {
-        None => outln!("(no divide table was published for {game} depth {})", args.depth)?,
+        None => outln!(
+            "(no divide table was published for {game}{named} depth {})",
+            args.depth
+        )?,
         Some(lines) => {
             for (mv, count) in lines {
                 let got = report
@@ -103,7 +115,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         )));
     }
     outln!(
-        "{game} depth {} matches the published table ({:.3} s)",
+        "{game}{named} depth {} matches the published table ({:.3} s)",
         args.depth,
         report.seconds
     )?;

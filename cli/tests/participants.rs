@@ -258,7 +258,7 @@ async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_own
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_id_authorises_nothing_for_another_credential() {
-    let c = cluster(&["alice", "mallory"], &["--http-listen", "127.0.0.1:0"]);
+    let c = cluster(&["alice", "mallory"], &[]);
     let mut alice = worker_client_as(&c.url, &c.secrets[0]).await;
     let session = register(&mut alice, "alice-1", 2).await;
     // Mallory holds a valid credential of its own and Alice's session id.

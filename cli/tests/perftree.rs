@@ -87,3 +87,47 @@ fn bad_input_exits_2_with_one_line() {
         assert!(stderr.contains(message), "{stderr}");
     }
 }
+
+/// A Chess960 position (Shredder-FEN) answers with castling as the king
+/// taking its rook; `--chess960` asks for that notation in any position.
+#[test]
+fn chess960_castling_is_king_takes_rook() {
+    // Line 1 of Ethereal's suite: D2 528.
+    let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    let (lines, total) = parse(&perftree("2", fen, ""));
+    assert_eq!(total, 528);
+    assert_eq!(lines.len(), 21);
+    // King b1 between rooks a1 and h1: both castlings, each named by its rook.
+    // Moves in that notation are played: after b1h1 the king is on g1 and
+    // the rook on f1.
+    let (lines, _) = parse(&perftree("1", "rk5r/8/8/8/8/8/8/RK5R w HAha - 0 1", "b1h1 b8a8"));
+    assert!(lines.iter().any(|(mv, _)| mv == "f1f8"), "{lines:?}");
+    assert!(lines.iter().any(|(mv, _)| mv == "g1g2"), "{lines:?}");
+    let (lines, _) = parse(&perftree("1", "rk5r/8/8/8/8/8/8/RK5R w HAha - 0 1", ""));
+    assert!(lines.iter().any(|(mv, _)| mv == "b1h1"), "{lines:?}");
+    assert!(lines.iter().any(|(mv, _)| mv == "b1a1"), "{lines:?}");
+    let output = Command::new(env!("CARGO_BIN_EXE_perft"))
+        .args([
+            "perftree",
+            "--chess960",
+            "1",
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "e1h1",
+        ])
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let (lines, _) = parse(&output);
+    assert!(lines.iter().any(|(mv, _)| mv == "e8a8"), "{lines:?}");
+    assert!(!lines.iter().any(|(mv, _)| mv == "e8c8"), "{lines:?}");
+    let output = Command::new(env!("CARGO_BIN_EXE_perft"))
+        .args(["run", "--game", "reversi", "--depth", "1", "--chess960"])
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim(),
+        "error: --chess960 is for chess, not reversi"
+    );
+}

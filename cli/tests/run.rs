@@ -49,8 +49,8 @@ fn text_output_is_divide_lines_blank_line_total_then_stats() {
     );
     assert!(lines[10].starts_with("threads: "), "{}", lines[10]);
     assert!(
-        lines[11].starts_with("table: 1.0 GiB ("),
-        "default table: {}",
+        lines[11].starts_with("table: 64.0 KiB ("),
+        "default table, the smallest for a count that stores nothing: {}",
         lines[11]
     );
     let out = stdout(&perft(&[
@@ -86,6 +86,36 @@ fn sum_divide(report: &serde_json::Value) -> u128 {
                 .unwrap()
         })
         .sum()
+}
+
+/// The default table follows the work: chess perft(6) planned at ply 2
+/// (400 units, 8902 moves) stores about 400 + 8902 positions at depths 4
+/// and 3, so it gets 2 x 9302 entries of 64 bytes rounded up to 2 MiB (less
+/// the 64 bytes kept for alignment), not a table for perft(14); perft(5)
+/// gets the smallest table; `--hash` overrides.
+#[test]
+fn default_table_is_sized_to_the_count() {
+    for threads in ["1", "2"] {
+        let report = json(&[
+            "run",
+            "--game",
+            "chess",
+            "--depth",
+            "6",
+            "--threads",
+            threads,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(report["leaves"], "119060324");
+        assert_eq!(report["table"]["bytes"], 2_097_088, "{report}");
+    }
+    let report = json(&["run", "--game", "chess", "--depth", "5", "--format", "json"]);
+    assert_eq!(report["table"]["bytes"], 65_472, "{report}");
+    let report = json(&[
+        "run", "--game", "chess", "--depth", "4", "--hash", "1M", "--format", "json",
+    ]);
+    assert_eq!(report["table"]["bytes"], 1_048_512, "{report}");
 }
 
 #[test]
@@ -283,7 +313,7 @@ fn chess_runs_from_fen_and_moves_and_refuses_bad_fens() {
         ),
         (
             "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
-            "castling right 'K' needs the white king on e1 and a rook on h1",
+            "castling right 'K' needs a white rook on rank 1 on the h-side of its king",
         ),
         (
             "4k3/8/8/8/8/8/8/4K3 x - - 0 1",
@@ -340,4 +370,56 @@ fn raw_counts_the_same_on_one_thread_without_table() {
         assert!(refused(&args).contains("--raw"));
     }
     assert!(refused(&["run", "--game", "reversi", "--depth", "3", "--raw", "--no-hash"]).contains("--raw"));
+}
+
+/// `--convention oeis` counts A124004's terms on `run` (raw and planned)
+/// and `verify` compares with that table; the default is Bik's.
+#[test]
+fn the_oeis_convention_counts_a124004() {
+    for extra in [&[][..], &["--raw"][..]] {
+        let mut args = vec![
+            "run",
+            "--game",
+            "reversi",
+            "--depth",
+            "10",
+            "--format",
+            "json",
+            "--convention",
+            "oeis",
+        ];
+        args.extend_from_slice(extra);
+        let report: serde_json::Value = serde_json::from_str(&stdout(&perft(&args))).unwrap();
+        assert_eq!(report["leaves"], "24571056");
+        assert_eq!(report["convention"], "oeis");
+    }
+    let out = stdout(&perft(&["run", "--game", "reversi", "--depth", "10"]));
+    assert!(
+        out.contains("total: 24571284") && out.contains("convention: bik"),
+        "{out}"
+    );
+    let out = stdout(&perft(&[
+        "verify",
+        "--game",
+        "reversi",
+        "--depth",
+        "11",
+        "--convention",
+        "oeis",
+    ]));
+    assert!(out.contains("match     total: 212258216"), "{out}");
+    let checkers = perft(&[
+        "verify",
+        "--game",
+        "checkers",
+        "--depth",
+        "3",
+        "--convention",
+        "oeis",
+    ]);
+    assert_eq!(checkers.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&checkers.stderr).trim(),
+        "error: checkers has one way of counting: a convention (oeis) applies to reversi only"
+    );
 }

@@ -89,6 +89,14 @@ pub trait Game:
     /// as "higher"; one ply above, its final pass reaches full depth, so it
     /// is a full-depth leaf.
     const GAME_OVER_IS_LEAF: bool;
+    /// The counting convention, for games with a choice
+    /// ([`GameKind::conventions`](crate::GameKind::conventions)).
+    const CONVENTION: Option<crate::Convention> = None;
+    /// Added to the depth the table keys an entry by, so that game types
+    /// sharing key words but counting differently (Reversi's two
+    /// conventions) never read each other's entries in one table. The
+    /// tagged depth must stay below 256.
+    const TABLE_DEPTH_TAG: u32 = 0;
     /// The kernels this game counts on, fastest first; the first one the
     /// CPU runs is its default ([`Game::best_kernel`]). x86-64-v4 is listed
     /// only by games with AVX-512 code: for the others its copy of the
@@ -182,6 +190,15 @@ pub trait Game:
     /// The move in the game's notation (`d3`, `pass`, `11-15`, `1x10x19`,
     /// `e7e8q`).
     fn format_move(&self, mv: Self::Move) -> String;
+
+    /// Whether `mv` is of a kind move generators most often get wrong
+    /// (chess: castling, en passant, promotions, double pushes; checkers:
+    /// multi-jumps and crownings; Reversi: passes): random playouts that
+    /// look for bugs prefer these. Cold path.
+    fn is_edge_case(&self, mv: Self::Move) -> bool {
+        let _ = mv;
+        false
+    }
 
     /// What was published for this game from its start at `depth`, if
     /// anything (the tables shipped in `core/data`).

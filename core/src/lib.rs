@@ -6,6 +6,7 @@
 
 pub mod checkers;
 pub mod chess;
+pub mod convention;
 pub mod count;
 pub mod game;
 pub mod kernel;
@@ -16,17 +17,21 @@ pub mod plan;
 pub mod published;
 pub mod reversi;
 pub mod shown;
+pub mod suite;
 pub mod table;
+pub mod table_size;
 
 pub use checkers::Checkers;
 pub use chess::Chess;
+pub use convention::{Convention, ConventionRefused, UnknownConvention};
 pub use count::Leaves;
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
-pub use parallel::divide_parallel;
+pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
-pub use reversi::Reversi;
+pub use reversi::{Reversi, ReversiOeis};
 pub use shown::shown;
+pub use suite::{SuiteError, SuiteLine, parse_suite};
 pub use table::TranspositionTable;

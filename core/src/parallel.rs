@@ -67,7 +67,24 @@ pub fn divide_parallel<G: Game>(
         };
         return Ok((divide, TableStats::default()));
     }
-    let plan = Plan::with_min_units(*root, depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX)?;
+    let plan = local_plan(root, depth, threads)?;
+    Ok(divide_plan(&plan, threads, table))
+}
+
+/// The plan [`divide_parallel`] counts: transpositions merged, enough units
+/// for `threads` threads to finish close together. Made apart from the
+/// count so the table can be sized to it. `depth` must be at least 1.
+pub fn local_plan<G: Game>(root: &G, depth: u32, threads: usize) -> Result<Plan<G>, PlanError> {
+    Plan::with_min_units(*root, depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX)
+}
+
+/// Counts the units of `plan` on `threads` threads sharing `table`, and the
+/// divide they make.
+pub fn divide_plan<G: Game>(
+    plan: &Plan<G>,
+    threads: usize,
+    table: Option<&TranspositionTable>,
+) -> (Divide<G::Move>, TableStats) {
     let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table);
-    Ok((plan.divide(&counts), stats))
+    (plan.divide(&counts), stats)
 }

@@ -56,7 +56,7 @@ fn probe<G: Game>(
     depth: u32,
 ) -> Option<Leaves64> {
     stats.probes += 1;
-    let stored = table.probe(key, depth)?;
+    let stored = table.probe(key, depth + G::TABLE_DEPTH_TAG)?;
     stats.hits += 1;
     Some(Leaves64 {
         leaves: stored.leaves,
@@ -71,7 +71,7 @@ fn store<G: Game>(table: &TranspositionTable, key: &G::Key, depth: u32, total: L
         leaves: total.leaves,
         higher: total.higher,
     };
-    table.store(key, depth, count);
+    table.store(key, depth + G::TABLE_DEPTH_TAG, count);
 }
 
 /// Defines a module holding the whole recursion compiled with the given

@@ -1,16 +1,19 @@
 //! Published perft counts from the standard starts, shipped in the crate
 //! (`core/data/*.tsv`), for `perft verify` and the tests.
 //!
-//! Reversi: Aart Bik's table, depths 1-14 with the game-over split.
+//! Reversi: Aart Bik's table, depths 1-14 with the game-over split, and
+//! OEIS A124004 (the other convention), terms 0-21.
 //! Checkers: Bik's table, depths 0-28, and divide tables for depths 18-28.
 //! Chess: the start position to depth 15 and five other standard positions.
 //! Each game reaches its own tables through [`Game::published`].
 
+use crate::convention::{Convention, ConventionRefused};
 use crate::count::Leaves;
 use crate::game::Game;
 use crate::kind::{GameKind, GameVisitor};
 
 const REVERSI_START: &str = include_str!("../data/reversi-start.tsv");
+const REVERSI_OEIS: &str = include_str!("../data/reversi-oeis-a124004.tsv");
 const CHECKERS_START: &str = include_str!("../data/checkers-start.tsv");
 const CHECKERS_DIVIDE: &str = include_str!("../data/checkers-divide.tsv");
 const CHESS_PUBLISHED: &str = include_str!("../data/chess-published.tsv");
@@ -75,6 +78,22 @@ pub(crate) fn reversi_start(depth: u32) -> Option<Published> {
             },
             divide: None,
         })
+}
+
+/// Reversi from the start at `depth` in OEIS A124004's convention (terms
+/// 0-21, totals only).
+pub(crate) fn reversi_oeis_start(depth: u32) -> Option<Published> {
+    rows(REVERSI_OEIS)
+        .find(|row| number(row[0]) == u128::from(depth))
+        .map(|row| Published {
+            total: Leaves::full(number(row[1])),
+            divide: None,
+        })
+}
+
+/// The terms of A124004 shipped.
+pub(crate) fn reversi_oeis_depths() -> Vec<u32> {
+    rows(REVERSI_OEIS).map(|row| number(row[0]) as u32).collect()
 }
 
 /// Checkers from the start at `depth`, with the divide where published.
@@ -150,6 +169,23 @@ pub fn published(game: GameKind, depth: u32) -> Option<Published> {
 /// The depths with a published total, deepest last.
 pub fn published_depths(game: GameKind) -> Vec<u32> {
     game.dispatch(PublishedDepths)
+}
+
+/// [`published`] for `game` counted in `convention` (`None`: the default).
+pub fn published_in(
+    game: GameKind,
+    convention: Option<Convention>,
+    depth: u32,
+) -> Result<Option<Published>, ConventionRefused> {
+    game.dispatch_in(convention, PublishedAt(depth))
+}
+
+/// [`published_depths`] for `game` counted in `convention`.
+pub fn published_depths_in(
+    game: GameKind,
+    convention: Option<Convention>,
+) -> Result<Vec<u32>, ConventionRefused> {
+    game.dispatch_in(convention, PublishedDepths)
 }
 
 #[cfg(test)]

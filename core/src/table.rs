@@ -58,6 +58,12 @@ const fn stride_of(entry_words: usize) -> usize {
     }
 }
 
+/// Bytes one entry of game `G`'s keys takes, padding included: what the
+/// default table size is reckoned in.
+pub fn entry_bytes_of<G: crate::Game>() -> u64 {
+    (stride_of(std::mem::size_of::<G::Key>() / 8 + 2) * 8) as u64
+}
+
 /// Mixes key words into a 64-bit hash (multiply-xorshift, per word).
 #[inline(always)]
 fn hash(words: &[u64]) -> u64 {

@@ -209,7 +209,7 @@ fn error_bad_side() {
 fn error_bad_castling() {
     assert_eq!(
         error("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KKq - 0 1"),
-        "the castling field must be '-' or letters of KQkq each at most once, found 'KKq'"
+        "the castling field 'KKq' gives white two rights on the h-side of its king"
     );
 }
 
@@ -299,11 +299,11 @@ fn error_opponent_in_check() {
 fn error_castling_without_pieces() {
     assert_eq!(
         error("4k3/8/8/8/8/8/8/4K3 w K - 0 1"),
-        "castling right 'K' needs the white king on e1 and a rook on h1"
+        "castling right 'K' needs a white rook on rank 1 on the h-side of its king"
     );
     assert_eq!(
         error("4k2r/8/8/8/8/8/8/4K3 w q - 0 1"),
-        "castling right 'q' needs the black king on e8 and a rook on a8"
+        "castling right 'q' needs a black rook on rank 8 on the a-side of its king"
     );
 }
 

@@ -305,12 +305,12 @@ fn chess_board_invariants() {
     // White may castle king side (bit 1) but has no rook on h1.
     assert_eq!(
         reason::<Chess>(&chess_bytes(&KINGS, 1 << 1, NONE, 0, 1)),
-        "castling right 'K' needs the white king on e1 and a rook on h1"
+        "castling right 'H' needs a white rook on h1"
     );
     assert!(Chess::unpack(&chess_bytes(&with(&[(7, WR)]), 1 << 1, NONE, 0, 1)).is_ok());
     assert_eq!(
-        reason::<Chess>(&chess_bytes(&KINGS, 1 << 5, NONE, 0, 1)),
-        "flags byte 0x20 has bits above 4 set"
+        reason::<Chess>(&chess_bytes(&KINGS, 1 << 6, NONE, 0, 1)),
+        "flags byte 0x40 has bits above 5 set"
     );
     assert_eq!(
         reason::<Chess>(&chess_bytes(&KINGS, 0, NONE, 0, 0)),
@@ -321,10 +321,10 @@ fn chess_board_invariants() {
 #[test]
 fn chess_encoding_invariants() {
     let mut bytes = chess_bytes(&KINGS, 0, NONE, 0, 1);
-    bytes[8] = 0x0D << 4 | WK;
-    assert_eq!(reason::<Chess>(&bytes), "piece code 13 on e8, expected 1 to 12");
+    bytes[8] = 0x0F << 4 | WK;
+    assert_eq!(reason::<Chess>(&bytes), "piece code 15 on e8, expected 1 to 14");
     bytes[8] = BK << 4;
-    assert_eq!(reason::<Chess>(&bytes), "piece code 0 on e1, expected 1 to 12");
+    assert_eq!(reason::<Chess>(&bytes), "piece code 0 on e1, expected 1 to 14");
     let mut bytes = chess_bytes(&KINGS, 0, NONE, 0, 1);
     bytes[9] = 0x10;
     assert_eq!(
@@ -334,6 +334,54 @@ fn chess_encoding_invariants() {
     let mut bytes = chess_bytes(&KINGS, 0, NONE, 0, 1);
     bytes[..8].copy_from_slice(&(u64::MAX >> 31).to_le_bytes());
     assert_eq!(reason::<Chess>(&bytes), "33 occupied squares, at most 32 fit");
+}
+
+/// Chess960 castling rooks off the corners travel as codes 13 (white) and
+/// 14 (black), the notation as flags bit 5; each misuse is refused.
+#[test]
+fn chess960_castling_encoding() {
+    // King b1, castling rook c1 (white, code 13); king b8, rook c8 (14).
+    let pieces = [(1, WK), (2, 13), (57, BK), (58, 14)];
+    let pos = Chess::unpack(&chess_bytes(&pieces, 1 << 5, NONE, 0, 1)).unwrap();
+    assert_eq!(pos.to_string(), "1kr5/8/8/8/8/8/8/1KR5 w Kk - 0 1");
+    assert_eq!(pos.shredder_fen(), "1kr5/8/8/8/8/8/8/1KR5 w Cc - 0 1");
+    assert!(pos.chess960_notation());
+    assert_eq!(packed(&pos), chess_bytes(&pieces, 1 << 5, NONE, 0, 1));
+    assert_eq!(
+        reason::<Chess>(&chess_bytes(&pieces, 0, NONE, 0, 1)),
+        "a Chess960 castling placement without the Chess960 notation bit"
+    );
+    assert_eq!(
+        reason::<Chess>(&chess_bytes(&[(4, WK), (7, 13), (60, BK)], 0, NONE, 0, 1)),
+        "castling rook code 13 on corner h1, whose right the flags byte carries"
+    );
+    assert_eq!(
+        reason::<Chess>(&chess_bytes(&[(4, WK), (20, 13), (60, BK)], 0, NONE, 0, 1)),
+        "castling rook on e3, off the back ranks"
+    );
+    // A white castling rook on black's back rank (behind a black knight)
+    // is no black rook.
+    assert_eq!(
+        reason::<Chess>(&chess_bytes(
+            &[(4, WK), (60, BK), (61, 8), (62, 13)],
+            1 << 5,
+            NONE,
+            0,
+            1
+        )),
+        "castling right 'g' needs a black rook on g8"
+    );
+    // Two castling rooks on one side of the king.
+    assert_eq!(
+        reason::<Chess>(&chess_bytes(
+            &[(0, WR), (1, 13), (4, WK), (60, BK)],
+            1 << 2 | 1 << 5,
+            NONE,
+            0,
+            1
+        )),
+        "the castling field 'BA' gives white two rights on the a-side of its king"
+    );
 }
 
 #[test]

@@ -262,3 +262,17 @@ fn the_reference_agrees_with_the_published_start() {
         .collect();
     assert_eq!(leaves, [4, 12, 56, 244, 1396, 8200]);
 }
+
+/// The shipped Reversi suite's counts (from this engine) equal the
+/// reference mover's, to depth 6.
+#[test]
+fn the_reversi_suite_matches_the_reference() {
+    let suite = perft_core::parse_suite(include_str!("../data/reversi-suite.epd")).unwrap();
+    assert_eq!(suite.len(), 5);
+    for line in suite {
+        for &(depth, expected) in line.expected.iter().filter(|&&(d, _)| d <= 6) {
+            let reference = reference_perft(&cells_of(&line.position), depth).leaves;
+            assert_eq!(reference, expected, "line {} depth {depth}", line.line);
+        }
+    }
+}

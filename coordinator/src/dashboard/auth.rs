@@ -83,17 +83,15 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
     if participants.is_open() {
         return None;
     }
-    // The refusal is the response itself, sent as it is: no point boxing it.
-    #[allow(clippy::result_large_err)]
     let may_read = |header: &[u8]| match participants.authenticate(Some(header)) {
         Ok(caller) => caller
             .may(Action::Read)
             .map(|()| caller.participant)
-            .map_err(|status| unauthorized(status.message())),
-        Err(_) => Err(unauthorized("unknown or revoked credential")),
+            .map_err(|status| Box::new(unauthorized(status.message()))),
+        Err(_) => Err(Box::new(unauthorized("unknown or revoked credential"))),
     };
     if let Some(given) = request.headers().get(header::AUTHORIZATION) {
-        return may_read(given.as_bytes()).err();
+        return may_read(given.as_bytes()).err().map(|refused| *refused);
     }
     let query = request.uri().query().unwrap_or_default();
     let mut given_token = None;
@@ -108,7 +106,7 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
     if let Some(given) = given_token {
         let who = match may_read(format!("Bearer {given}").as_bytes()) {
             Ok(who) => who,
-            Err(refused) => return Some(refused),
+            Err(refused) => return Some(*refused),
         };
         let Some(key) = dash.sessions.open(who) else {
             return Some(refuse(

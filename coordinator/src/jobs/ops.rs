@@ -66,8 +66,8 @@ pub enum Op {
     },
     /// A participant's row: new, or revoked.
     Participant(StoredParticipant),
-    /// Added to a participant's credit.
-    Credit { participant: String, delta: Credit },
+    /// A participant's credit as it now stands.
+    Credit { participant: String, total: Credit },
     /// Every undecided vote of a participant is dropped (it was revoked).
     DropVotesOf { voter: String },
     /// Units of a job are counted again: their counts go, and a done job

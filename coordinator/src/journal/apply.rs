@@ -139,7 +139,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             ])?;
         }
         Op::Participant(p) => participants::store(tx, p)?,
-        Op::Credit { participant, delta } => participants::add_credit(tx, participant, delta)?,
+        Op::Credit { participant, total } => participants::store_credit(tx, participant, total)?,
         Op::DropVotesOf { voter } => {
             tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?
                 .execute([voter])?;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use perft_core::Leaves;
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, Transaction, params};
 
 use super::JournalError;
 use super::codec::{blob_leaves, checksum, leaves_blob};
@@ -40,23 +40,8 @@ pub(super) fn store(tx: &Transaction<'_>, p: &StoredParticipant) -> rusqlite::Re
     Ok(())
 }
 
-/// Adds `delta` to a participant's credit.
-pub(super) fn add_credit(tx: &Transaction<'_>, participant: &str, delta: &Credit) -> rusqlite::Result<()> {
-    let old: Option<(i64, Vec<u8>, i64, i64)> = tx
-        .prepare_cached("SELECT units, leaves, cpu_ms, lost_votes FROM credit WHERE participant = ?1")?
-        .query_row([participant], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })
-        .optional()?;
-    let mut credit = old
-        .map(|(units, leaves, cpu_ms, lost)| Credit {
-            units: units as u64,
-            leaves: blob_leaves(&leaves).map_or(0, |l| l.leaves),
-            cpu_ms: cpu_ms as u64,
-            lost_votes: lost as u64,
-        })
-        .unwrap_or_default();
-    credit.add(delta);
+/// Writes a participant's credit as it now stands.
+pub(super) fn store_credit(tx: &Transaction<'_>, participant: &str, credit: &Credit) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?

@@ -284,6 +284,16 @@ impl Game for Checkers {
         }
     }
 
+    /// Multi-jumps and crownings (a man reaching the far row).
+    fn is_edge_case(&self, mv: CheckersMove) -> bool {
+        let man = self.kings & (1 << mv.from) == 0;
+        let far_row = match self.to_move {
+            Side::Dark => 28..=31,
+            Side::Light => 0..=3,
+        };
+        mv.jumps >= 2 || (man && far_row.contains(&mv.to))
+    }
+
     fn format_move(&self, mv: CheckersMove) -> String {
         let separator = if mv.is_capture() { "x" } else { "-" };
         let mut text = mv.from_square().to_string();

@@ -8,7 +8,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::{RANK_1, RANK_8, Squares, bit, parse_square, square_name};
-use super::position::{Chess, Colour, NO_SQUARE, Piece, rights};
+use super::castling;
+use super::fen_castling;
+use super::position::{Chess, Colour, NO_SQUARE, Piece};
 use crate::shown as echo;
 
 /// Why a FEN text was refused. Each message is one line naming the fault;
@@ -51,11 +53,24 @@ pub enum FenError {
         /// The field as given.
         found: String,
     },
-    /// A castling field that is not `-` or some of `KQkq`, each once.
-    #[error("the castling field must be '-' or letters of KQkq each at most once, found '{found}'")]
+    /// A castling field that is not `-` or letters of X-FEN (`KQkq`) or
+    /// Shredder-FEN (rook files `A`-`H`, `a`-`h`).
+    #[error(
+        "the castling field must be '-' or letters KQkq (X-FEN) or rook files A-H/a-h (Shredder-FEN), found '{found}'"
+    )]
     BadCastling {
         /// The field as given.
         found: String,
+    },
+    /// Two castling rights for one side of a king.
+    #[error("the castling field '{found}' gives {colour} two rights on the {side}-side of its king")]
+    CastlingSideTwice {
+        /// The field as given.
+        found: String,
+        /// Whose rights.
+        colour: &'static str,
+        /// The side, by the file it points at: `h` or `a`.
+        side: char,
     },
     /// An en passant field that is not `-` or a square on the rank a pawn
     /// of the side not to move has just passed.
@@ -130,16 +145,25 @@ pub enum FenError {
         /// The side to move.
         to_move: &'static str,
     },
-    /// A castling right whose king or rook is not at home.
-    #[error("castling right '{right}' needs the {colour} king on {king} and a rook on {rook}")]
-    CastlingWithoutPieces {
-        /// The FEN letter.
+    /// A castling right whose king is not on its back rank.
+    #[error("castling right '{right}' needs the {colour} king on rank {rank}")]
+    CastlingWithoutKing {
+        /// The letter of the right.
         right: char,
         /// Whose right.
         colour: &'static str,
-        /// The king's home square.
-        king: String,
-        /// The rook's home square.
+        /// The back rank, 1 or 8.
+        rank: u8,
+    },
+    /// A castling right without its rook.
+    #[error("castling right '{right}' needs a {colour} rook {rook}")]
+    CastlingWithoutRook {
+        /// The letter of the right.
+        right: char,
+        /// Whose right.
+        colour: &'static str,
+        /// Where the rook must stand (`on h1`, `on rank 1 on the h-side of
+        /// its king`).
         rook: String,
     },
 }
@@ -192,26 +216,6 @@ fn parse_board(field: &str, pos: &mut Chess) -> Result<(), FenError> {
         }
     }
     Ok(())
-}
-
-fn parse_castling(field: &str) -> Result<u8, FenError> {
-    if field == "-" {
-        return Ok(0);
-    }
-    let mut castling = 0u8;
-    for c in field.chars() {
-        let right = rights::ALL
-            .iter()
-            .find(|r| r.1 == c)
-            .map(|r| r.0)
-            .filter(|right| castling & right == 0)
-            .ok_or_else(|| FenError::BadCastling { found: echo(field) })?;
-        castling |= right;
-    }
-    if castling == 0 {
-        return Err(FenError::BadCastling { found: echo(field) });
-    }
-    Ok(castling)
 }
 
 fn parse_clock(field: Option<&str>, clock: &'static str, min: u16, default: u16) -> Result<u16, FenError> {
@@ -269,24 +273,7 @@ pub(super) fn validate(pos: &Chess) -> Result<(), FenError> {
             to_move: pos.side.name(),
         });
     }
-    for (right, letter, king, rook) in rights::ALL {
-        let colour = if letter.is_ascii_uppercase() {
-            Colour::White
-        } else {
-            Colour::Black
-        };
-        let mine = pos.colours[colour.index()];
-        let at_home = pos.pieces[Piece::King.index()] & mine & bit(king) != 0
-            && pos.pieces[Piece::Rook.index()] & mine & bit(rook) != 0;
-        if pos.castling & right != 0 && !at_home {
-            return Err(FenError::CastlingWithoutPieces {
-                right: letter,
-                colour: colour.name(),
-                king: square_name(king),
-                rook: square_name(rook),
-            });
-        }
-    }
+    fen_castling::validate(pos)?;
     Ok(())
 }
 
@@ -353,8 +340,14 @@ impl FromStr for Chess {
             "b" => Colour::Black,
             found => return Err(FenError::BadSide { found: echo(found) }),
         };
-        pos.castling = parse_castling(fields[2])?;
+        pos.castling_rooks = fen_castling::parse(fields[2], &pos)?;
         validate(&pos)?;
+        // Shredder-FEN's file letters are Chess960 notation's; X-FEN asks
+        // for it only where the placement needs it.
+        let shredder = fields[2]
+            .chars()
+            .any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
+        pos.chess960 = shredder || !castling::standard_placement(&pos);
         pos.en_passant = parse_en_passant(fields[3], &pos)?;
         pos.halfmove = parse_clock(fields.get(4).copied(), "halfmove", 0, 0)?;
         pos.fullmove = parse_clock(fields.get(5).copied(), "fullmove", 1, 1)?;
@@ -362,8 +355,33 @@ impl FromStr for Chess {
     }
 }
 
-impl fmt::Display for Chess {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Chess {
+    /// The position in Shredder-FEN: as `Display`'s FEN, with every
+    /// castling right written as its rook's file (`HAha`).
+    pub fn shredder_fen(&self) -> String {
+        let mut text = String::new();
+        self.write_fen(&mut text, true)
+            .unwrap_or_else(|_| unreachable!("a String takes any text"));
+        text
+    }
+
+    /// Whether moves are written as UCI_Chess960 engines write them
+    /// (castling as the king taking its rook, `e1h1`).
+    pub const fn chess960_notation(&self) -> bool {
+        self.chess960
+    }
+
+    /// The same position, its moves written (and read) as UCI_Chess960
+    /// engines write them when `on`, as `UCI_Chess960` off otherwise. A
+    /// Chess960 placement needs the king-takes-rook form and keeps it.
+    pub fn with_chess960_notation(mut self, on: bool) -> Chess {
+        self.chess960 = on || !castling::standard_placement(&self);
+        self
+    }
+
+    /// The six FEN fields, the castling field in Shredder-FEN when
+    /// `shredder`, else in X-FEN (which standard FEN is).
+    fn write_fen(&self, f: &mut impl fmt::Write, shredder: bool) -> fmt::Result {
         for rank in (0..8u8).rev() {
             let mut empty = 0;
             for file in 0..8u8 {
@@ -393,18 +411,18 @@ impl fmt::Display for Chess {
         }
         let side = if self.side == Colour::White { "w" } else { "b" };
         write!(f, " {side} ")?;
-        if self.castling == 0 {
-            f.write_str("-")?;
-        }
-        for (right, letter, _, _) in rights::ALL {
-            if self.castling & right != 0 {
-                write!(f, "{letter}")?;
-            }
-        }
+        fen_castling::write(self, shredder, f)?;
         match self.en_passant() {
             None => f.write_str(" -")?,
             Some(square) => write!(f, " {}", square_name(square))?,
         }
         write!(f, " {} {}", self.halfmove, self.fullmove)
+    }
+}
+
+impl fmt::Display for Chess {
+    /// FEN, the castling field in X-FEN.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_fen(f, false)
     }
 }

@@ -6,7 +6,7 @@
 //! | 0    | empty                                             |
 //! | 1-6  | the mover's pawn, knight, bishop, rook, queen, king |
 //! | 7-12 | the opponent's, in the same order                 |
-//! | 13   | the mover's rook that may still castle            |
+//! | 13   | the mover's rook that may still castle (any file) |
 //! | 14   | the opponent's rook that may still castle         |
 //! | 15   | the opponent's pawn that may be taken en passant  |
 //!
@@ -16,7 +16,7 @@
 //! else is needed: equal keys are equal positions up to colour and clocks.
 
 use super::bitboard::bit;
-use super::position::{Chess, Colour, NO_SQUARE, Piece, rights};
+use super::position::{Chess, Colour, NO_SQUARE, Piece};
 
 /// Adds `board`'s squares to the planes of `code`'s set bits.
 #[inline(always)]
@@ -42,28 +42,11 @@ pub(super) fn table_key(pos: &Chess) -> [u64; 4] {
         paint(&mut planes, board & mover, code);
         paint(&mut planes, board & opponent, code + 6);
     }
-    // Castling rooks: seen from the mover, its rooks' homes are a1 and h1,
-    // the opponent's a8 and h8. Codes 4 -> 13 and 10 -> 14 only add bits.
-    let (mover_rights, opponent_rights) = if flip {
-        (pos.castling >> 2, pos.castling & 3)
-    } else {
-        (pos.castling & 3, pos.castling >> 2)
-    };
-    let homes = |r: u8, base: u8| {
-        let king_side = if r & rights::WHITE_KING != 0 {
-            bit(base + 7)
-        } else {
-            0
-        };
-        let queen_side = if r & rights::WHITE_QUEEN != 0 {
-            bit(base)
-        } else {
-            0
-        };
-        king_side | queen_side
-    };
-    paint(&mut planes, homes(mover_rights, 0), 13 ^ 4);
-    paint(&mut planes, homes(opponent_rights, 56), 14 ^ 10);
+    // Castling rooks (on any file, for Chess960): codes 4 -> 13 and
+    // 10 -> 14 only add bits.
+    let castling = view(pos.castling_rooks);
+    paint(&mut planes, castling & mover, 13 ^ 4);
+    paint(&mut planes, castling & opponent, 14 ^ 10);
     // The pawn that may be taken en passant: code 7 -> 15.
     if pos.en_passant != NO_SQUARE {
         paint(&mut planes, view(bit(pos.en_passant ^ 8)), 15 ^ 7);

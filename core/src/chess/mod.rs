@@ -1,5 +1,6 @@
 //! Chess: bitboards, magic slider attacks, fully legal move generation,
-//! FEN, UCI moves and a colour-normalised table key.
+//! FEN (X-FEN and Shredder-FEN for Chess960), UCI moves and a
+//! colour-normalised table key.
 //!
 //! Squares are numbered a1 = 0 to h8 = 63. Perft follows the standard
 //! convention: legal moves only, a promotion is four moves, castling one,
@@ -8,7 +9,9 @@
 
 mod attacks;
 mod bitboard;
+mod castling;
 mod fen;
+mod fen_castling;
 mod key;
 mod movegen;
 mod packed;
@@ -36,7 +39,7 @@ impl Chess {
             colours: swap(self.colours),
             pieces: self.pieces.map(u64::swap_bytes),
             side: self.side.other(),
-            castling: (self.castling >> 2) | ((self.castling & 3) << 2),
+            castling_rooks: self.castling_rooks.swap_bytes(),
             en_passant: if self.en_passant == position::NO_SQUARE {
                 self.en_passant
             } else {
@@ -44,6 +47,7 @@ impl Chess {
             },
             halfmove: self.halfmove,
             fullmove: self.fullmove,
+            chess960: self.chess960,
         }
     }
 }
@@ -64,7 +68,7 @@ impl Game for Chess {
     /// The move list's capacity, which no accepted position exceeds.
     const MAX_MOVES: u32 = MAX_MOVES as u32;
     const GAME_OVER_IS_LEAF: bool = false;
-    const ABOUT: &'static str = "chess; positions as FEN (or EPD's first four fields), moves in UCI";
+    const ABOUT: &'static str = "chess and Chess960; positions as FEN, X-FEN or Shredder-FEN (or EPD's first four fields), moves in UCI";
     const SORT_DIVIDE: bool = true;
     /// Measured best (start perft(8) and Kiwipete perft(6) with a 2 GiB
     /// table, one thread): 3 counts in 0.78x and 0.86x the time of 2, 4 in
@@ -157,8 +161,18 @@ impl Game for Chess {
         self.play_board_only(isa, mv)
     }
 
+    /// UCI; castling as the king taking its rook in Chess960 notation
+    /// ([`Chess::chess960_notation`]), as the king's two-square move else.
     fn format_move(&self, mv: ChessMove) -> String {
-        mv.uci()
+        if self.chess960 {
+            mv.uci_chess960()
+        } else {
+            mv.uci()
+        }
+    }
+
+    fn is_edge_case(&self, mv: ChessMove) -> bool {
+        !matches!(mv.kind(), MoveKind::Normal)
     }
 
     fn published(depth: u32) -> Option<Published> {

@@ -12,9 +12,8 @@ use super::attacks;
 use super::bitboard::{
     BETWEEN, BISHOP_RAYS, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_8, ROOK_RAYS, Square, Squares, bit,
 };
-use super::position::{
-    Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of, rights,
-};
+use super::castling;
+use super::position::{Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of};
 use crate::kernel::{Isa, Portable};
 
 /// Where generated moves go.
@@ -249,7 +248,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     }
 
     if checkers == 0 {
-        castling::<WHITE, S, I>(pos, sink, occupied, king_targets, isa);
+        castling::generate::<WHITE, S, I>(pos, sink, king, occupied, king_targets, isa);
     }
 }
 
@@ -317,52 +316,6 @@ fn pawn_moves<const WHITE: bool, S: Sink>(
             }
         }
         sink.pawns(two & ray, 2 * up, MoveKind::DoublePush);
-    }
-}
-
-/// Castling: the right, an empty path between king and rook, and no
-/// attacked square on the king's way (the caller checked it is not in
-/// check). The square next to the king is safe exactly when it is one of
-/// the king's own targets (`king_targets`): those were tested with the
-/// king off the board, but a ray through the king's square would be a
-/// check, and there is none. A right implies king and rook at home, so
-/// every square here is a constant.
-#[inline(always)]
-fn castling<const WHITE: bool, S: Sink, I: Isa>(
-    pos: &Chess,
-    sink: &mut S,
-    occupied: u64,
-    king_targets: u64,
-    isa: I,
-) {
-    let (king_side, queen_side, them, king): (u8, u8, Colour, Square) = if WHITE {
-        (rights::WHITE_KING, rights::WHITE_QUEEN, Colour::Black, 4)
-    } else {
-        (rights::BLACK_KING, rights::BLACK_QUEEN, Colour::White, 60)
-    };
-    if pos.castling & king_side != 0
-        && occupied & (bit(king + 1) | bit(king + 2)) == 0
-        && king_targets & bit(king + 1) != 0
-        && pos.attackers(isa, king + 2, them, occupied, 0) == 0
-    {
-        sink.one(ChessMove {
-            from: king,
-            to: king + 2,
-            piece: Piece::King,
-            kind: MoveKind::Castle,
-        });
-    }
-    if pos.castling & queen_side != 0
-        && occupied & (bit(king - 1) | bit(king - 2) | bit(king - 3)) == 0
-        && king_targets & bit(king - 1) != 0
-        && pos.attackers(isa, king - 2, them, occupied, 0) == 0
-    {
-        sink.one(ChessMove {
-            from: king,
-            to: king - 2,
-            piece: Piece::King,
-            kind: MoveKind::Castle,
-        });
     }
 }
 

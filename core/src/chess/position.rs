@@ -4,6 +4,7 @@ use arrayvec::ArrayVec;
 
 use super::attacks;
 use super::bitboard::{BLACK_PAWN_ATTACKS, KING, KNIGHT, Square, WHITE_PAWN_ATTACKS, bit, square_name};
+use super::castling;
 use crate::game::MoveSet;
 use crate::kernel::Isa;
 
@@ -85,59 +86,62 @@ impl Piece {
     }
 }
 
-/// Castling rights as bits of a `u8`.
-pub(super) mod rights {
-    /// White may castle king side (`K`).
-    pub const WHITE_KING: u8 = 1;
-    /// White may castle queen side (`Q`).
-    pub const WHITE_QUEEN: u8 = 2;
-    /// Black may castle king side (`k`).
-    pub const BLACK_KING: u8 = 4;
-    /// Black may castle queen side (`q`).
-    pub const BLACK_QUEEN: u8 = 8;
-    /// Each right with its FEN letter, king square and rook square.
-    pub const ALL: [(u8, char, u8, u8); 4] = [
-        (WHITE_KING, 'K', 4, 7),
-        (WHITE_QUEEN, 'Q', 4, 0),
-        (BLACK_KING, 'k', 60, 63),
-        (BLACK_QUEEN, 'q', 60, 56),
-    ];
-}
-
 /// No en passant square.
 pub(super) const NO_SQUARE: u8 = 64;
-
-/// Rights kept when a move starts or ends on each square: touching a king
-/// or rook home square loses the rights that need it.
-static CASTLING_KEPT: [u8; 64] = {
-    let mut kept = [0x0Fu8; 64];
-    let mut i = 0;
-    while i < 4 {
-        let (right, _, king, rook) = rights::ALL[i];
-        kept[king as usize] &= !right;
-        kept[rook as usize] &= !right;
-        i += 1;
-    }
-    kept
-};
 
 /// A chess position: pieces by colour and by type, the side to move,
 /// castling rights, the en passant square and the two clocks.
 ///
 /// Invariants (checked when parsing, kept by `play`): one king a side,
 /// no pawn on rank 1 or 8, the side not to move is not in check, every
-/// castling right has its king and rook at home, and `en_passant` is set
-/// only when a legal en passant capture exists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// castling rook stands on its side's back rank with its king, at most one
+/// on each side of the king, and `en_passant` is set only when a legal en
+/// passant capture exists.
+#[derive(Clone, Copy, Debug)]
 pub struct Chess {
     pub(super) colours: [u64; 2],
     pub(super) pieces: [u64; 6],
     pub(super) side: Colour,
-    pub(super) castling: u8,
+    /// The rooks that may still castle (any file: Chess960's too).
+    pub(super) castling_rooks: u64,
     /// The square a pawn passed over, or [`NO_SQUARE`].
     pub(super) en_passant: u8,
     pub(super) halfmove: u16,
     pub(super) fullmove: u16,
+    /// Moves are written as UCI_Chess960 engines write them: castling as
+    /// the king taking its rook. Set when parsing a Chess960 placement, or
+    /// by [`Chess::with_chess960_notation`]; it changes no count or key.
+    pub(super) chess960: bool,
+}
+
+impl Chess {
+    /// Everything but the notation flag, which is not part of the position.
+    fn identity(&self) -> (&[u64; 2], &[u64; 6], Colour, u64, u8, u16, u16) {
+        (
+            &self.colours,
+            &self.pieces,
+            self.side,
+            self.castling_rooks,
+            self.en_passant,
+            self.halfmove,
+            self.fullmove,
+        )
+    }
+}
+
+/// Equal positions are equal whichever notation their moves are written in.
+impl PartialEq for Chess {
+    fn eq(&self, other: &Chess) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl Eq for Chess {}
+
+impl std::hash::Hash for Chess {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity().hash(state);
+    }
 }
 
 impl Chess {
@@ -147,10 +151,11 @@ impl Chess {
         colours: [0; 2],
         pieces: [0; 6],
         side: Colour::White,
-        castling: 0,
+        castling_rooks: 0,
         en_passant: NO_SQUARE,
         halfmove: 0,
         fullmove: 1,
+        chess960: false,
     };
 }
 
@@ -163,7 +168,8 @@ pub enum MoveKind {
     DoublePush,
     /// A pawn taking en passant.
     EnPassant,
-    /// The king's two-square move, which also moves the rook.
+    /// Castling: the king takes its own rook (`to` is the rook's square)
+    /// and both land on their castled squares.
     Castle,
     /// A pawn reaching the last rank, becoming this piece.
     Promotion(Piece),
@@ -184,7 +190,7 @@ impl ChessMove {
         self.from
     }
 
-    /// The square it goes to (for castling, the king's).
+    /// The square it goes to (for castling, the castling rook's).
     pub const fn to(&self) -> Square {
         self.to
     }
@@ -199,13 +205,27 @@ impl ChessMove {
         self.kind
     }
 
-    /// The move in UCI: `e2e4`, `e7e8q`, castling as `e1g1`.
+    /// The move in UCI: `e2e4`, `e7e8q`, castling as the king's two-square
+    /// move `e1g1` (in Chess960, ambiguous: see [`ChessMove::uci_chess960`]).
     pub fn uci(&self) -> String {
-        let mut text = square_name(self.from) + &square_name(self.to);
+        let to = match self.kind {
+            MoveKind::Castle => castling::destinations(self.from, self.to).0,
+            _ => self.to,
+        };
+        let mut text = square_name(self.from) + &square_name(to);
         if let MoveKind::Promotion(piece) = self.kind {
             text.push(piece.letter());
         }
         text
+    }
+
+    /// The move as engines write it with UCI_Chess960: castling as the
+    /// king taking its rook (`e1h1`), everything else as [`ChessMove::uci`].
+    pub fn uci_chess960(&self) -> String {
+        match self.kind {
+            MoveKind::Castle => square_name(self.from) + &square_name(self.to),
+            _ => self.uci(),
+        }
     }
 }
 
@@ -247,6 +267,18 @@ impl Chess {
     /// The side to move.
     pub const fn side_to_move(&self) -> Colour {
         self.side
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        let king = self.king(self.side);
+        self.attackers(
+            crate::kernel::Portable,
+            king,
+            self.side.other(),
+            self.occupied(),
+            0,
+        ) != 0
     }
 
     /// The en passant square, kept only when a legal capture exists there.
@@ -382,22 +414,21 @@ impl Chess {
                 next.pieces[Piece::Pawn as usize] ^= captured;
             }
             MoveKind::Castle => {
-                let (rook_from, rook_to) = if mv.to > mv.from {
-                    (mv.to + 1, mv.to - 1)
-                } else {
-                    (mv.to - 2, mv.to + 1)
-                };
-                let rook = bit(rook_from) | bit(rook_to);
-                next.colours[us] ^= rook;
-                next.pieces[Piece::Rook as usize] ^= rook;
+                // From this position's boards: king, rook and their
+                // destinations may share squares.
+                let (king_to, rook_to) = castling::destinations(mv.from, mv.to);
+                let (king_to, rook_to) = (bit(king_to), bit(rook_to));
+                next.colours[us] = (self.colours[us] & !(from | to)) | king_to | rook_to;
+                next.pieces[Piece::King as usize] = (self.pieces[Piece::King as usize] & !from) | king_to;
+                next.pieces[Piece::Rook as usize] = (self.pieces[Piece::Rook as usize] & !to) | rook_to;
             }
             MoveKind::Promotion(piece) => {
                 next.pieces[Piece::Pawn as usize] ^= to;
                 next.pieces[piece.index()] |= to;
             }
         }
-        // A move's squares are below 64; `& 63` spares the bounds checks.
-        next.castling &= CASTLING_KEPT[usize::from(mv.from & 63)] & CASTLING_KEPT[usize::from(mv.to & 63)];
+        next.castling_rooks =
+            castling::rights_after(self.castling_rooks, self.side, mv.piece, mv.from, mv.to);
         next.side = self.side.other();
         next
     }

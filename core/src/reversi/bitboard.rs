@@ -135,22 +135,27 @@ pub(crate) fn flips_on<I: Isa>(isa: I, player: u64, opponent: u64, square: u8) -
 
 /// The leaves two plies below a position with a move, where the
 /// instructions `isa` allows count them faster than playing each move:
-/// every child's moves, and 1 for a child without any (it passes, or the
-/// game is over at full depth). `None` when the side to move has no move,
-/// or no faster way.
+/// every child's moves, and for a child without any: 1 when it passes; 1
+/// too when its game is over (Bik's convention: the game ends at full
+/// depth), or 0 with `GAME_OVER_EMPTY` (A124004's: an early end counts
+/// nothing). `None` when the side to move has no move, or no faster way.
 #[inline(always)]
-pub(crate) fn count_two_plies_on<I: Isa>(isa: I, player: u64, opponent: u64) -> Option<u64> {
+pub(crate) fn count_two_plies_on<I: Isa, const GAME_OVER_EMPTY: bool>(
+    isa: I,
+    player: u64,
+    opponent: u64,
+) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
     if I::AVX512 {
         // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
         // only on CPUs with x86-64-v4, and `isa` is such a value.
-        return unsafe { avx512::count_two_plies(player, opponent) };
+        return unsafe { avx512::count_two_plies::<GAME_OVER_EMPTY>(player, opponent) };
     }
     #[cfg(target_arch = "x86_64")]
     if I::AVX2 {
         // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist only
         // on CPUs with AVX2, and `isa` is such a value.
-        return unsafe { avx2::count_two_plies(player, opponent) };
+        return unsafe { avx2::count_two_plies::<GAME_OVER_EMPTY>(player, opponent) };
     }
     let _ = (isa, player, opponent);
     None
@@ -283,8 +288,8 @@ mod avx2 {
     /// [`super::count_two_plies_on`], with [`flips_lanes`].
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn count_two_plies(player: u64, opponent: u64) -> Option<u64> {
-        count_two_plies_with(player, opponent, |p, o, square| flips_lanes(p, o, square))
+    pub(super) fn count_two_plies<const GAME_OVER_EMPTY: bool>(player: u64, opponent: u64) -> Option<u64> {
+        count_two_plies_with::<GAME_OVER_EMPTY>(player, opponent, |p, o, square| flips_lanes(p, o, square))
     }
 
     /// [`super::count_two_plies_on`], finding flips with `flips_lanes`:
@@ -292,7 +297,7 @@ mod avx2 {
     /// and its empty squares are the parent's but the one played.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn count_two_plies_with(
+    pub(super) fn count_two_plies_with<const GAME_OVER_EMPTY: bool>(
         player: u64,
         opponent: u64,
         flips_lanes: impl Fn(__m256i, __m256i, u8) -> __m256i,
@@ -316,7 +321,17 @@ mod avx2 {
             let child_opponent =
                 _mm256_or_si256(_mm256_or_si256(p, flipped), _mm256_set1_epi64x(placed as i64));
             let child_moves = or_lanes(moves_lanes(child_player, child_opponent)) & empty & !placed;
-            n += u64::from(child_moves.count_ones()).max(1);
+            n += match child_moves {
+                0 if GAME_OVER_EMPTY => {
+                    // Rare: the child passes (one leaf) or its game is over.
+                    let flipped = or_lanes(flipped);
+                    let child_player = opponent & !flipped;
+                    let child_opponent = player | flipped | placed;
+                    u64::from(legal_moves_mask(child_opponent, child_player) != 0)
+                }
+                0 => 1,
+                moves => u64::from(moves.count_ones()),
+            };
         }
         Some(n)
     }
@@ -378,8 +393,10 @@ mod avx512 {
     /// [`super::count_two_plies_on`], with [`flips_lanes`].
     #[target_feature(enable = "avx2,avx512f,avx512cd,avx512vl")]
     #[inline]
-    pub(super) fn count_two_plies(player: u64, opponent: u64) -> Option<u64> {
-        avx2::count_two_plies_with(player, opponent, |p, o, square| flips_lanes(p, o, square))
+    pub(super) fn count_two_plies<const GAME_OVER_EMPTY: bool>(player: u64, opponent: u64) -> Option<u64> {
+        avx2::count_two_plies_with::<GAME_OVER_EMPTY>(player, opponent, |p, o, square| {
+            flips_lanes(p, o, square)
+        })
     }
 }
 
@@ -451,11 +468,14 @@ mod tests {
             }
         }
 
-        fn count_two_plies(self, p: u64, o: u64) -> Option<u64> {
-            match self {
-                AnyIsa::Portable(isa) => count_two_plies_on(isa, p, o),
-                AnyIsa::V3(isa) => count_two_plies_on(isa, p, o),
-                AnyIsa::V4(isa) => count_two_plies_on(isa, p, o),
+        fn count_two_plies(self, p: u64, o: u64, game_over_empty: bool) -> Option<u64> {
+            match (self, game_over_empty) {
+                (AnyIsa::Portable(isa), false) => count_two_plies_on::<_, false>(isa, p, o),
+                (AnyIsa::V3(isa), false) => count_two_plies_on::<_, false>(isa, p, o),
+                (AnyIsa::V4(isa), false) => count_two_plies_on::<_, false>(isa, p, o),
+                (AnyIsa::Portable(isa), true) => count_two_plies_on::<_, true>(isa, p, o),
+                (AnyIsa::V3(isa), true) => count_two_plies_on::<_, true>(isa, p, o),
+                (AnyIsa::V4(isa), true) => count_two_plies_on::<_, true>(isa, p, o),
             }
         }
     }
@@ -492,18 +512,27 @@ mod tests {
             let (sparse_player, sparse_opponent) = (player & (a >> 7), opponent & (b >> 3));
             for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
                 let moves = legal_moves_mask(p, o);
-                let mut expected = 0u64;
+                // Bik's counts a child without a move as 1; A124004's only
+                // when it passes, not when its game is over.
+                let (mut bik, mut oeis) = (0u64, 0u64);
                 for sq in (0..64u8).filter(|&sq| moves & (1 << sq) != 0) {
                     let f = flips(p, o, sq);
-                    let child = legal_moves_mask(o & !f, p | f | (1 << sq));
-                    expected += u64::from(child.count_ones()).max(1);
+                    let (child_p, child_o) = (o & !f, p | f | (1 << sq));
+                    let child = legal_moves_mask(child_p, child_o).count_ones();
+                    bik += u64::from(child).max(1);
+                    oeis += match child {
+                        0 => u64::from(legal_moves_mask(child_o, child_p) != 0),
+                        n => u64::from(n),
+                    };
                 }
-                let want = if moves == 0 { None } else { Some(expected) };
-                let counts = on_every_isa(|isa| isa.count_two_plies(p, o));
-                // The portable kernel has no shortcut; every vector kernel has.
-                proptest::prop_assert_eq!(counts[0], None);
-                for count in &counts[1..] {
-                    proptest::prop_assert_eq!(*count, want);
+                for (game_over_empty, expected) in [(false, bik), (true, oeis)] {
+                    let want = if moves == 0 { None } else { Some(expected) };
+                    let counts = on_every_isa(|isa| isa.count_two_plies(p, o, game_over_empty));
+                    // The portable kernel has no shortcut; every vector kernel has.
+                    proptest::prop_assert_eq!(counts[0], None);
+                    for count in &counts[1..] {
+                        proptest::prop_assert_eq!(*count, want);
+                    }
                 }
             }
         }

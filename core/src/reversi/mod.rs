@@ -4,12 +4,14 @@
 //! position text. A side with no move passes, and the pass is a ply.
 
 mod bitboard;
+mod oeis;
 mod packed;
 mod position;
 mod symmetry;
 mod text;
 
 pub use bitboard::{flips, legal_moves_mask};
+pub use oeis::ReversiOeis;
 pub use position::{Disc, Reversi, ReversiMove, ReversiMoves};
 pub use symmetry::canonical;
 pub use text::PositionError;

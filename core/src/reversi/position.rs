@@ -1,6 +1,7 @@
 //! The Reversi position and its [`Game`] implementation.
 
 use super::bitboard::{count_two_plies_on, flips_on, legal_moves_mask, legal_moves_mask_on};
+use crate::convention::Convention;
 use crate::game::{BenchCase, BenchCases, Game, MoveError, MoveSet};
 use crate::kernel::{Isa, Kernel, Portable};
 use crate::published::Published;
@@ -132,6 +133,7 @@ impl Game for Reversi {
     /// One move per square at most.
     const MAX_MOVES: u32 = 64;
     const GAME_OVER_IS_LEAF: bool = true;
+    const CONVENTION: Option<Convention> = Some(Convention::Bik);
     /// Measured best (perft(14) with a 2 GiB table, one thread): 4 counts
     /// in 0.79x the time of 3; 5 in 1.1x that of 4. Depth-3 subtrees are
     /// cheaper to recount with the vector kernels than to look up.
@@ -235,7 +237,7 @@ impl Game for Reversi {
     /// move is left to the kernel.
     #[inline(always)]
     fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
-        count_two_plies_on(isa, self.player, self.opponent)
+        count_two_plies_on::<I, false>(isa, self.player, self.opponent)
     }
 
     #[inline(always)]
@@ -257,6 +259,11 @@ impl Game for Reversi {
             opponent: player,
             to_move: self.to_move.other(),
         }
+    }
+
+    /// Passes.
+    fn is_edge_case(&self, mv: ReversiMove) -> bool {
+        mv.square().is_none()
     }
 
     fn format_move(&self, mv: ReversiMove) -> String {

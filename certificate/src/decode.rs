@@ -1,0 +1,271 @@
+//! Reading a certificate back: every length, index and count is checked
+//! against what the header and the game allow, so a damaged or hostile
+//! file is refused with one line naming what is wrong, never a panic nor
+//! an allocation it did not pay for in bytes.
+
+use std::io::Read;
+
+use flate2::read::ZlibDecoder;
+use perft_core::{Convention, GameKind, Leaves, Weight};
+
+use crate::varint::take;
+use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION};
+
+/// The largest body accepted, uncompressed.
+const MAX_BODY: u64 = 16 << 30;
+/// The longest move text or participant id accepted.
+const MAX_TEXT: usize = 256;
+
+/// Why bytes are not a certificate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not a certificate at all.
+    #[error("not a Deep Perft certificate (the file does not start with its magic bytes)")]
+    Magic,
+    /// A certificate of a version this code does not read.
+    #[error("certificate version {found}, but this perft reads version {VERSION} only")]
+    Version {
+        /// The version in the file.
+        found: u16,
+    },
+    /// The compressed body is damaged or cut short.
+    #[error("the certificate's body is damaged or truncated ({0})")]
+    Body(String),
+    /// The body ends before a field.
+    #[error("the certificate is truncated: it ends in the {0}")]
+    Truncated(&'static str),
+    /// A field holds a value it cannot.
+    #[error("the certificate's {field} is invalid: {reason}")]
+    Invalid {
+        /// Which field.
+        field: &'static str,
+        /// What is wrong, one line.
+        reason: String,
+    },
+    /// Bytes after the last field.
+    #[error("the certificate has {0} bytes after its last field")]
+    Trailing(usize),
+}
+
+fn invalid(field: &'static str, reason: impl Into<String>) -> DecodeError {
+    DecodeError::Invalid {
+        field,
+        reason: reason.into(),
+    }
+}
+
+/// A reader over the body that names the field it was reading when the
+/// body ran out.
+struct Fields<'a> {
+    input: &'a [u8],
+}
+
+impl<'a> Fields<'a> {
+    fn number(&mut self, field: &'static str) -> Result<u128, DecodeError> {
+        let before = self.input.len();
+        take(&mut self.input).ok_or(if before > 19 {
+            invalid(field, "an integer longer than 128 bits")
+        } else {
+            DecodeError::Truncated(field)
+        })
+    }
+
+    fn small(&mut self, field: &'static str, max: u128) -> Result<u64, DecodeError> {
+        let n = self.number(field)?;
+        if n > max {
+            return Err(invalid(field, format!("{n} is above {max}")));
+        }
+        Ok(n as u64)
+    }
+
+    /// A count of items each taking at least `min_bytes` bytes: never more
+    /// than the bytes left could hold.
+    fn length(&mut self, field: &'static str, min_bytes: usize) -> Result<usize, DecodeError> {
+        let n = self.number(field)?;
+        let most = (self.input.len() / min_bytes.max(1)) as u128;
+        if n > most {
+            return Err(DecodeError::Truncated(field));
+        }
+        Ok(n as usize)
+    }
+
+    fn bytes(&mut self, field: &'static str, n: usize) -> Result<&'a [u8], DecodeError> {
+        if self.input.len() < n {
+            return Err(DecodeError::Truncated(field));
+        }
+        let (head, rest) = self.input.split_at(n);
+        self.input = rest;
+        Ok(head)
+    }
+
+    fn text(&mut self, field: &'static str) -> Result<String, DecodeError> {
+        let n = self.length(field, 1)?;
+        if n > MAX_TEXT {
+            return Err(invalid(field, format!("{n} bytes of text, above {MAX_TEXT}")));
+        }
+        let bytes = self.bytes(field, n)?;
+        let text = std::str::from_utf8(bytes).map_err(|_| invalid(field, "not UTF-8"))?;
+        Ok(text.to_owned())
+    }
+
+    fn leaves(&mut self, field: &'static str) -> Result<Leaves, DecodeError> {
+        let leaves = Leaves {
+            leaves: self.number(field)?,
+            higher: self.number(field)?,
+        };
+        if !leaves.is_consistent() {
+            return Err(invalid(field, "more game-over leaves than leaves"));
+        }
+        Ok(leaves)
+    }
+}
+
+/// The body after the header, decompressed (at most [`MAX_BODY`] bytes).
+fn decompressed(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        return Err(DecodeError::Magic);
+    }
+    let rest = &bytes[MAGIC.len()..];
+    let Some(version) = rest.get(..2) else {
+        return Err(DecodeError::Truncated("version"));
+    };
+    let found = u16::from_le_bytes([version[0], version[1]]);
+    if found != VERSION {
+        return Err(DecodeError::Version { found });
+    }
+    let mut body = Vec::new();
+    let mut zlib = ZlibDecoder::new(&rest[2..]).take(MAX_BODY + 1);
+    zlib.read_to_end(&mut body)
+        .map_err(|e| DecodeError::Body(e.to_string()))?;
+    if body.len() as u64 > MAX_BODY {
+        return Err(DecodeError::Body(format!(
+            "more than {MAX_BODY} bytes uncompressed"
+        )));
+    }
+    let zlib = zlib.into_inner();
+    let trailing = zlib.into_inner().len();
+    if trailing > 0 {
+        return Err(DecodeError::Trailing(trailing));
+    }
+    Ok(body)
+}
+
+pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
+    let body = decompressed(bytes)?;
+    let mut f = Fields { input: &body };
+    let game: GameKind = f
+        .text("game")?
+        .parse()
+        .map_err(|e: perft_core::UnknownGame| invalid("game", e.to_string()))?;
+    let convention = match f.bytes("convention", 1)?[0] {
+        0 => None,
+        1 => Some(Convention::Bik),
+        2 => Some(Convention::Oeis),
+        other => return Err(invalid("convention", format!("byte {other}"))),
+    };
+    if game.resolve_convention(convention).ok() != Some(convention) {
+        return Err(invalid(
+            "convention",
+            format!(
+                "{} does not apply to {game}",
+                convention.map_or("none", Convention::name)
+            ),
+        ));
+    }
+    let packed = game.packed_bytes();
+    let root = f.bytes("root", packed)?.to_vec();
+    game.show_packed(&root)
+        .map_err(|e| invalid("root", e.to_string()))?;
+    let depth = f.small("depth", u128::from(game.max_depth()))? as u32;
+    let split_depth = f.small("split depth", u128::from(depth))? as u32;
+    if split_depth == 0 {
+        return Err(invalid("split depth", "0 (at least 1)"));
+    }
+    let moves = f.length("first moves", 2)?;
+    let first_moves = (0..moves)
+        .map(|_| f.text("first moves"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let settled = (0..moves)
+        .map(|_| f.leaves("settled leaves"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let count = f.length("participants", 1)?;
+    let participants = (0..count)
+        .map(|_| f.text("participants").map(ParticipantId))
+        .collect::<Result<Vec<_>, _>>()?;
+    let units = f.length("units", packed + 4)?;
+    let positions = f.bytes("unit positions", units * packed)?;
+    let mut all_weights = Vec::with_capacity(units);
+    for _ in 0..units {
+        let n = f.length("unit weights", 2)?;
+        if n == 0 || n > moves {
+            return Err(invalid(
+                "unit weights",
+                format!("{n} weights for {moves} first moves"),
+            ));
+        }
+        let weights = (0..n)
+            .map(|_| {
+                Ok(Weight {
+                    first_move: f.small("unit weights", moves as u128 - 1)? as u32,
+                    paths: f.small("unit weights", u128::from(u64::MAX))?,
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        all_weights.push(weights);
+    }
+    let mut counts = Vec::with_capacity(units);
+    for _ in 0..units {
+        counts.push(f.leaves("unit counts")?);
+    }
+    let mut all_deciders = Vec::with_capacity(units);
+    for _ in 0..units {
+        let n = f.length("unit deciders", 1)?;
+        let deciders = (0..n)
+            .map(|_| {
+                let most = (participants.len() as u128).saturating_sub(1);
+                if participants.is_empty() {
+                    return Err(invalid("unit deciders", "a decider but no participant"));
+                }
+                Ok(f.small("unit deciders", most)? as u32)
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        all_deciders.push(deciders);
+    }
+    let divide = (0..moves)
+        .map(|_| f.leaves("divide table"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let total = f.leaves("total")?;
+    let merkle_root: [u8; 32] = f
+        .bytes("Merkle root", 32)?
+        .try_into()
+        .map_err(|_| DecodeError::Truncated("Merkle root"))?;
+    if !f.input.is_empty() {
+        return Err(DecodeError::Trailing(f.input.len()));
+    }
+    let units = positions
+        .chunks_exact(packed.max(1))
+        .zip(all_weights)
+        .zip(counts)
+        .zip(all_deciders)
+        .map(|(((position, weights), count), deciders)| Unit {
+            position: position.to_vec(),
+            weights,
+            count,
+            deciders,
+        })
+        .collect();
+    Ok(Certificate {
+        game,
+        convention,
+        root,
+        depth,
+        split_depth,
+        first_moves,
+        settled,
+        participants,
+        units,
+        divide,
+        total,
+        merkle_root,
+    })
+}

@@ -1,0 +1,108 @@
+//! Writing a certificate: the header, then the body compressed with zlib
+//! (whose checksum catches a damaged body). The body is laid out column by
+//! column (all positions, then all weights, ...) so that alike bytes sit
+//! together and compress well.
+
+use std::io::Write;
+
+use flate2::Compression;
+use flate2::write::ZlibEncoder;
+use perft_core::{Convention, Leaves};
+
+use crate::varint::put;
+use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION};
+
+/// The convention's byte: 0 none, 1 Bik's, 2 A124004's.
+pub(crate) fn convention_byte(convention: Option<Convention>) -> u8 {
+    match convention {
+        None => 0,
+        Some(Convention::Bik) => 1,
+        Some(Convention::Oeis) => 2,
+    }
+}
+
+fn put_str(out: &mut Vec<u8>, text: &str) {
+    put(out, text.len() as u128);
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn put_leaves(out: &mut Vec<u8>, leaves: Leaves) {
+    put(out, leaves.leaves);
+    put(out, leaves.higher);
+}
+
+fn put_weights(out: &mut Vec<u8>, unit: &Unit) {
+    put(out, unit.weights.len() as u128);
+    for w in &unit.weights {
+        put(out, u128::from(w.first_move));
+        put(out, u128::from(w.paths));
+    }
+}
+
+/// The uncompressed body.
+pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + cert.units.len() * 40);
+    put_str(&mut out, cert.game.name());
+    out.push(convention_byte(cert.convention));
+    out.extend_from_slice(&cert.root);
+    put(&mut out, u128::from(cert.depth));
+    put(&mut out, u128::from(cert.split_depth));
+    put(&mut out, cert.first_moves.len() as u128);
+    for mv in &cert.first_moves {
+        put_str(&mut out, mv);
+    }
+    for &settled in &cert.settled {
+        put_leaves(&mut out, settled);
+    }
+    put(&mut out, cert.participants.len() as u128);
+    for ParticipantId(id) in &cert.participants {
+        put_str(&mut out, id);
+    }
+    put(&mut out, cert.units.len() as u128);
+    for unit in &cert.units {
+        out.extend_from_slice(&unit.position);
+    }
+    for unit in &cert.units {
+        put_weights(&mut out, unit);
+    }
+    for unit in &cert.units {
+        put_leaves(&mut out, unit.count);
+    }
+    for unit in &cert.units {
+        put(&mut out, unit.deciders.len() as u128);
+        for &d in &unit.deciders {
+            put(&mut out, u128::from(d));
+        }
+    }
+    for &line in &cert.divide {
+        put_leaves(&mut out, line);
+    }
+    put_leaves(&mut out, cert.total);
+    out.extend_from_slice(&cert.merkle_root);
+    out
+}
+
+/// The whole file.
+pub(crate) fn encode(cert: &Certificate) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    let mut zlib = ZlibEncoder::new(out, Compression::best());
+    // Writing to a Vec cannot fail.
+    zlib.write_all(&body(cert)).expect("compressing into memory");
+    zlib.finish().expect("compressing into memory")
+}
+
+/// One unit as its Merkle leaf covers it.
+pub(crate) fn unit_bytes(unit: &Unit, participants: &[ParticipantId]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(unit.position.len() + 32);
+    out.extend_from_slice(&unit.position);
+    put_weights(&mut out, unit);
+    put_leaves(&mut out, unit.count);
+    put(&mut out, unit.deciders.len() as u128);
+    for &d in &unit.deciders {
+        let id = participants.get(d as usize).map_or("", |p| p.0.as_str());
+        put_str(&mut out, id);
+    }
+    out
+}

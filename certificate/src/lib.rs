@@ -1,0 +1,112 @@
+//! Deep Perft's certificate: everything needed to check a finished perft
+//! without trusting whoever made it, in one versioned file
+//! (`docs/certificate.md` is the specification).
+//!
+//! A certificate holds the game, the counting convention, the root, the
+//! depth and split depth, every unit of the plan (packed position, paths
+//! per first move, count, the participants whose votes decided it) in plan
+//! order, the divide table, the total, and a Merkle root over the units so
+//! that one unit can be proven to belong to it with a few hashes.
+//!
+//! Pure logic on byte slices: the callers do the file and network I/O.
+
+mod build;
+mod decode;
+mod encode;
+pub mod merkle;
+mod varint;
+
+pub use build::{BuildError, CountedUnit, Header, from_plan};
+pub use decode::DecodeError;
+
+use perft_core::{Convention, GameKind, Leaves, Weight};
+
+/// The first bytes of every certificate file.
+pub const MAGIC: [u8; 8] = *b"DPERFTC\n";
+
+/// The format version this code writes and reads.
+pub const VERSION: u16 = 1;
+
+/// Who computed a count: a participant's id as the coordinator knows it
+/// (`local` for a count made on one machine by `perft run`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParticipantId(pub String);
+
+/// One unit of the plan with its count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// The position, packed as the game packs it.
+    pub position: Vec<u8>,
+    /// How many paths from each first move reach it.
+    pub weights: Vec<Weight>,
+    /// Its leaves at the remaining depth.
+    pub count: Leaves,
+    /// Indices into [`Certificate::participants`] of those whose votes
+    /// decided the count.
+    pub deciders: Vec<u32>,
+}
+
+/// A finished perft, unit by unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Certificate {
+    /// The game.
+    pub game: GameKind,
+    /// The counting convention, for games with a choice.
+    pub convention: Option<Convention>,
+    /// The root position, packed.
+    pub root: Vec<u8>,
+    /// Plies counted below the root.
+    pub depth: u32,
+    /// Plies expanded into units.
+    pub split_depth: u32,
+    /// The root's first moves in the game's notation, in plan order
+    /// (weights index into them).
+    pub first_moves: Vec<String>,
+    /// Leaves per first move met while planning: games over above the
+    /// split depth.
+    pub settled: Vec<Leaves>,
+    /// Everyone named as a decider.
+    pub participants: Vec<ParticipantId>,
+    /// The units in plan order.
+    pub units: Vec<Unit>,
+    /// Leaves per first move.
+    pub divide: Vec<Leaves>,
+    /// All leaves.
+    pub total: Leaves,
+    /// [`merkle::root`] of the units.
+    pub merkle_root: merkle::Hash,
+}
+
+impl Certificate {
+    /// The file's bytes: magic, version, then the compressed body.
+    pub fn encode(&self) -> Vec<u8> {
+        encode::encode(self)
+    }
+
+    /// A certificate read back from its file's bytes, every field checked
+    /// for shape (the audit checks the numbers).
+    pub fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
+        decode::decode(bytes)
+    }
+
+    /// The Merkle root the units give (compare with [`Certificate::merkle_root`]).
+    pub fn computed_merkle_root(&self) -> merkle::Hash {
+        merkle::root(&self.leaf_hashes())
+    }
+
+    /// Every unit's leaf hash, in plan order.
+    pub fn leaf_hashes(&self) -> Vec<merkle::Hash> {
+        self.units
+            .iter()
+            .enumerate()
+            .map(|(i, unit)| merkle::leaf_hash(i as u64, &self.unit_bytes(unit)))
+            .collect()
+    }
+
+    /// The bytes of one unit that its leaf hash covers: position, weights,
+    /// count and the deciders' ids (ids, not indices, so that a proof
+    /// stands without the participants table).
+    pub fn unit_bytes(&self, unit: &Unit) -> Vec<u8> {
+        encode::unit_bytes(unit, &self.participants)
+    }
+}

@@ -1,0 +1,118 @@
+//! `perft suite FILE.epd`: counts every position of an EPD perft suite at
+//! its depths and prints a table, mismatches first; exit 1 on a mismatch.
+
+use std::time::Instant;
+
+use perft_core::{Game, GameVisitor, SuiteLine, TranspositionTable, divide_parallel, parse_suite};
+
+use crate::args::SuiteArgs;
+use crate::error::CliError;
+use crate::run::{root_position, with_chess960_notation};
+
+/// One compared count.
+struct Checked {
+    line: usize,
+    depth: u32,
+    expected: u128,
+    counted: u128,
+    position: String,
+}
+
+/// Reads and parses the suite file; a bad line is a usage error naming it.
+pub fn read_suite(path: &std::path::Path) -> Result<Vec<SuiteLine>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Usage(format!("cannot read '{}': {e}", path.display())))?;
+    parse_suite(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+}
+
+/// Every line's position parsed as `G`, in Chess960 notation when asked;
+/// a bad one is a usage error naming its line.
+pub fn suite_positions<G: Game>(
+    path: &std::path::Path,
+    lines: &[SuiteLine],
+    chess960: bool,
+) -> Result<Vec<G>, CliError> {
+    lines
+        .iter()
+        .map(|line| {
+            let deepest = line.expected.iter().map(|&(d, _)| d).max().unwrap_or(0);
+            root_position::<G>(Some(&line.position), deepest)
+                .and_then(|pos| with_chess960_notation(pos, chess960))
+                .map_err(|e| CliError::Usage(format!("{} line {}: {e}", path.display(), line.line)))
+        })
+        .collect()
+}
+
+struct RunSuite<'a>(&'a SuiteArgs, &'a [SuiteLine]);
+
+impl GameVisitor for RunSuite<'_> {
+    type Output = Result<Vec<Checked>, CliError>;
+    fn visit<G: Game>(self) -> Self::Output {
+        let RunSuite(args, lines) = self;
+        let positions: Vec<G> = suite_positions(&args.file, lines, args.chess960)?;
+        let table = match args.engine.table_bytes_or(256 << 20) {
+            None => None,
+            Some(bytes) => Some(
+                TranspositionTable::for_game::<G>(bytes)
+                    .ok_or_else(|| CliError::Usage(format!("a table of {bytes} bytes holds no entry")))?,
+            ),
+        };
+        let threads = args.engine.threads();
+        let mut checked = Vec::new();
+        for (line, pos) in lines.iter().zip(&positions) {
+            let mut depths = line.expected.clone();
+            depths.sort_unstable();
+            for (depth, expected) in depths {
+                if args.max_depth.is_some_and(|max| depth > max) {
+                    continue;
+                }
+                let (result, _) = divide_parallel(pos, depth, threads, table.as_ref())
+                    .map_err(|e| CliError::Usage(format!("line {}: {e}", line.line)))?;
+                checked.push(Checked {
+                    line: line.line,
+                    depth,
+                    expected,
+                    counted: result.total.leaves,
+                    position: line.position.clone(),
+                });
+            }
+        }
+        Ok(checked)
+    }
+}
+
+/// `perft suite`.
+pub fn suite(args: &SuiteArgs) -> Result<(), CliError> {
+    let lines = read_suite(&args.file)?;
+    let started = Instant::now();
+    let mut checked = args.game.dispatch(RunSuite(args, &lines))?;
+    let seconds = started.elapsed().as_secs_f64();
+    // Mismatches first, then by line and depth.
+    checked.sort_by_key(|c| (c.expected == c.counted, c.line, c.depth));
+    let mismatches = checked.iter().filter(|c| c.expected != c.counted).count();
+    outln!("result    line  depth  expected              counted               position")?;
+    for c in &checked {
+        let result = if c.expected == c.counted { "ok" } else { "MISMATCH" };
+        outln!(
+            "{result:<8}  {:<4}  {:<5}  {:<20}  {:<20}  {}",
+            c.line,
+            c.depth,
+            c.expected,
+            c.counted,
+            c.position
+        )?;
+    }
+    outln!(
+        "{} positions, {} counts, {} mismatches ({seconds:.2} s)",
+        lines.len(),
+        checked.len(),
+        mismatches
+    )?;
+    if mismatches > 0 {
+        return Err(CliError::Failed(format!(
+            "{mismatches} of {} counts differ from the suite",
+            checked.len()
+        )));
+    }
+    Ok(())
+}
