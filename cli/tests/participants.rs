@@ -8,9 +8,9 @@
 mod common;
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{add_participant, ok, perft_as, serve, worker_as, worker_client_as};
+use common::{add_participant, ok, perft_as, serve, wait_for, worker_as, worker_client_as};
 use perft_core::{Game, GameKind, GameVisitor, Leaves, published::published};
 use perft_proto as pb;
 
@@ -85,17 +85,6 @@ fn participant(cluster: &Cluster, name: &str) -> serde_json::Value {
         .into_iter()
         .find(|p| p["name"] == name)
         .unwrap_or_else(|| panic!("no participant {name}"))
-}
-
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    false
 }
 
 fn checkers_total(depth: u32) -> String {

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, worker};
+use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, wait_for, worker};
 use perft_core::{GameKind, published::published};
 
 /// `perft status` as (state, units done, units total).
@@ -31,18 +31,6 @@ fn submit(url: &str, args: &[&str]) -> String {
     let mut all = vec!["submit"];
     all.extend_from_slice(args);
     ok(perft(url, &all)).trim().to_owned()
-}
-
-/// Waits up to `limit` for `done(state)`.
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    false
 }
 
 /// The divide table of a finished job equals the published one.

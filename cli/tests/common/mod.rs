@@ -259,3 +259,16 @@ pub async fn worker_client_as(
     let channel = config.endpoint().unwrap().connect().await.unwrap();
     perft_proto::worker_service_client::WorkerServiceClient::with_interceptor(channel, config.interceptor())
 }
+
+/// Waits up to `limit` for `done()`, checking every 100 ms; false if it
+/// never held.
+pub fn wait_for(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
