@@ -19,7 +19,6 @@ mod position;
 /// The slider tables' layout, shared (by `include!`) with the build script,
 /// which uses parts the crate does not.
 #[allow(dead_code)]
-mod slider_layout;
 mod two_plies;
 
 pub use bitboard::{Square, parse_square, square_name};
