@@ -312,6 +312,16 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
                     .await,
                 &nf_or_invalid,
             );
+            refused(
+                clients
+                    .get_unit_counts(pb::GetUnitCountsRequest {
+                        job_id: id.clone(),
+                        start: u64::MAX,
+                        page_size: u32::MAX,
+                    })
+                    .await,
+                &nf_or_invalid,
+            );
             for (page_size, page_token) in [(0, String::new()), (u32::MAX, text.clone())] {
                 refused(
                     clients
