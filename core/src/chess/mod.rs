@@ -20,11 +20,13 @@ mod position;
 /// which uses parts the crate does not.
 #[allow(dead_code)]
 mod slider_layout;
+mod stats;
 mod two_plies;
 
 pub use bitboard::{Square, parse_square, square_name};
 pub use fen::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
+pub use stats::ChessStats;
 
 use crate::game::{BenchCase, BenchCases, Game};
 use crate::kernel::{Isa, Portable};
