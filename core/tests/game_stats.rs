@@ -10,7 +10,7 @@ mod reversi_reference;
 
 use perft_core::checkers::CheckersStats;
 use perft_core::reversi::ReversiStats;
-use perft_core::stats::{StatsRequestError, divide_stats_plan, weighted_stats_sum};
+use perft_core::stats::{StatsRequestError, divide_stats_parallel, divide_stats_plan, weighted_stats_sum};
 use perft_core::{
     Checkers, Chess, CountOverflow, Game, GameKind, GameStats, Kernel, LeafStats, Leaves, NamedStats, Plan,
     Reversi, ReversiOeis, StatsCounter, StatsTable, Weight, divide_stats, perft, perft_stats,
@@ -108,6 +108,24 @@ fn reversi_game_overs_at_ply_9_are_what_the_conventions_differ_by_at_10() {
     let ply_8 = engine(&Reversi::start(), 8);
     assert_eq!(ply_8.leaves.leaves, 390_216);
     assert_eq!(ply_8.kinds, ReversiStats::default());
+}
+
+/// In Bik's convention every game over at ply `d` or before is a leaf of
+/// perft(d) (one ply above full depth, behind its final pass), and exactly
+/// the "higher" leaves of perft(d + 2): the published table gives both.
+#[test]
+fn reversi_game_overs_are_the_published_higher_leaves_two_plies_deeper() {
+    let table = StatsTable::<Reversi>::with_bytes(64 << 20).unwrap();
+    for depth in 9..=11 {
+        let higher = Reversi::published(depth + 2).expect("published").total.higher;
+        let (divide, _) = divide_stats_parallel(&Reversi::start(), depth, 2, Some(&table)).unwrap();
+        assert_eq!(divide.total.kinds.game_overs, higher, "depth {depth}");
+        assert_eq!(
+            divide.total.leaves,
+            perft(&Reversi::start(), depth),
+            "depth {depth}"
+        );
+    }
 }
 
 /// A checkers board at random: men and kings of both sides anywhere legal

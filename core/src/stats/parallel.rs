@@ -113,13 +113,19 @@ pub fn plan_stats_divide<G: GameStats>(
     }
 }
 
+/// A divide with statistics and the lookups its table served.
+pub type StatsCount<G> = (
+    StatsDivide<<G as crate::Game>::Move, <G as GameStats>::Stats>,
+    TableStats,
+);
+
 /// Counts the units of `plan` with statistics on `threads` threads sharing
 /// `table`, and the divide they make.
 pub fn divide_stats_plan<G: GameStats>(
     plan: &Plan<G>,
     threads: usize,
     table: Option<&StatsTable<G>>,
-) -> (StatsDivide<G::Move, G::Stats>, TableStats) {
+) -> StatsCount<G> {
     let (counts, probes) =
         count_units_stats(plan.units().positions(), plan.remaining_depth(), threads, table);
     (plan_stats_divide(plan, &counts), probes)
@@ -134,7 +140,7 @@ pub fn divide_stats_parallel<G: GameStats>(
     depth: u32,
     threads: usize,
     table: Option<&StatsTable<G>>,
-) -> Result<(StatsDivide<G::Move, G::Stats>, TableStats), PlanError> {
+) -> Result<StatsCount<G>, PlanError> {
     if depth <= 1 {
         return Ok((divide_stats(root, depth), TableStats::default()));
     }

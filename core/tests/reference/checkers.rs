@@ -27,7 +27,7 @@ pub struct Board {
 /// even rows and the even columns of odd rows.
 pub fn coords(n: u32) -> (i32, i32) {
     let row = (n - 1) / 4;
-    let column = 2 * ((n - 1) % 4) + if row % 2 == 0 { 1 } else { 0 };
+    let column = 2 * ((n - 1) % 4) + u32::from(row.is_multiple_of(2));
     (row as i32, column as i32)
 }
 
