@@ -7,11 +7,16 @@
 //! the rook, on its castled square) checks directly; any other checker was
 //! uncovered by the move, a discovered check. Checks and mates are counted
 //! apart: a checkmate counts only as a mate.
+//!
+//! Most leaf moves give no check, and a plain move or capture is known not
+//! to without playing it ([`CheckLines`]); only the others are played and
+//! their checkers and replies looked at.
 
-use super::bitboard::bit;
+use super::attacks;
+use super::bitboard::{BETWEEN, BISHOP_RAYS, KNIGHT, LINE, ROOK_RAYS, Square, Squares, bit};
 use super::castling;
 use super::movegen;
-use super::position::{Chess, ChessMove, ChessMoves, MoveKind};
+use super::position::{Chess, ChessMove, ChessMoves, MoveKind, Piece, pawn_attackers_of};
 use crate::count::Leaves;
 use crate::kernel::{Isa, Portable};
 use crate::stats::{GameStats, LeafStats, tally};
@@ -115,9 +120,73 @@ impl From<Tally64> for ChessStats {
     }
 }
 
-/// Adds the kinds of `mv`, a legal move of `pos` played at the last ply.
+/// Where the side to move's pieces would check the opponent's king from,
+/// for one node: a plain move (or capture, or double push) checks exactly
+/// when its piece lands on a square from which that piece type attacks the
+/// king, or it leaves the line between the king and one of its own
+/// sliders of which it was the only blocker. (A piece never uncovers a
+/// check along the line it moves on: it would have been checking already.)
+struct CheckLines {
+    king: Square,
+    pawn: u64,
+    knight: u64,
+    bishop: u64,
+    rook: u64,
+    /// The side to move's pieces that alone stand between one of its
+    /// sliders and the opponent's king.
+    uncovering: u64,
+}
+
+impl CheckLines {
+    #[inline(always)]
+    fn of<I: Isa>(pos: &Chess, isa: I) -> CheckLines {
+        let us = pos.side;
+        let king = pos.king(us.other());
+        let k = usize::from(king);
+        let occupied = pos.occupied();
+        let ours = pos.colours[us.index()];
+        let queens = pos.pieces[Piece::Queen.index()];
+        let rooks = (pos.pieces[Piece::Rook.index()] | queens) & ours;
+        let bishops = (pos.pieces[Piece::Bishop.index()] | queens) & ours;
+        let mut uncovering = 0;
+        for slider in Squares((ROOK_RAYS[k] & rooks) | (BISHOP_RAYS[k] & bishops)) {
+            let between = BETWEEN[k][usize::from(slider)] & occupied;
+            if between.count_ones() == 1 {
+                uncovering |= between & ours;
+            }
+        }
+        CheckLines {
+            king,
+            pawn: pawn_attackers_of(us, king),
+            knight: KNIGHT[k],
+            bishop: attacks::bishop(isa, king, occupied),
+            rook: attacks::rook(isa, king, occupied),
+            uncovering,
+        }
+    }
+
+    /// Whether `mv`, a plain move, capture or double push, gives check.
+    #[inline(always)]
+    fn checks(&self, mv: ChessMove) -> bool {
+        let to = bit(mv.to);
+        let from_here = match mv.piece {
+            Piece::Pawn => self.pawn,
+            Piece::Knight => self.knight,
+            Piece::Bishop => self.bishop,
+            Piece::Rook => self.rook,
+            Piece::Queen => self.bishop | self.rook,
+            Piece::King => 0,
+        };
+        let uncovers = self.uncovering & bit(mv.from) != 0
+            && LINE[usize::from(mv.from)][usize::from(self.king)] & to == 0;
+        from_here & to != 0 || uncovers
+    }
+}
+
+/// Adds the kinds of `mv`, a legal move of `pos` played at the last ply;
+/// `lines` are `pos`'s.
 #[inline(always)]
-fn classify<I: Isa>(pos: &Chess, isa: I, mv: ChessMove, tally: &mut Tally64) {
+fn classify<I: Isa>(pos: &Chess, isa: I, lines: &CheckLines, mv: ChessMove, tally: &mut Tally64) {
     let us = pos.side;
     let them = us.other();
     let landed = match mv.kind {
@@ -139,6 +208,9 @@ fn classify<I: Isa>(pos: &Chess, isa: I, mv: ChessMove, tally: &mut Tally64) {
     // A castling move's `to` is its own rook: never a capture.
     if mv.kind != MoveKind::EnPassant && pos.colours[them.index()] & bit(mv.to) != 0 {
         tally.captures += 1;
+    }
+    if matches!(mv.kind, MoveKind::Normal | MoveKind::DoublePush) && !lines.checks(mv) {
+        return;
     }
     let child = pos.play_board_only(isa, mv);
     let checkers = child.attackers(isa, child.king(them), us, child.occupied(), 0);
@@ -175,9 +247,10 @@ impl GameStats for Chess {
     fn children_stats<I: Isa>(&self, isa: I) -> LeafStats<ChessStats> {
         let mut moves = ChessMoves::new();
         movegen::generate_into(self, &mut moves, isa);
+        let lines = CheckLines::of(self, isa);
         let mut tally = Tally64::default();
         for &mv in moves.iter() {
-            classify(self, isa, mv, &mut tally);
+            classify(self, isa, &lines, mv, &mut tally);
         }
         LeafStats {
             leaves: Leaves::full(moves.len() as u128),
@@ -187,7 +260,54 @@ impl GameStats for Chess {
 
     fn move_kinds(&self, mv: ChessMove) -> ChessStats {
         let mut tally = Tally64::default();
-        classify(self, Portable, mv, &mut tally);
+        classify(self, Portable, &CheckLines::of(self, Portable), mv, &mut tally);
         tally.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    /// The shortcut says "check" exactly when the played move checks, for
+    /// every plain move, capture and double push of the positions of
+    /// random playouts (from the start and from Kiwipete).
+    #[test]
+    fn check_lines_agree_with_playing_the_move() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let (mut checks, mut tested) = (0, 0);
+        let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        for game in 0..400 {
+            let mut pos = if game % 2 == 0 {
+                Chess::start()
+            } else {
+                kiwipete.parse().unwrap()
+            };
+            for _ in 0..(state % 150) {
+                let moves = pos.legal_moves();
+                let lines = CheckLines::of(&pos, Portable);
+                for &mv in moves.iter() {
+                    if !matches!(mv.kind, MoveKind::Normal | MoveKind::DoublePush) {
+                        continue;
+                    }
+                    let child = Game::play(&pos, mv);
+                    assert_eq!(lines.checks(mv), child.in_check(), "{pos} {}", mv.uci());
+                    checks += usize::from(child.in_check());
+                    tested += 1;
+                }
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                pos = Game::play(&pos, moves[(state % moves.len() as u64) as usize]);
+            }
+        }
+        assert!(
+            checks > 2000 && tested > 40_000,
+            "{checks} checks in {tested} moves"
+        );
     }
 }
