@@ -104,7 +104,9 @@ pub enum StatsRequestError {
 impl GameKind {
     /// The statistics of the packed position `bytes` counted `depth` plies
     /// deep in `convention` (`None`: the game's default), on one thread
-    /// without a table: one unit of a distributed count.
+    /// without a table: one unit of a distributed count. Units need a ply
+    /// (`depth >= 1`): at depth 0 a position knows its own kinds (a game
+    /// over) but not those of the move that led to it.
     pub fn count_packed_stats(
         self,
         convention: Option<Convention>,
