@@ -1,7 +1,15 @@
 //! Errors of the `perft` binary: one line on stderr and an exit code, never
 //! a panic.
 
+use std::fmt;
+use std::io::Write;
 use std::process::ExitCode;
+
+/// Writes `error: MESSAGE` to stderr; nothing is left to tell if that fails.
+fn error_line(message: fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {message}");
+}
 
 /// What went wrong, and so which exit code the process ends with.
 #[derive(Debug, thiserror::Error)]
@@ -17,7 +25,7 @@ pub enum CliError {
 impl CliError {
     /// Prints the one-line message and picks the exit code.
     pub fn report(&self) -> ExitCode {
-        crate::output::note(format_args!("error: {self}"));
+        error_line(format_args!("{self}"));
         match self {
             CliError::Usage(_) => ExitCode::from(2),
             CliError::Failed(_) => ExitCode::from(1),
@@ -58,6 +66,6 @@ pub fn clap_exit(err: &clap::Error) -> ExitCode {
         .collect::<Vec<_>>()
         .join(" ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    crate::output::note(format_args!("error: {line}"));
+    error_line(format_args!("{line}"));
     ExitCode::from(2)
 }

@@ -27,6 +27,13 @@ use clap::Parser;
 
 use crate::args::{Cli, Command};
 
+/// The coordinator serves many small gRPC calls, each a few dozen
+/// allocations; glibc's allocator spent about a sixth of its CPU time on
+/// them (BENCHMARKS.md, "Coordinator throughput with participants").
+/// Counting itself allocates nothing in its loops.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -170,6 +170,7 @@ mod tests {
     fn worker(name: &str, threads: u32, stats: Option<WorkerStats>) -> Worker {
         Worker {
             participant: crate::ids::ParticipantId::parse(name).unwrap(),
+            label: std::sync::Arc::from(format!("{name}/{name}-host")),
             name: format!("{name}-host"),
             threads,
             last_seen: Instant::now(),

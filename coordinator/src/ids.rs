@@ -2,6 +2,7 @@
 //! a participant is never confused with a machine or a session.
 
 use std::fmt;
+use std::sync::Arc;
 
 use perft_core::shown;
 
@@ -11,7 +12,7 @@ pub const MAX_ID_BYTES: usize = 64;
 /// A participant: an owner of credentials (a person or an organisation),
 /// the identity verification counts. 1 to 64 of `A-Z a-z 0-9 . _ -`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ParticipantId(String);
+pub struct ParticipantId(Arc<str>);
 
 impl ParticipantId {
     /// The participant of the shared `--token-file` token: an admin.
@@ -27,7 +28,7 @@ impl ParticipantId {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
         if ok {
-            Ok(ParticipantId(name.to_owned()))
+            Ok(ParticipantId(Arc::from(name)))
         } else {
             Err(format!(
                 "participant name '{}' must be 1 to {MAX_ID_BYTES} of A-Z a-z 0-9 . _ -",
@@ -38,7 +39,7 @@ impl ParticipantId {
 
     /// One of the built-in participants.
     pub(crate) fn builtin(name: &'static str) -> ParticipantId {
-        ParticipantId(name.to_owned())
+        ParticipantId(Arc::from(name))
     }
 
     pub fn as_str(&self) -> &str {
@@ -54,18 +55,19 @@ impl fmt::Display for ParticipantId {
 
 /// A worker session's id: what `Register` hands out. It authorises nothing
 /// by itself: every call is checked against the caller's credential.
+/// Shared, not copied: every call of a session clones it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SessionId(String);
+pub struct SessionId(Arc<str>);
 
 impl SessionId {
     /// A fresh random session id.
     pub fn new() -> SessionId {
-        SessionId(uuid::Uuid::new_v4().simple().to_string())
+        SessionId(Arc::from(uuid::Uuid::new_v4().simple().to_string()))
     }
 
     /// A session id as a caller gave it (checked for shape by the caller).
     pub fn from_wire(id: &str) -> SessionId {
-        SessionId(id.to_owned())
+        SessionId(Arc::from(id))
     }
 
     pub fn as_str(&self) -> &str {
@@ -76,6 +78,13 @@ impl SessionId {
     /// never enough to use one.
     pub fn short(&self) -> &str {
         self.0.get(..8).unwrap_or(&self.0)
+    }
+}
+
+/// Sessions are looked up by the id a call carries, without a copy.
+impl std::borrow::Borrow<str> for SessionId {
+    fn borrow(&self) -> &str {
+        &self.0
     }
 }
 

@@ -2,6 +2,7 @@
 //! sums their counts into divide tables and serves progress.
 
 mod client_api;
+pub mod clock;
 pub mod columns;
 mod connections;
 mod dashboard;
@@ -121,6 +122,8 @@ pub(crate) struct Worker {
     /// The participant whose credential registered it: every call of the
     /// session must carry that participant's credential.
     pub participant: ParticipantId,
+    /// For people and logs: `participant/machine (short session id)`.
+    pub label: Arc<str>,
     /// The machine's name, for people.
     pub name: String,
     pub threads: u32,

@@ -14,7 +14,7 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::ids::{Epoch, SessionId, UnitId};
+use crate::ids::{Epoch, ParticipantId, SessionId, UnitId};
 use crate::jobs::{Reported, WorkerRef};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
@@ -44,38 +44,60 @@ fn unknown_worker(id: &str) -> Status {
     Status::not_found(format!("unknown worker '{}': register again", shown(id)))
 }
 
-/// The caller's session `worker_id`: its participant (the identity
-/// verification counts) and its label for people. NOT_FOUND when there is
+/// What a call of a session needs of it, read in one lookup.
+struct Session {
+    id: SessionId,
+    /// The identity verification counts.
+    participant: ParticipantId,
+    /// For people: `participant/machine (short id)`.
+    label: Arc<str>,
+    only_job: Option<String>,
+    draining: bool,
+}
+
+/// The caller's session `worker_id`, marked seen. NOT_FOUND when there is
 /// no such session or it belongs to another participant: a copied
 /// session id is worth nothing without its owner's credential.
-fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<(SessionId, String, String), Status> {
+fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<Session, Status> {
     caller.may(Action::Work)?;
     checked_name("worker id", worker_id)?;
-    let id = SessionId::from_wire(worker_id);
     let mut worker = api
         .0
         .workers
-        .get_mut(&id)
+        .get_mut(worker_id)
         .filter(|w| w.participant == caller.participant)
         .ok_or_else(|| unknown_worker(worker_id))?;
     worker.last_seen = Instant::now();
-    let label = format!("{}/{} ({})", worker.participant, worker.name, id.short());
-    Ok((id, worker.participant.to_string(), label))
+    Ok(Session {
+        id: worker.key().clone(),
+        participant: worker.participant.clone(),
+        label: Arc::clone(&worker.label),
+        only_job: worker.only_job.clone(),
+        draining: worker.draining,
+    })
 }
 
 /// A worker session as a task on the scheduler holds it: owned, since the
 /// task outlives the borrow of the request.
 struct Lessee {
-    session: String,
-    identity: String,
-    label: String,
+    session: SessionId,
+    identity: ParticipantId,
+    label: Arc<str>,
 }
 
 impl Lessee {
+    fn of(session: &Session) -> Lessee {
+        Lessee {
+            session: session.id.clone(),
+            identity: session.participant.clone(),
+            label: Arc::clone(&session.label),
+        }
+    }
+
     fn as_ref(&self) -> WorkerRef<'_> {
         WorkerRef {
-            session: &self.session,
-            identity: &self.identity,
+            session: self.session.as_str(),
+            identity: self.identity.as_str(),
             label: &self.label,
         }
     }
@@ -157,10 +179,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let id = SessionId::new();
         tracing::info!(worker = %id, %name, participant = %caller.participant, threads, only_job = ?only_job, "worker registered");
         let now = Instant::now();
+        let label = Arc::from(format!("{}/{name} ({})", caller.participant, id.short()));
         self.0.workers.insert(
             id.clone(),
             Worker {
                 participant: caller.participant,
+                label,
                 name,
                 threads,
                 last_seen: now,
@@ -185,33 +209,26 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
         self.0.writable()?;
-        let (session_id, identity, label) = session(&caller, self, &req.worker_id)?;
-        let (only_job, draining) = match self.0.workers.get(&session_id) {
-            Some(w) => (w.only_job.clone(), w.draining),
-            None => return Err(unknown_worker(&req.worker_id)),
-        };
-        if draining {
+        let session = session(&caller, self, &req.worker_id)?;
+        if session.draining {
             return Ok(Response::new(pb::LeaseUnitsResponse {
                 jobs: Vec::new(),
                 retry_after_ms: 1000,
             }));
         }
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
-        let lessee = Lessee {
-            session: req.worker_id.clone(),
-            identity: identity.clone(),
-            label,
-        };
+        let lessee = Lessee::of(&session);
+        let only_job = session.only_job;
         let ((held_before, leased), commit) = self
             .0
             .change(move |jobs| {
-                let held = jobs.held_by(&lessee.session);
+                let held = jobs.held_by(lessee.session.as_str());
                 (held, jobs.lease(lessee.as_ref(), max, only_job.as_deref()))
             })
             .await?;
         if held_before == 0
             && !leased.is_empty()
-            && let Some(mut worker) = self.0.workers.get_mut(&session_id)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.id)
         {
             // Its leases' clock starts when it starts holding units.
             worker.progress = Instant::now();
@@ -234,7 +251,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         .into_iter()
                         .map(|u| pb::UnitLease {
                             lease_tag: signer
-                                .sign(job.job_id.as_str(), u.unit_id.0, u.epoch.0, &identity)
+                                .sign(
+                                    job.job_id.as_str(),
+                                    u.unit_id.0,
+                                    u.epoch.0,
+                                    session.participant.as_str(),
+                                )
                                 .to_vec(),
                             unit_id: u.unit_id.0,
                             epoch: u.epoch.0,
@@ -254,7 +276,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
         self.0.writable()?;
-        let (session_id, identity, label) = session(&caller, self, &req.worker_id)?;
+        let session = session(&caller, self, &req.worker_id)?;
         // Shape first: a count no true count can be refuses the whole call.
         let mut counted = Vec::new();
         for job in &req.jobs {
@@ -265,7 +287,8 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         // Then provenance: only leases issued to this participant count.
         let signer = &self.0.signer;
         let genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
-            checked_name("job id", job_id).is_ok() && signer.verify(job_id, unit_id, epoch, &identity, tag)
+            checked_name("job id", job_id).is_ok()
+                && signer.verify(job_id, unit_id, epoch, session.participant.as_str(), tag)
         };
         let mut refused = 0u32;
         let results: Vec<(String, UnitId, Leaves, u64)> = counted
@@ -297,13 +320,9 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
-            tracing::warn!(worker = %shown(&label), refused, "results refused: they answer no lease issued to this participant");
+            tracing::warn!(worker = %shown(&session.label), refused, "results refused: they answer no lease issued to this participant");
         }
-        let reporter = Lessee {
-            session: session_id.as_str().to_owned(),
-            identity,
-            label,
-        };
+        let reporter = Lessee::of(&session);
         let any_released = !released.is_empty();
         let (outcome, commit) = self
             .0
@@ -338,7 +357,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         self.0.durable(commit).await?;
         let (accepted, ignored) = outcome?;
         if (accepted + ignored > 0 || any_released)
-            && let Some(mut worker) = self.0.workers.get_mut(&session_id)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.id)
         {
             // Progress: its leases live on; a count makes its threads real.
             worker.progress = Instant::now();
@@ -360,7 +379,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        let (session_id, _, _) = session(&caller, self, &req.worker_id)?;
+        let session_id = session(&caller, self, &req.worker_id)?.id;
         if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
             if req.draining && !worker.draining {
                 tracing::info!(worker = %session_id, name = %worker.name, "worker draining: it hands back its units and leaves");

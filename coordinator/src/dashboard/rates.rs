@@ -9,7 +9,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::jobs::{JobState, JobView, unix_ms};
+use crate::clock::unix_ms;
+use crate::jobs::{JobState, JobView};
 
 /// Most samples kept per job.
 const RING: usize = 600;

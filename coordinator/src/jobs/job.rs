@@ -8,7 +8,8 @@ use std::collections::{HashMap, VecDeque};
 use perft_core::Leaves;
 
 use super::unit::Unit;
-use super::{Disagreement, JobSpec, JobState, JobView, unix_ms};
+use super::{Disagreement, JobSpec, JobState, JobView};
+use crate::clock::unix_ms;
 use crate::columns::{Bits, UnitColumns};
 use crate::ids::JobId;
 use crate::jobs::Op;

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 
 use crate::ids::{Epoch, JobId, UnitId};
 
-use super::{JobState, Jobs, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, WorkerRef, unix_ms};
+use super::{JobState, Jobs, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, WorkerRef};
+use crate::clock::unix_ms;
 
 /// The leases of one worker session.
 #[derive(Debug, Default)]

@@ -19,8 +19,8 @@ mod restored;
 mod unit;
 mod views;
 
+use crate::clock::unix_ms;
 use std::collections::HashMap;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use perft_core::{GameKind, Leaves};
 
@@ -36,13 +36,6 @@ pub use report::Reported;
 pub use restored::{Restored, RestoredJob, RestoredVote};
 pub use unit::{MAX_VOTES, Vote};
 pub use views::{DivideLine, DivideView, JobView, JobsStats};
-
-/// Milliseconds since the Unix epoch: job times survive restarts.
-pub fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
 
 /// Lifecycle of a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -84,7 +84,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, JournalError> {
         "pid {} on {}, since {} ms after the Unix epoch",
         std::process::id(),
         hostname(),
-        crate::jobs::unix_ms()
+        crate::clock::unix_ms()
     );
     file.set_len(0)
         .and_then(|()| file.rewind())

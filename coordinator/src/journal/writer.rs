@@ -128,7 +128,7 @@ pub(super) fn writer(
                     None => conn
                         .execute(
                             "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?1)",
-                            [crate::jobs::unix_ms() as i64],
+                            [crate::clock::unix_ms() as i64],
                         )
                         .map(drop)
                         .map_err(|e| e.to_string()),

@@ -268,7 +268,7 @@ impl Participants {
             id,
             role,
             revoked: false,
-            created_ms: crate::jobs::unix_ms(),
+            created_ms: crate::clock::unix_ms(),
         };
         Ok((stored, secret))
     }
