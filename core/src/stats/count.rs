@@ -2,9 +2,9 @@
 //! (see `perft.rs`), and its counter.
 //!
 //! It cannot bulk-count: every leaf move is classified by the game's
-//! [`GameStats::children_stats`]. Sums are `u128` and checked; a node of
-//! depth [`Game::MIN_STORED_DEPTH`](crate::Game::MIN_STORED_DEPTH) or more is looked up in the statistics
-//! table when the counter has one.
+//! [`GameStats::children_stats`]. Sums are `u128` and checked; a node at
+//! least [`MIN_STORED_DEPTH`](crate::Game::MIN_STORED_DEPTH) deep is
+//! looked up in the statistics table when the counter has one.
 
 use super::table::StatsTable;
 use super::{GameStats, LeafStats};

@@ -106,7 +106,7 @@ pub(crate) use tally;
 /// The leaves below a node and how many of them are of each kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LeafStats<T> {
-    /// All leaves, as [`perft`](crate::perft) counts them.
+    /// All leaves, as [`perft`](crate::perft()) counts them.
     pub leaves: Leaves,
     /// The leaves by kind.
     pub kinds: T,
