@@ -4,16 +4,12 @@
 
 use std::path::PathBuf;
 
-#[allow(dead_code)]
-mod slider_layout {
-    include!("src/chess/slider_layout.rs");
-}
-
-use slider_layout::*;
+use perft_slider_layout::{
+    BISHOP_SQUARES, BISHOP_STEPS, ROOK_SQUARES, ROOK_STEPS, SLIDER_ENTRIES, ray_attacks, soft_pext,
+};
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src/chess/slider_layout.rs");
     let mut magic = vec![0u64; SLIDER_ENTRIES];
     let mut pext = vec![0u64; SLIDER_ENTRIES];
     for (steps, squares) in [(&ROOK_STEPS, &ROOK_SQUARES), (&BISHOP_STEPS, &BISHOP_SQUARES)] {

@@ -58,6 +58,9 @@ pub enum Command {
     /// Check a certificate: re-plan, re-sum, and recount a random sample
     /// of its units (exit 1 on a mismatch, 2 on a bad file).
     Audit(AuditArgs),
+    /// Write a done job's certificate (every unit with its count and who
+    /// decided it), from a coordinator or a stopped one's --data-dir.
+    Certificate(CertificateArgs),
     /// Predict a perft's leaves, CPU time and journal size before running
     /// it, from a random sample of its units timed on this machine.
     Estimate(EstimateArgs),
@@ -482,6 +485,9 @@ pub struct SubmitArgs {
     /// Compute every unit on two different workers.
     #[arg(long)]
     pub verify: bool,
+    /// Reversi's counting convention (default: bik); refused for other games.
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
 }
 
 #[derive(Debug, Args)]
@@ -490,6 +496,21 @@ pub struct JobArgs {
     pub coordinator: CoordinatorArg,
     /// The job id printed by `perft submit`.
     pub job: String,
+}
+
+#[derive(Debug, Args)]
+pub struct CertificateArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The job id printed by `perft submit`; the job must be done.
+    pub job: String,
+    /// Write the certificate here (default: JOB.cert in this directory).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Make it from this data dir's journal instead (its coordinator
+    /// stopped), with no coordinator to ask.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -516,8 +537,8 @@ pub struct VerifyArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
     /// Reversi's counting convention (default: bik), compared with its
-    /// own published table; local counts only for now.
-    #[arg(long, value_parser = convention_parser(), conflicts_with = "coordinator")]
+    /// own published table.
+    #[arg(long, value_parser = convention_parser())]
     pub convention: Option<Convention>,
     /// Count on this coordinator's cluster instead of locally.
     #[arg(long)]
@@ -545,6 +566,16 @@ pub struct AuditArgs {
     /// whoever made the certificate cannot know which units are checked.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Recount the sample on this coordinator's cluster, as jobs of the
+    /// sampled units (submitter role), instead of on this machine.
+    #[arg(long, value_name = "URL")]
+    pub on: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// With --on: PEM file of the CA that signed the coordinator's TLS
+    /// certificate.
+    #[arg(long, value_name = "PEM", requires = "on")]
+    pub tls_ca: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

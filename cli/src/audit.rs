@@ -12,7 +12,7 @@ use perft_core::{Game, GameVisitor, Leaves, Plan, TranspositionTable, Weight, we
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::args::AuditArgs;
+use crate::args::{AuditArgs, CoordinatorArg};
 use crate::error::CliError;
 
 /// Problems printed in full; the rest are counted.
@@ -46,7 +46,7 @@ fn shown_weights(weights: &[(u32, u64)], first_moves: &[String]) -> String {
         .join(", ")
 }
 
-fn shown_leaves(leaves: Leaves) -> String {
+pub(crate) fn shown_leaves(leaves: Leaves) -> String {
     if leaves.higher == 0 {
         leaves.leaves.to_string()
     } else {
@@ -207,6 +207,9 @@ pub fn pass_probability(units: usize, n: usize, wrong: usize) -> f64 {
 /// What the audit generic over the game found.
 struct Findings {
     problems: Vec<String>,
+    /// The sampled units whose positions unpack: recounted here, or left
+    /// for the cluster.
+    sampled: Vec<usize>,
     recounted: usize,
     seconds: f64,
 }
@@ -215,13 +218,20 @@ struct Audit<'a> {
     cert: &'a Certificate,
     args: &'a AuditArgs,
     sample: Vec<usize>,
+    /// Recount the sample on this machine (else a cluster does).
+    local: bool,
 }
 
 impl GameVisitor for Audit<'_> {
     type Output = Result<Findings, CliError>;
 
     fn visit<G: Game>(self) -> Self::Output {
-        let Audit { cert, args, sample } = self;
+        let Audit {
+            cert,
+            args,
+            sample,
+            local,
+        } = self;
         let mut problems = Vec::new();
         let root = G::unpack(&cert.root).map_err(|e| CliError::Usage(format!("root: {e}")))?;
         check_plan(cert, root, &mut problems);
@@ -237,6 +247,14 @@ impl GameVisitor for Audit<'_> {
                 }
                 Err(e) => problems.push(format!("unit {i}: {e}")),
             }
+        }
+        if !local {
+            return Ok(Findings {
+                problems,
+                sampled: counted,
+                recounted: 0,
+                seconds: 0.0,
+            });
         }
         let table = match args.engine.table_bytes_or(1 << 30) {
             None => None,
@@ -266,6 +284,7 @@ impl GameVisitor for Audit<'_> {
         Ok(Findings {
             problems,
             recounted: counted.len(),
+            sampled: counted,
             seconds,
         })
     }
@@ -293,7 +312,9 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     };
     let seed = args.seed.unwrap_or_else(rand::random);
     let sample = sample_indices(units, n, seed);
-    let findings = cert
+    // A sample counted to no depth is nothing to spread: counted here.
+    let on = args.on.as_ref().filter(|_| cert.depth > cert.split_depth);
+    let mut findings = cert
         .game
         .dispatch_in(
             cert.convention,
@@ -301,9 +322,23 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
                 cert: &cert,
                 args,
                 sample,
+                local: on.is_none(),
             },
         )
         .map_err(|e| CliError::Usage(e.to_string()))??;
+    let mut place = String::new();
+    if let Some(url) = on {
+        let coordinator = CoordinatorArg {
+            coordinator: url.clone(),
+            token: args.token.clone(),
+            tls_ca: args.tls_ca.clone(),
+        };
+        let cluster = crate::audit_cluster::recount(&coordinator, &cert, &findings.sampled)?;
+        findings.problems.extend(cluster.problems);
+        findings.recounted = findings.sampled.len();
+        findings.seconds = cluster.seconds;
+        place = format!(" on {url} (job {})", cluster.jobs.join(", job "));
+    }
     outln!(
         "plan: re-planned to split depth {} and compared unit by unit",
         cert.split_depth
@@ -311,7 +346,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     outln!("sums: divide lines and total summed from the units in checked u128")?;
     outln!("merkle: root recomputed over the units")?;
     outln!(
-        "recount: {} of {units} units ({:.2}%) drawn with seed {seed}, recounted in {:.3} s",
+        "recount: {} of {units} units ({:.2}%) drawn with seed {seed}, recounted{place} in {:.3} s",
         findings.recounted,
         100.0 * findings.recounted as f64 / units.max(1) as f64,
         findings.seconds

@@ -88,12 +88,18 @@ pub async fn submit_job(
     client: &mut PerftServiceClient<AuthChannel>,
     args: &SubmitArgs,
 ) -> Result<String, CliError> {
+    // Refused here too, before anything is sent, in the same words.
+    args.game
+        .resolve_convention(args.convention)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let request = pb::SubmitJobRequest {
         game: pb::Game::from_kind(args.game).into(),
         position: args.position.clone().unwrap_or_default(),
         depth: args.depth,
         split_depth: args.split_depth.unwrap_or(0),
         verify: args.verify,
+        convention: pb::Convention::from_core(args.convention).into(),
+        units: Vec::new(),
     };
     Ok(client
         .submit_job(request)
@@ -271,7 +277,7 @@ pub async fn fetch_report(
     }
     Ok(Report {
         game: game.name(),
-        convention: None,
+        convention: job_convention(&job)?,
         reports_higher: game.reports_higher(),
         position: job.position.clone(),
         depth: job.depth,
@@ -297,7 +303,7 @@ pub fn divide(args: &DivideArgs) -> Result<(), CliError> {
 fn job_row(job: &pb::Job) -> Vec<String> {
     vec![
         job.job_id.clone(),
-        game_name(job),
+        game_with_convention(job),
         job.depth.to_string(),
         state_name(job).to_owned(),
         format!("{}/{}", job.units_done, job.units_total),
@@ -343,6 +349,23 @@ fn game_name(job: &pb::Job) -> String {
     pb::game_kind(job.game).map_or_else(|e| e, |g| g.name().to_owned())
 }
 
+/// The job's counting convention as the coordinator sent it (unspecified:
+/// the game's default, `None` for games without a choice).
+fn job_convention(job: &pb::Job) -> Result<Option<perft_core::Convention>, CliError> {
+    let game = pb::game_kind(job.game).map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
+    pb::convention(job.convention)
+        .and_then(|c| game.resolve_convention(c).map_err(|e| e.to_string()))
+        .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))
+}
+
+/// The game with its convention, for lists: `reversi (oeis)`.
+fn game_with_convention(job: &pb::Job) -> String {
+    match job_convention(job) {
+        Ok(Some(convention)) => format!("{} ({convention})", game_name(job)),
+        _ => game_name(job),
+    }
+}
+
 /// Every disagreement of a job, page by page.
 async fn all_disagreements(
     client: &mut PerftServiceClient<AuthChannel>,
@@ -371,6 +394,9 @@ async fn all_disagreements(
 fn print_job(job: &pb::Job, disagreements: &[pb::Disagreement]) -> Result<(), CliError> {
     outln!("job: {}", job.job_id)?;
     outln!("game: {}", game_name(job))?;
+    if let Some(convention) = job_convention(job)? {
+        outln!("convention: {convention}")?;
+    }
     outln!("position: {}", job.position)?;
     outln!("depth: {}", job.depth)?;
     outln!("split depth: {}", job.split_depth)?;

@@ -144,6 +144,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             position: None,
             split_depth: Some(args.depth.saturating_sub(1)),
             verify: false,
+            convention: None,
         };
         let planning = Instant::now();
         let id = crate::client::submit_job(&mut client, &submit).await?;

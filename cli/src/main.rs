@@ -4,7 +4,9 @@
 mod output;
 mod args;
 mod audit;
+mod audit_cluster;
 mod bench;
+mod certificate;
 mod check;
 mod client;
 mod cluster;
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Command::Delete(args) => client::delete(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Audit(args) => audit::audit(&args),
+        Command::Certificate(args) => certificate::certificate(&args),
         Command::Estimate(args) => estimate::estimate(&args),
         Command::Suite(args) => suite::suite(&args),
         Command::Check(args) => check::check(&args),

@@ -7,8 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::tamper::{audit_all, every_tampering_fails};
 use common::{PERFT, ok, refused};
-use perft_certificate::{Certificate, CountedUnit, Header};
+use perft_certificate::Certificate;
 
 fn perft(args: &[&str]) -> Output {
     Command::new(PERFT).args(args).output().expect("perft runs")
@@ -25,57 +26,6 @@ fn certified(dir: &Path, game: &str, depth: u32, split: u32, extra: &[&str]) -> 
     args.push(path.to_str().unwrap());
     let report: serde_json::Value = serde_json::from_str(&ok(perft(&args))).unwrap();
     (path, report["leaves"].as_str().unwrap().to_owned())
-}
-
-fn audit_all(path: &Path) -> Output {
-    perft(&[
-        "audit",
-        path.to_str().unwrap(),
-        "--fraction",
-        "1",
-        "--seed",
-        "7",
-        "--hash",
-        "64M",
-    ])
-}
-
-/// The certificate with its divide table, total and Merkle root made
-/// again from its (changed) units: a forger's consistent file.
-fn resealed(cert: &Certificate) -> Certificate {
-    let header = Header {
-        game: cert.game,
-        convention: cert.convention,
-        root: cert.root.clone(),
-        depth: cert.depth,
-        split_depth: cert.split_depth,
-        first_moves: cert.first_moves.clone(),
-        settled: cert.settled.clone(),
-    };
-    let units = cert.units.iter().map(|u| CountedUnit {
-        position: u.position.clone(),
-        weights: u.weights.clone(),
-        count: u.count,
-        deciders: u
-            .deciders
-            .iter()
-            .map(|&d| cert.participants[d as usize].clone())
-            .collect(),
-    });
-    Certificate::build(header, units).unwrap()
-}
-
-/// Audits `cert` written to a file: must fail with exit 1, its stdout
-/// naming `expected`.
-fn fails_naming(dir: &Path, cert: &Certificate, expected: &str) {
-    let path = dir.join("tampered.cert");
-    std::fs::write(&path, cert.encode()).unwrap();
-    let out = audit_all(&path);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(stdout.contains(expected), "'{expected}' not in:\n{stdout}");
-    assert!(stderr.starts_with("error: audit failed"), "{stderr}");
 }
 
 #[test]
@@ -106,65 +56,7 @@ fn small_certificates_audit_clean_at_100_percent() {
 fn every_tampering_fails_the_audit() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = certified(dir.path(), "checkers", 11, 4, &[]);
-    let bytes = std::fs::read(&path).unwrap();
-    let honest = Certificate::decode(&bytes).unwrap();
-    let units = honest.units.len();
-    assert!(units > 100, "{units} units");
-
-    // One count changed, the sums and the root made to fit: only the
-    // recount can tell, and it names the unit.
-    let mut forged = honest.clone();
-    forged.units[17].count.leaves += 1;
-    fails_naming(dir.path(), &resealed(&forged), "unit 17 (");
-
-    // One unit removed: the plan has a unit there the certificate lacks.
-    let mut forged = honest.clone();
-    forged.units.remove(40);
-    fails_naming(dir.path(), &resealed(&forged), "unit 40:");
-
-    // Two units of different first moves swapped.
-    let mut forged = honest.clone();
-    let other = (0..units)
-        .find(|&i| forged.units[i].weights[0].first_move != forged.units[3].weights[0].first_move)
-        .unwrap();
-    forged.units.swap(3, other);
-    fails_naming(dir.path(), &resealed(&forged), "unit 3:");
-
-    // One weight changed.
-    let mut forged = honest.clone();
-    forged.units[25].weights[0].paths += 1;
-    fails_naming(dir.path(), &resealed(&forged), "unit 25 (");
-
-    // The total changed, nothing else.
-    let mut forged = honest.clone();
-    forged.total.leaves += 1;
-    fails_naming(dir.path(), &forged, "total: the certificate says 85242129");
-
-    // The Merkle root changed.
-    let mut forged = honest.clone();
-    forged.merkle_root[0] ^= 1;
-    fails_naming(dir.path(), &forged, "Merkle root");
-
-    // A count changed without fixing anything else: sums and root fail too.
-    let mut forged = honest.clone();
-    forged.units[5].count.leaves += 3;
-    fails_naming(dir.path(), &forged, "unit 5 (");
-
-    // A truncated file, and one of another version: bad files, exit 2.
-    let cut = dir.path().join("cut.cert");
-    std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
-    let stderr = refused(&audit_all(&cut));
-    assert!(stderr.contains("truncated"), "{stderr}");
-    let mut newer = bytes.clone();
-    newer[8] = 2;
-    std::fs::write(&cut, &newer).unwrap();
-    let stderr = refused(&audit_all(&cut));
-    assert!(
-        stderr.contains("certificate version 2, but this perft reads version 1 only"),
-        "{stderr}"
-    );
-    std::fs::write(&cut, b"hello").unwrap();
-    assert!(refused(&audit_all(&cut)).contains("not a Deep Perft certificate"));
+    every_tampering_fails(dir.path(), &path);
 }
 
 #[test]

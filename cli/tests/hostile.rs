@@ -146,8 +146,8 @@ async fn hostile_protocol_headers(url: &str) {
         None,
         Some(""),
         Some("2"),
-        Some("4"),
-        Some("03"),
+        Some("3"),
+        Some("04"),
         Some("4294967295"),
         Some("-1"),
         Some("abc"),
@@ -186,7 +186,7 @@ async fn hostile_protocol_headers(url: &str) {
             let status = call.expect_err("a call of another protocol is refused");
             assert_eq!(status.code(), Code::FailedPrecondition, "{version:?}: {status:?}");
             assert!(
-                status.message().contains("perft.v2 protocol 3"),
+                status.message().contains("perft.v2 protocol 4"),
                 "{version:?}: {status:?}"
             );
             clean(&status);
@@ -225,6 +225,8 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             depth,
             split_depth,
             verify: false,
+            convention: 0,
+            units: Vec::new(),
         };
         let (reversi, checkers, chess) = (
             i32::from(pb::Game::Reversi),
@@ -246,6 +248,31 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
                 );
                 clean(&status);
             }
+        }
+
+        // Convention values that name none, and one for a game without a
+        // choice.
+        for (game, convention) in [
+            (reversi, 3),
+            (reversi, -1),
+            (reversi, i32::MIN),
+            (checkers, 2),
+            (chess, 1),
+        ] {
+            let status = clients
+                .submit_job(pb::SubmitJobRequest {
+                    convention,
+                    ..submit(game, "", 5, 0)
+                })
+                .await
+                .expect_err("a bad convention is refused");
+            assert_eq!(status.code(), Code::InvalidArgument, "{convention}: {status:?}");
+            assert!(
+                status.message().contains("unknown convention")
+                    || status.message().contains("one way of counting"),
+                "{status:?}"
+            );
+            clean(&status);
         }
 
         // Client calls with hostile ids and submissions.
@@ -276,6 +303,22 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             refused(
                 clients
                     .watch_job(pb::WatchJobRequest { job_id: id.clone() })
+                    .await,
+                &nf_or_invalid,
+            );
+            refused(
+                clients
+                    .get_certificate(pb::GetCertificateRequest { job_id: id.clone() })
+                    .await,
+                &nf_or_invalid,
+            );
+            refused(
+                clients
+                    .get_unit_counts(pb::GetUnitCountsRequest {
+                        job_id: id.clone(),
+                        start: u64::MAX,
+                        page_size: u32::MAX,
+                    })
                     .await,
                 &nf_or_invalid,
             );

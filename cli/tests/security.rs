@@ -178,6 +178,8 @@ fn limits_refuse_oversized_requests() {
             depth: 3,
             split_depth: 0,
             verify: false,
+            convention: 0,
+            units: Vec::new(),
         };
         client.submit_job(huge).await.unwrap_err()
     });
@@ -228,7 +230,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for ToV1 {
 /// FAILED_PRECONDITION naming the protocol the coordinator speaks.
 fn wrong_protocol(status: &tonic::Status) {
     assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
-    assert!(status.message().contains("perft.v2 protocol 3"), "{status:?}");
+    assert!(status.message().contains("perft.v2 protocol 4"), "{status:?}");
     assert!(
         status
             .message()
@@ -263,7 +265,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
         };
         // No header (a perft.v1 client or a bare gRPC tool), or another
         // version: refused on both services.
-        for version in [None, Some("2"), Some("4"), Some("3.0"), Some("")] {
+        for version in [None, Some("3"), Some("5"), Some("4.0"), Some("")] {
             let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(version));
             let mut workers = WorkerServiceClient::with_interceptor(channel.clone(), Version(version));
             wrong_protocol(&clients.submit_job(submit()).await.unwrap_err());
@@ -280,7 +282,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
             }
         }
         // The retired perft.v1 services, with or without the header.
-        for version in [None, Some("3")] {
+        for version in [None, Some("4")] {
             let mut clients = PerftServiceClient::with_interceptor(ToV1(channel.clone()), Version(version));
             let mut workers = WorkerServiceClient::with_interceptor(ToV1(channel.clone()), Version(version));
             let status = clients.submit_job(submit()).await.unwrap_err();
@@ -290,7 +292,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
             wrong_protocol(&workers.register(register()).await.unwrap_err());
         }
         // The header of this release: served.
-        let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(Some("3")));
+        let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(Some("4")));
         let job = clients.submit_job(submit()).await.unwrap().into_inner().job_id;
         let mut clients = common::perft_client(&url).await;
         let view = clients

@@ -14,7 +14,7 @@ use tonic::{Request, Response, Status};
 use crate::Coordinator;
 use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
 use crate::participants::{Action, Caller};
-use crate::planning::{PlanRequest, PlannedJob, plan};
+use crate::planning::{PlanRequest, PlannedJob, PlanningError, plan, plan_units};
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
 
@@ -46,6 +46,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         disagreements: view.disagreements,
         work_done: view.work_done,
         owner: view.spec.owner.clone(),
+        convention: pb::Convention::from_core(view.spec.convention).into(),
     }
 }
 
@@ -77,6 +78,10 @@ fn not_found(err: JobError) -> Status {
 /// Largest page of jobs or disagreements, and the default one.
 const MAX_PAGE: usize = 1000;
 const DEFAULT_PAGE: usize = 100;
+
+/// Largest page of unit counts (about 2 MiB), and the default one.
+const MAX_COUNT_PAGE: u64 = 50_000;
+const DEFAULT_COUNT_PAGE: u64 = 10_000;
 
 /// A page request's size and start; the token is the place to start at.
 fn page(size: u32, token: &str) -> Result<(usize, usize), Status> {
@@ -120,71 +125,25 @@ impl ClientApi {
         Ok(())
     }
 
-    /// Writes a new job's plan to the journal, a transaction a chunk, each
-    /// awaited: reports are acknowledged in between, and memory holds one
-    /// chunk's copy at a time.
-    async fn journal_plan(&self, id: &str, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
-        for op in crate::journal::plan_ops(id, spec, planned) {
-            self.0.writable()?;
-            let commit = self.0.scheduler.write(vec![op]).await?;
-            self.0.durable(commit).await?;
-        }
-        Ok(())
-    }
-}
-
-type JobStream = Pin<Box<dyn Stream<Item = Result<pb::Job, Status>> + Send>>;
-
-#[tonic::async_trait]
-impl pb::perft_service_server::PerftService for ClientApi {
-    async fn submit_job(
+    /// Journals a planned job and queues it; answers with its id.
+    async fn queue(
         &self,
-        request: Request<pb::SubmitJobRequest>,
+        caller: &Caller,
+        game: GameKind,
+        convention: Option<perft_core::Convention>,
+        req: &pb::SubmitJobRequest,
+        planned: PlannedJob,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
-        let caller = Caller::of(&request)?;
-        caller.may(Action::Submit)?;
-        let req = request.into_inner();
-        self.0.writable()?;
-        if req.verify && self.0.participants.is_open() {
-            return Err(Status::failed_precondition(
-                "verification needs counts from two participants, and this coordinator has no credentials: add participants (perft participant add) and give each worker its own secret",
-            ));
-        }
-        let game: GameKind = pb::game_kind(req.game).map_err(Status::invalid_argument)?;
-        if req.position.len() > MAX_POSITION_BYTES {
-            return Err(Status::invalid_argument(format!(
-                "the position text is {} bytes, more than any {game} position's {MAX_POSITION_BYTES}: '{}'",
-                req.position.len(),
-                perft_core::shown(&req.position)
-            )));
-        }
-        let max_units = self.0.config.max_units;
-        let plan_request = PlanRequest {
-            position: (!req.position.trim().is_empty()).then(|| req.position.clone()),
-            depth: req.depth,
-            split_depth: (req.split_depth > 0).then_some(req.split_depth),
-            min_units: self
-                .0
-                .config
-                .min_units
-                .max(self.0.split_threads().saturating_mul(32))
-                .min(max_units),
-            max_units,
-        };
-        // The expansion can take a while: keep it off the async threads.
-        let planned = tokio::task::spawn_blocking(move || plan(game, &plan_request))
-            .await
-            .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let id = uuid::Uuid::new_v4().simple().to_string()[..12].to_owned();
         let spec = JobSpec {
             game,
+            convention,
             position: planned.position.clone(),
             depth: req.depth,
             verify: req.verify,
             owner: caller.participant.to_string(),
         };
-        tracing::info!(job = %id, %game, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
+        tracing::info!(job = %id, %game, convention = ?convention, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         crate::space::check_room(self.0.journal.path(), planned.units.len())?;
         self.journal_plan(&id, &spec, &planned).await?;
         // Laying out a big plan's summary takes a step per unit: done here,
@@ -201,6 +160,87 @@ impl pb::perft_service_server::PerftService for ClientApi {
         tracing::info!(job = %id, "job queued");
         self.0.notify();
         Ok(Response::new(pb::SubmitJobResponse { job_id: id }))
+    }
+
+    /// Writes a new job's plan to the journal, a transaction a chunk, each
+    /// awaited: reports are acknowledged in between, and memory holds one
+    /// chunk's copy at a time.
+    async fn journal_plan(&self, id: &str, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
+        for op in crate::journal::plan_ops(id, spec, planned) {
+            self.0.writable()?;
+            let commit = self.0.scheduler.write(vec![op]).await?;
+            self.0.durable(commit).await?;
+        }
+        Ok(())
+    }
+}
+
+type JobStream = Pin<Box<dyn Stream<Item = Result<pb::Job, Status>> + Send>>;
+type ChunkStream = Pin<Box<dyn Stream<Item = Result<pb::CertificateChunk, Status>> + Send>>;
+
+/// Bytes of a certificate per streamed message: a quarter of the largest
+/// message, whatever the certificate's size.
+const CERTIFICATE_CHUNK_BYTES: usize = 1 << 20;
+
+#[tonic::async_trait]
+impl pb::perft_service_server::PerftService for ClientApi {
+    async fn submit_job(
+        &self,
+        request: Request<pb::SubmitJobRequest>,
+    ) -> Result<Response<pb::SubmitJobResponse>, Status> {
+        let caller = Caller::of(&request)?;
+        caller.may(Action::Submit)?;
+        let mut req = request.into_inner();
+        self.0.writable()?;
+        if req.verify && self.0.participants.is_open() {
+            return Err(Status::failed_precondition(
+                "verification needs counts from two participants, and this coordinator has no credentials: add participants (perft participant add) and give each worker its own secret",
+            ));
+        }
+        let game: GameKind = pb::game_kind(req.game).map_err(Status::invalid_argument)?;
+        let convention = pb::convention(req.convention)
+            .and_then(|asked| game.resolve_convention(asked).map_err(|e| e.to_string()))
+            .map_err(Status::invalid_argument)?;
+        if req.position.len() > MAX_POSITION_BYTES {
+            return Err(Status::invalid_argument(format!(
+                "the position text is {} bytes, more than any {game} position's {MAX_POSITION_BYTES}: '{}'",
+                req.position.len(),
+                perft_core::shown(&req.position)
+            )));
+        }
+        let max_units = self.0.config.max_units;
+        let units = std::mem::take(&mut req.units);
+        if !units.is_empty() {
+            if !req.position.trim().is_empty() || req.split_depth != 0 {
+                return Err(Status::invalid_argument(PlanningError::UnitsWithRoot.to_string()));
+            }
+            let depth = req.depth;
+            let planned =
+                tokio::task::spawn_blocking(move || plan_units(game, convention, &units, depth, max_units))
+                    .await
+                    .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
+                    .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            return self.queue(&caller, game, convention, &req, planned).await;
+        }
+        let plan_request = PlanRequest {
+            position: (!req.position.trim().is_empty()).then(|| req.position.clone()),
+            depth: req.depth,
+            split_depth: (req.split_depth > 0).then_some(req.split_depth),
+            min_units: self
+                .0
+                .config
+                .min_units
+                .max(self.0.split_threads().saturating_mul(32))
+                .min(max_units),
+            max_units,
+            convention,
+        };
+        // The expansion can take a while: keep it off the async threads.
+        let planned = tokio::task::spawn_blocking(move || plan(game, &plan_request))
+            .await
+            .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        self.queue(&caller, game, convention, &req, planned).await
     }
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::Job>, Status> {
@@ -345,6 +385,53 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 })
                 .collect(),
             total: Some(divide.total.into()),
+        }))
+    }
+
+    type GetCertificateStream = ChunkStream;
+
+    async fn get_certificate(
+        &self,
+        request: Request<pb::GetCertificateRequest>,
+    ) -> Result<Response<ChunkStream>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
+        let id = request.into_inner().job_id;
+        let bytes = crate::certify::served(&self.0, id)
+            .await
+            .map_err(|e| e.status())?;
+        let total_bytes = bytes.len() as u64;
+        let chunks = (0..bytes.len())
+            .step_by(CERTIFICATE_CHUNK_BYTES)
+            .map(move |start| {
+                let end = (start + CERTIFICATE_CHUNK_BYTES).min(bytes.len());
+                Ok(pb::CertificateChunk {
+                    total_bytes,
+                    offset: start as u64,
+                    data: bytes[start..end].to_vec(),
+                })
+            });
+        Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
+    }
+
+    async fn get_unit_counts(
+        &self,
+        request: Request<pb::GetUnitCountsRequest>,
+    ) -> Result<Response<pb::GetUnitCountsResponse>, Status> {
+        Caller::of(&request)?.may(Action::Read)?;
+        let req = request.into_inner();
+        let size = match req.page_size {
+            0 => DEFAULT_COUNT_PAGE,
+            n => u64::from(n).min(MAX_COUNT_PAGE),
+        };
+        let journal = Arc::clone(&self.0.journal);
+        let (units_total, counts) =
+            tokio::task::spawn_blocking(move || journal.read_count_page(&req.job_id, req.start, size))
+                .await
+                .map_err(|e| Status::internal(format!("reading the counts stopped: {e}")))?
+                .map_err(|e| crate::certify::CertifyError::from(e).status())?;
+        Ok(Response::new(pb::GetUnitCountsResponse {
+            counts: counts.into_iter().map(|c| c.leaves.into()).collect(),
+            units_total,
         }))
     }
 

@@ -1,6 +1,7 @@
 //! The coordinator: plans jobs into subtree units, leases them to workers,
 //! sums their counts into divide tables and serves progress.
 
+pub mod certify;
 mod client_api;
 pub mod clock;
 pub mod columns;
@@ -153,6 +154,8 @@ pub(crate) struct Coordinator {
     workers: DashMap<SessionId, Worker>,
     /// Bumped on every change a watcher may want to see.
     changed: watch::Sender<u64>,
+    /// Turns to make a certificate ([`certify::AT_ONCE`] at a time).
+    certificates: tokio::sync::Semaphore,
     /// Set when a journal write failed: writes are refused (Unavailable)
     /// and health says NOT_SERVING until the state is rebuilt from the
     /// journal and a write goes through again.
@@ -182,6 +185,7 @@ impl Coordinator {
             signer: LeaseSigner::new(opened.key),
             workers: DashMap::new(),
             changed: watch::Sender::new(0),
+            certificates: tokio::sync::Semaphore::new(certify::AT_ONCE),
             degraded: AtomicBool::new(false),
             stale: AtomicBool::new(false),
             health: HealthReporter::new(),

@@ -3,7 +3,7 @@
 //! coordinator never parses a unit's position, and shows one only to
 //! people.
 
-use perft_core::{Game, GameKind, GameVisitor, Leaves, Plan, PlanError, perft};
+use perft_core::{Convention, Game, GameKind, GameVisitor, Leaves, Plan, PlanError, perft};
 
 use crate::columns::UnitColumns;
 
@@ -18,6 +18,9 @@ pub struct PlanRequest {
     pub min_units: usize,
     /// Refuse plans with more units than this.
     pub max_units: usize,
+    /// The counting convention (`None`: the game's default); the plan's
+    /// settled leaves depend on it.
+    pub convention: Option<Convention>,
 }
 
 /// A plan with the game erased: the root and moves as text for people, the
@@ -51,6 +54,17 @@ impl PlannedJob {
     }
 }
 
+impl PlannedJob {
+    /// Whether the job counts a list of units rather than a root: the one
+    /// kind of plan with units and no split.
+    pub fn is_unit_list(&self) -> bool {
+        self.split_depth == 0 && !self.units.is_empty()
+    }
+}
+
+/// The one divide line of a job that counts a list of units: their sum.
+pub const UNIT_LIST_LINE: &str = "units";
+
 /// Why a job cannot be planned: all of these are the client's to fix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanningError {
@@ -70,6 +84,18 @@ pub enum PlanningError {
     Plan(#[from] PlanError),
     #[error("{0}")]
     Columns(#[from] crate::columns::ColumnsError),
+    #[error("{0}")]
+    Convention(#[from] perft_core::ConventionRefused),
+    #[error("{units} units, more than this coordinator's limit of {max}")]
+    TooManyUnits { units: usize, max: usize },
+    #[error("unit {index} is no packed {game} position: {reason}")]
+    BadUnit {
+        game: GameKind,
+        index: usize,
+        reason: String,
+    },
+    #[error("a job of units has no root position and no split depth")]
+    UnitsWithRoot,
 }
 
 struct Planner<'r>(&'r PlanRequest, GameKind);
@@ -171,8 +197,100 @@ fn estimate_sizes<G: Game>(positions: &[G], remaining_depth: u32) -> Vec<f32> {
     estimates
 }
 
-/// Validates and plans a job. Runs the expansion: call it off the async
-/// threads.
+/// Plans a list of packed positions, each counted to `depth` plies.
+struct UnitLister<'r> {
+    game: GameKind,
+    units: &'r [Vec<u8>],
+    depth: u32,
+    max_units: usize,
+}
+
+impl GameVisitor for UnitLister<'_> {
+    type Output = Result<PlannedJob, PlanningError>;
+
+    fn visit<G: Game>(self) -> Self::Output {
+        let UnitLister {
+            game,
+            units,
+            depth,
+            max_units,
+        } = self;
+        if depth == 0 {
+            return Err(PlanningError::ZeroDepth);
+        }
+        if depth > G::MAX_DEPTH {
+            return Err(PlanningError::TooDeep {
+                game,
+                depth,
+                limit: G::MAX_DEPTH,
+            });
+        }
+        if units.len() > max_units {
+            return Err(PlanningError::TooManyUnits {
+                units: units.len(),
+                max: max_units,
+            });
+        }
+        let positions = units
+            .iter()
+            .enumerate()
+            .map(|(index, bytes)| {
+                G::unpack(bytes).map_err(|e| PlanningError::BadUnit {
+                    game,
+                    index,
+                    reason: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<G>, _>>()?;
+        let estimates = estimate_sizes(&positions, depth);
+        let mut columns = UnitColumns::new(G::PACKED_BYTES);
+        columns.reserve(positions.len(), positions.len());
+        let one_path = [perft_core::Weight {
+            first_move: 0,
+            paths: 1,
+        }];
+        let mut packed = Vec::with_capacity(G::PACKED_BYTES);
+        for (position, estimate) in positions.iter().zip(estimates) {
+            // Stored as this build packs it, whatever bytes came.
+            packed.clear();
+            position.pack(&mut packed);
+            columns.push(&packed, &one_path, estimate)?;
+        }
+        Ok(PlannedJob {
+            position: format!("{} units", positions.len()),
+            split_depth: 0,
+            remaining_depth: depth,
+            first_moves: vec![UNIT_LIST_LINE.to_owned()],
+            settled: vec![Leaves::ZERO],
+            root_leaves: None,
+            units: columns,
+        })
+    }
+}
+
+/// Validates and plans a job of `units` (packed positions of `game`, each
+/// counted to `depth` plies in `convention`), refusing more than
+/// `max_units`. Unpacks every position: call it off the async threads.
+pub fn plan_units(
+    game: GameKind,
+    convention: Option<Convention>,
+    units: &[Vec<u8>],
+    depth: u32,
+    max_units: usize,
+) -> Result<PlannedJob, PlanningError> {
+    game.dispatch_in(
+        convention,
+        UnitLister {
+            game,
+            units,
+            depth,
+            max_units,
+        },
+    )?
+}
+
+/// Validates and plans a job in its convention. Runs the expansion: call
+/// it off the async threads.
 pub fn plan(game: GameKind, req: &PlanRequest) -> Result<PlannedJob, PlanningError> {
-    game.dispatch(Planner(req, game))
+    game.dispatch_in(req.convention, Planner(req, game))?
 }

@@ -213,11 +213,13 @@ mod tests {
             split_depth: Some(3),
             min_units: 1,
             max_units: 1 << 20,
+            convention: None,
         };
         let planned = plan(GameKind::Checkers, &request).unwrap();
         let units = planned.units.len();
         let spec = JobSpec {
             game: GameKind::Checkers,
+            convention: None,
             position: planned.position.clone(),
             depth: 7,
             verify: false,

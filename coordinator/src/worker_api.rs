@@ -245,6 +245,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 .into_iter()
                 .map(|job| pb::LeasedJob {
                     game: pb::Game::from_kind(job.game).into(),
+                    convention: pb::Convention::from_core(job.convention).into(),
                     depth: job.depth,
                     units: job
                         .units

@@ -5,7 +5,8 @@
 use perft_coordinator::jobs::{JobSpec, JobState, Jobs, WorkerRef};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
-use perft_core::{Checkers, Game, GameKind, Leaves};
+use perft_core::published::{published, published_in};
+use perft_core::{Checkers, Convention, Game, GameKind, GameVisitor, Leaves};
 
 fn count(position: &[u8], depth: u32) -> Leaves {
     perft_core::perft(&Checkers::unpack(position).unwrap(), depth)
@@ -47,11 +48,13 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         split_depth: Some(3),
         min_units: 1,
         max_units: 1 << 20,
+        convention: None,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     let units = planned.units.len();
     let spec = JobSpec {
         game: GameKind::Checkers,
+        convention: None,
         position: planned.position.clone(),
         depth: 8,
         verify: false,
@@ -132,6 +135,142 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     );
 }
 
+/// Counts a leased unit of any game in its convention.
+struct CountIn<'a>(&'a [u8], u32);
+
+impl GameVisitor for CountIn<'_> {
+    type Output = Leaves;
+    fn visit<G: Game>(self) -> Leaves {
+        perft_core::perft(&G::unpack(self.0).unwrap(), self.1)
+    }
+}
+
+/// Plans, journals and counts a whole job of `game` in `convention`.
+async fn counted_job(
+    journal: &Journal,
+    jobs: &mut Jobs,
+    id: &str,
+    game: GameKind,
+    convention: Option<Convention>,
+    depth: u32,
+) {
+    let request = PlanRequest {
+        position: None,
+        depth,
+        split_depth: Some(3),
+        min_units: 1,
+        max_units: 1 << 20,
+        convention,
+    };
+    let planned = plan(game, &request).unwrap();
+    let spec = JobSpec {
+        game,
+        convention: game.resolve_convention(convention).unwrap(),
+        position: planned.position.clone(),
+        depth,
+        verify: false,
+        owner: "test".to_owned(),
+    };
+    submit(journal, jobs, id, &spec, planned).await;
+    while let Some(group) = jobs.lease(WorkerRef::named("w"), 64, None).pop() {
+        for unit in &group.units {
+            let leaves = game
+                .dispatch_in(group.convention, CountIn(&unit.position, group.depth))
+                .unwrap();
+            jobs.report(
+                group.job_id.as_str(),
+                unit.unit_id,
+                leaves,
+                0,
+                WorkerRef::named("w"),
+            );
+        }
+    }
+    journal.send(jobs.take_ops()).wait().await.unwrap();
+    assert_eq!(jobs.view(id).unwrap().state, JobState::Done);
+}
+
+/// The total of a done job's certificate made from the journal.
+fn certified_total(journal: &Journal, id: &str) -> Leaves {
+    let bytes = perft_coordinator::certify::certificate_file(journal, id).unwrap();
+    perft_certificate::Certificate::decode(&bytes).unwrap().total
+}
+
+#[tokio::test]
+async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
+    let dir = tempfile::tempdir().unwrap();
+    let bik = published_in(GameKind::Reversi, None, 9).unwrap().unwrap().total;
+    let oeis = published_in(GameKind::Reversi, Some(Convention::Oeis), 10)
+        .unwrap()
+        .unwrap()
+        .total;
+    {
+        let opened = Journal::open(dir.path()).unwrap();
+        let mut jobs = Jobs::default();
+        counted_job(&opened.journal, &mut jobs, "r", GameKind::Reversi, None, 9).await;
+        counted_job(&opened.journal, &mut jobs, "c", GameKind::Checkers, None, 7).await;
+    }
+    // What a schema-4 journal is: the same tables without the convention.
+    let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
+    db.execute_batch(
+        "ALTER TABLE jobs DROP COLUMN convention; UPDATE meta SET value = 4 WHERE key = 'schema_version';",
+    )
+    .unwrap();
+    drop(db);
+
+    let opened = Journal::open(dir.path()).unwrap();
+    let version: i64 = rusqlite::Connection::open(dir.path().join("journal.sqlite"))
+        .unwrap()
+        .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(version, 5);
+    let restored = &opened.restored.jobs;
+    assert_eq!(restored.len(), 2);
+    assert_eq!(restored[0].spec.convention, Some(Convention::Bik));
+    assert_eq!(restored[1].spec.convention, None);
+    assert!(
+        restored
+            .iter()
+            .all(|j| j.damage.is_empty() && j.state == JobState::Done)
+    );
+    assert_eq!(certified_total(&opened.journal, "r"), bik);
+    assert_eq!(
+        certified_total(&opened.journal, "c"),
+        published(GameKind::Checkers, 7).unwrap().total
+    );
+
+    // A job of the other convention keeps it across a restart.
+    let mut jobs = Jobs::default();
+    for job in opened.restored.jobs {
+        jobs.restore(job);
+    }
+    counted_job(
+        &opened.journal,
+        &mut jobs,
+        "o",
+        GameKind::Reversi,
+        Some(Convention::Oeis),
+        10,
+    )
+    .await;
+    assert_eq!(jobs.divide("o").unwrap().total, oeis);
+    drop(opened.journal);
+    let opened = Journal::open(dir.path()).unwrap();
+    let restored = &opened.restored.jobs;
+    assert_eq!(restored[2].spec.convention, Some(Convention::Oeis));
+    assert!(restored[2].damage.is_empty());
+    let certificate = perft_certificate::Certificate::decode(
+        &perft_coordinator::certify::certificate_file(&opened.journal, "o").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (certificate.convention, certificate.total),
+        (Some(Convention::Oeis), oeis)
+    );
+}
+
 #[tokio::test]
 async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_job() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,6 +280,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         split_depth: Some(9),
         min_units: 1,
         max_units: 1 << 20,
+        convention: None,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     assert!(
@@ -150,6 +290,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
     );
     let spec = JobSpec {
         game: GameKind::Checkers,
+        convention: None,
         position: planned.position.clone(),
         depth: 12,
         verify: false,

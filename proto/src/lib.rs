@@ -11,8 +11,10 @@ pub use v2::*;
 pub mod connect;
 
 /// The version every call carries in the [`PROTOCOL_HEADER`] metadata;
-/// bumped on any change of meaning in the contract. 3 is `perft.v2`.
-pub const PROTOCOL_VERSION: u32 = 3;
+/// bumped on any change of meaning in the contract. 3 is `perft.v2`; 4
+/// adds the counting convention, which a worker must honour (one of 3
+/// would count every unit in the default convention).
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The metadata key of the protocol version.
 pub const PROTOCOL_HEADER: &str = "perft-protocol";
@@ -81,6 +83,28 @@ pub fn game_kind(raw: i32) -> Result<perft_core::GameKind, String> {
     })
 }
 
+impl Convention {
+    /// The wire's value of a job's convention (`None`: unspecified).
+    pub fn from_core(convention: Option<perft_core::Convention>) -> Convention {
+        match convention {
+            None => Convention::Unspecified,
+            Some(perft_core::Convention::Bik) => Convention::Bik,
+            Some(perft_core::Convention::Oeis) => Convention::Oeis,
+        }
+    }
+}
+
+/// The convention of a raw enum value from the wire (`None`: unspecified,
+/// the game's default), or an error naming it.
+pub fn convention(raw: i32) -> Result<Option<perft_core::Convention>, String> {
+    match Convention::try_from(raw) {
+        Ok(Convention::Unspecified) => Ok(None),
+        Ok(Convention::Bik) => Ok(Some(perft_core::Convention::Bik)),
+        Ok(Convention::Oeis) => Ok(Some(perft_core::Convention::Oeis)),
+        Err(_) => Err(format!("unknown convention {raw}: expected bik or oeis")),
+    }
+}
+
 /// A missing count reads as zero.
 pub fn count(n: Option<U128>) -> u128 {
     n.map_or(0, u128::from)
@@ -118,6 +142,17 @@ mod tests {
             assert_eq!(game_kind(wire as i32), Ok(kind));
         }
         assert!(game_kind(0).is_err());
+        for c in [
+            None,
+            Some(perft_core::Convention::Bik),
+            Some(perft_core::Convention::Oeis),
+        ] {
+            assert_eq!(convention(Convention::from_core(c) as i32), Ok(c));
+        }
+        assert_eq!(
+            convention(7),
+            Err("unknown convention 7: expected bik or oeis".to_owned())
+        );
         assert!(game_kind(99).unwrap_err().contains("unknown game 99"));
     }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use perft_core::{Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable};
+use perft_core::{Convention, Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable};
 use tokio::sync::mpsc::UnboundedSender;
 
 /// One leased unit as the counting threads see it: the wire's per-job
@@ -15,6 +15,8 @@ use tokio::sync::mpsc::UnboundedSender;
 pub struct UnitLease {
     pub job_id: Arc<str>,
     pub game: GameKind,
+    /// The job's counting convention (`None`: the game's default).
+    pub convention: Option<Convention>,
     pub depth: u32,
     pub unit_id: u64,
     pub epoch: u64,
@@ -180,11 +182,20 @@ fn count_lease(
 ) -> Outcome {
     let started = Instant::now();
     let game = lease.game;
-    let leaves = match game.dispatch(CountUnit {
-        lease: &lease,
-        tables,
-        game,
-    }) {
+    // Reversi's conventions share one table: their entries are told apart
+    // by their depth tags.
+    let counted = game
+        .dispatch_in(
+            lease.convention,
+            CountUnit {
+                lease: &lease,
+                tables,
+                game,
+            },
+        )
+        .map_err(|e| e.to_string())
+        .flatten();
+    let leaves = match counted {
         Ok(leaves) => leaves,
         Err(reason) => return Outcome::Refused { lease, reason },
     };

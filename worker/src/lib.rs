@@ -272,15 +272,19 @@ fn heartbeat_request(worker: &str, pool: &Pool, draining: bool) -> pb::Heartbeat
 }
 
 /// Flattens a lease answer into the units the threads count; a group of
-/// an unknown game is handed back.
+/// an unknown game or convention is handed back.
 fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> Vec<UnitLease> {
     let mut units = Vec::new();
     for group in reply.jobs {
         let job_id: Arc<str> = Arc::from(group.job_id.as_str());
-        let game = match pb::game_kind(group.game) {
-            Ok(game) => game,
+        let kind = pb::game_kind(group.game).and_then(|game| {
+            let convention = pb::convention(group.convention)?;
+            Ok((game, convention))
+        });
+        let (game, convention) = match kind {
+            Ok(kind) => kind,
             Err(reason) => {
-                tracing::error!(job = %job_id, %reason, "units of an unknown game; handing them back");
+                tracing::error!(job = %job_id, %reason, "units of an unknown game or convention; handing them back");
                 for unit in group.units {
                     unreported.hand_back(Arc::clone(&job_id), unit.unit_id, unit.epoch, unit.lease_tag);
                 }
@@ -290,6 +294,7 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
         units.extend(group.units.into_iter().map(|unit| UnitLease {
             job_id: Arc::clone(&job_id),
             game,
+            convention,
             depth: group.depth,
             unit_id: unit.unit_id,
             epoch: unit.epoch,

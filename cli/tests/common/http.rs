@@ -41,3 +41,26 @@ pub fn get(agent: &ureq::Agent, url: &str, headers: &[(&str, &str)]) -> (u16, St
 pub fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
+
+/// The status, the Content-Disposition header and the raw body of a GET.
+pub fn get_bytes(agent: &ureq::Agent, url: &str, headers: &[(&str, &str)]) -> (u16, String, Vec<u8>) {
+    let mut request = agent.get(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let mut response = request.call().unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    let status = response.status().as_u16();
+    let disposition = response
+        .headers()
+        .get("content-disposition")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(1 << 30)
+        .read_to_vec()
+        .unwrap();
+    (status, disposition, body)
+}

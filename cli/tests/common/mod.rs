@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod tamper;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use perft_core::Leaves;
-use perft_core::published::{Published, published};
+use perft_core::published::{Published, published_in};
 use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
@@ -46,6 +46,9 @@ fn count(leaves: Leaves, reports_higher: bool) -> Count {
 pub(super) struct JobJson {
     id: String,
     game: &'static str,
+    /// The counting convention (`bik` or `oeis`); null for games without
+    /// a choice.
+    convention: Option<&'static str>,
     position: String,
     depth: u32,
     split_depth: u32,
@@ -70,6 +73,7 @@ fn job_json(dash: &Dash, view: &JobView) -> JobJson {
     JobJson {
         id: view.id.to_string(),
         game: view.spec.game.name(),
+        convention: view.spec.convention.map(perft_core::Convention::name),
         position: view.spec.position.clone(),
         depth: view.spec.depth,
         split_depth: view.split_depth,
@@ -177,12 +181,17 @@ struct JobDetailJson {
     chart: Vec<(u64, f64)>,
 }
 
-/// What was published for the job, when its root is its game's start.
+/// What was published for the job in its convention, when its root is
+/// its game's start.
 fn published_for(spec: &JobSpec) -> Option<Published> {
     let start = spec.game.pack_text("").ok()?;
     let root = spec.game.pack_text(&spec.position).ok()?;
     (root == start)
-        .then(|| published(spec.game, spec.depth))
+        .then(|| {
+            published_in(spec.game, spec.convention, spec.depth)
+                .ok()
+                .flatten()
+        })
         .flatten()
 }
 
@@ -290,6 +299,44 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
         chart: dash.rates.chart(&id),
     };
     Json(body).into_response()
+}
+
+/// `GET /api/jobs/{id}/certificate`: a done job's certificate file, as a
+/// download; 409 for a job that is not done.
+pub(super) async fn certificate(
+    State(dash): State<Arc<Dash>>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    use crate::certify::CertifyError;
+    use crate::journal::FinishedError;
+    let id = match checked_id(id) {
+        Ok(id) => id,
+        Err(refused) => return *refused,
+    };
+    match crate::certify::served(&dash.coordinator, id.clone()).await {
+        Ok(bytes) => (
+            [
+                (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"job-{id}.cert\""),
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => {
+            let status = match &e {
+                CertifyError::Finished(FinishedError::NotFound(_)) => StatusCode::NOT_FOUND,
+                CertifyError::Finished(FinishedError::NotDone { .. }) | CertifyError::UnitList { .. } => {
+                    StatusCode::CONFLICT
+                }
+                CertifyError::Finished(FinishedError::Journal(_)) => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            refuse(status, &e.to_string())
+        }
+    }
 }
 
 /// A session id as the dashboard shows it: its first 8 characters, never

@@ -112,7 +112,7 @@ async fn not_found(request: Request) -> Response {
     refuse(
         StatusCode::NOT_FOUND,
         &format!(
-            "no page '{}': the dashboard has /, /jobs/ID, /workers and /api/jobs, /api/jobs/ID, /api/workers",
+            "no page '{}': the dashboard has /, /jobs/ID, /workers and /api/jobs, /api/jobs/ID, /api/jobs/ID/certificate, /api/workers",
             perft_core::shown(request.uri().path())
         ),
     )
@@ -134,6 +134,7 @@ fn router(dash: Arc<Dash>) -> Router {
         .route("/assets/dashboard.css", get(pages::style))
         .route("/api/jobs", get(api::jobs))
         .route("/api/jobs/{id}", get(api::job))
+        .route("/api/jobs/{id}/certificate", get(api::certificate))
         .route("/api/workers", get(api::workers))
         .fallback(not_found)
         .method_not_allowed_fallback(read_only)

@@ -71,6 +71,7 @@ impl Jobs {
                 out.push(LeasedJob {
                     job_id: JobId::new(id.clone()),
                     game: job.spec.game,
+                    convention: job.spec.convention,
                     depth: job.remaining_depth,
                     units,
                 });

@@ -22,7 +22,7 @@ mod views;
 use crate::clock::unix_ms;
 use std::collections::HashMap;
 
-use perft_core::{GameKind, Leaves};
+use perft_core::{Convention, GameKind, Leaves};
 
 use crate::ids::{Epoch, JobId, UnitId};
 use crate::planning::PlannedJob;
@@ -70,6 +70,9 @@ impl JobState {
 #[derive(Clone, Debug)]
 pub struct JobSpec {
     pub game: GameKind,
+    /// The convention counted in: the game's own (`Some(Bik)` by default
+    /// for Reversi, `None` for games without a choice).
+    pub convention: Option<Convention>,
     /// Canonical text of the root.
     pub position: String,
     pub depth: u32,
@@ -131,6 +134,8 @@ pub struct LeasedUnit {
 pub struct LeasedJob {
     pub job_id: JobId,
     pub game: GameKind,
+    /// The convention the units are counted in.
+    pub convention: Option<Convention>,
     pub depth: u32,
     pub units: Vec<LeasedUnit>,
 }

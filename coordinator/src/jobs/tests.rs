@@ -40,10 +40,12 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
         split_depth: Some(split),
         min_units: 1,
         max_units: 1 << 20,
+        convention: None,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     let spec = JobSpec {
         game: GameKind::Checkers,
+        convention: None,
         position: planned.position.clone(),
         depth,
         verify: false,

@@ -18,9 +18,10 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             // Jobs are ordered as their submits commit.
             tx.execute(
                 "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
-                                   first_moves, settled, root_leaves, checksum, state, units_total, owner)
+                                   first_moves, settled, root_leaves, checksum, state, units_total, owner,
+                                   convention)
                  VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                         ?11, 'planning', ?12, ?13)",
+                         ?11, 'planning', ?12, ?13, ?14)",
                 params![
                     id,
                     spec.game.name(),
@@ -35,6 +36,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                     restore::job_checksum(id, spec, plan),
                     *units_total as i64,
                     spec.owner,
+                    spec.convention.map(perft_core::Convention::name),
                 ],
             )?;
         }

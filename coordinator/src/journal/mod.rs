@@ -15,6 +15,7 @@ mod apply;
 mod codec;
 mod commit;
 mod compact;
+mod finished;
 mod participants;
 mod restore;
 mod schema;
@@ -32,6 +33,7 @@ use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
 pub use commit::Commit;
 use commit::Progress;
+pub use finished::{DecidedCount, FinishedError, FinishedJob};
 pub use schema::{DirLock, SCHEMA_VERSION};
 use writer::Request;
 
@@ -264,6 +266,25 @@ impl Journal {
             .send(Request::DecidedBy(participant.to_owned(), alone, answer))
             .map_err(|_| stopped())?;
         reply.recv().map_err(|_| stopped())?
+    }
+
+    /// A done job with every unit in plan order, each with its count and
+    /// deciders (for its certificate). Read on a connection of its own
+    /// while the journal goes on writing. Blocking: call it off the async
+    /// threads.
+    pub fn read_finished(&self, job_id: &str) -> Result<FinishedJob, FinishedError> {
+        finished::read_finished(&self.path, job_id)
+    }
+
+    /// The counts of units `start..start + limit` of a done job, and its
+    /// number of units. Blocking, like [`Journal::read_finished`].
+    pub fn read_count_page(
+        &self,
+        job_id: &str,
+        start: u64,
+        limit: u64,
+    ) -> Result<(u64, Vec<DecidedCount>), FinishedError> {
+        finished::read_count_page(&self.path, job_id, start, limit)
     }
 
     /// The database file.

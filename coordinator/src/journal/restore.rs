@@ -55,7 +55,16 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
         .root_leaves
         .map(super::codec::leaves_blob)
         .unwrap_or_default();
-    checksum(&[
+    // A convention other than the game's default is covered too; the
+    // default adds nothing, so rows of schema 4 (which had none) still check.
+    let default = spec.game.resolve_convention(None).ok().flatten();
+    let convention = match spec.convention {
+        c if c == default => None,
+        Some(c) => Some(c.name()),
+        None => Some("none"),
+    };
+    let first_moves = plan.first_moves.join("\n");
+    let parts: [&[u8]; 10] = [
         id.as_bytes(),
         spec.game.name().as_bytes(),
         spec.position.as_bytes(),
@@ -63,10 +72,18 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
         &[u8::from(spec.verify)],
         &plan.split_depth.to_le_bytes(),
         &plan.remaining_depth.to_le_bytes(),
-        plan.first_moves.join("\n").as_bytes(),
+        first_moves.as_bytes(),
         &settled,
         &root,
-    ])
+    ];
+    match convention {
+        None => checksum(&parts),
+        Some(name) => {
+            let mut with = parts.to_vec();
+            with.push(name.as_bytes());
+            checksum(&with)
+        }
+    }
 }
 
 pub(crate) fn chunk_checksum(job_id: &str, chunk: u64, first_unit: u64, units: &[u8]) -> i64 {
@@ -95,8 +112,9 @@ pub(crate) fn disagreement_checksum(job_id: &str, unit_id: u64, votes: &str, dec
     ])
 }
 
-const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
-     root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum, owner";
+pub(super) const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
+     root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum, owner,
+     convention";
 
 /// Reads back every job whose plan was completely written, in submission
 /// order: finished ones as their summaries, open ones in full.
@@ -139,7 +157,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<R
     Ok(job)
 }
 
-fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
+pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
     let (bad, sql) = errors(path);
     let id: String = row.get(0).map_err(sql)?;
     let game: String = row.get(1).map_err(sql)?;
@@ -164,8 +182,21 @@ fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalE
         Some(Some(l)) => Some(l),
         None => None,
     };
+    // No convention (every job before schema 5): the game's default.
+    let convention: Option<String> = row.get(20).map_err(sql)?;
+    let convention = match convention.as_deref() {
+        None => None,
+        Some(name) => Some(
+            name.parse::<perft_core::Convention>()
+                .map_err(|e| bad(format!("job {id}: {e}")))?,
+        ),
+    };
+    let convention = game
+        .resolve_convention(convention)
+        .map_err(|e| bad(format!("job {id}: {e}")))?;
     let spec = JobSpec {
         game,
+        convention,
         position: position.clone(),
         depth: row.get(3).map_err(sql)?,
         verify: row.get::<_, i64>(4).map_err(sql)? != 0,
@@ -242,7 +273,7 @@ fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result
 
 /// How a damaged journal at `path` is reported: a reason of ours, or what
 /// SQLite said.
-fn errors(
+pub(super) fn errors(
     path: &Path,
 ) -> (
     impl Fn(String) -> JournalError + Copy + '_,
@@ -255,10 +286,10 @@ fn errors(
     (bad, move |e: rusqlite::Error| bad(e.to_string()))
 }
 
-type Bad<'a> = &'a dyn Fn(String) -> JournalError;
-type Sql<'a> = &'a dyn Fn(rusqlite::Error) -> JournalError;
+pub(super) type Bad<'a> = &'a dyn Fn(String) -> JournalError;
+pub(super) type Sql<'a> = &'a dyn Fn(rusqlite::Error) -> JournalError;
 
-fn restore_units(
+pub(super) fn restore_units(
     conn: &Connection,
     job: &mut RestoredJob,
     _bad: Bad<'_>,

@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, game TEXT NOT NULL, position TEXT NOT NULL,
     depth INTEGER NOT NULL, verify INTEGER NOT NULL, split_depth INTEGER NOT NULL,
-    owner TEXT NOT NULL DEFAULT 'anonymous',
+    owner TEXT NOT NULL DEFAULT 'anonymous', convention TEXT,
     remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
     root_leaves BLOB, checksum INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
     started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0,
@@ -48,6 +48,28 @@ CREATE TABLE IF NOT EXISTS credit (
 /// Schema 3 (before participants) becomes 4: jobs get an owner, and the
 /// participants' and credit tables are created with the rest.
 const MIGRATE_3_TO_4: &str = "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT 'anonymous';";
+
+/// Schema 4 becomes 5: jobs get their counting convention; NULL (every
+/// older job) is the game's default, Bik's for Reversi.
+const MIGRATE_4_TO_5: &str = "ALTER TABLE jobs ADD COLUMN convention TEXT;";
+
+/// Upgrades a journal of schema `found` (3 or 4) to [`SCHEMA_VERSION`] in
+/// one transaction: all of it or nothing.
+fn migrate(conn: &Connection, found: i64) -> rusqlite::Result<()> {
+    let steps: &[&str] = if found == 3 {
+        &[MIGRATE_3_TO_4, MIGRATE_4_TO_5]
+    } else {
+        &[MIGRATE_4_TO_5]
+    };
+    let mut sql = String::from("BEGIN IMMEDIATE;");
+    for step in steps {
+        sql.push_str(step);
+    }
+    sql.push_str(&format!(
+        "UPDATE meta SET value = {SCHEMA_VERSION} WHERE key = 'schema_version'; COMMIT;"
+    ));
+    conn.execute_batch(&sql)
+}
 
 /// The data dir's lock, held for as long as the coordinator runs; the OS
 /// drops it when the process ends, however it ends.
@@ -173,14 +195,11 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
                 });
             }
             Some(SCHEMA_VERSION) => {}
-            Some(3) => {
-                conn.execute_batch(MIGRATE_3_TO_4).map_err(open_err)?;
-                conn.execute(
-                    "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
-                    [SCHEMA_VERSION],
-                )
-                .map_err(open_err)?;
-                tracing::info!("journal: schema 3 upgraded to 4 (participants)");
+            Some(found @ (3 | 4)) => {
+                migrate(&conn, found).map_err(open_err)?;
+                tracing::info!(
+                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5)"
+                );
             }
             Some(v) => {
                 return Err(JournalError::Older {

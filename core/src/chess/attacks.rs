@@ -1,5 +1,5 @@
 //! Slider attacks, looked up in tables the build script fills (see
-//! `slider_layout.rs`): by magic multiplication on any CPU, by BMI2's PEXT
+//! the `perft-slider-layout` crate): by magic multiplication on any CPU, by BMI2's PEXT
 //! where the counting copy proves the CPU has it ([`Isa::BMI2`]). The
 //! magics were found by this module's own fixed-seed search
 //! (`search_magic`, kept in the tests, which check that it still finds
@@ -9,8 +9,8 @@
 //! first-use check on the hot path.
 
 use super::bitboard::Square;
-use super::slider_layout::{BISHOP_SQUARES, ROOK_SQUARES, SLIDER_ENTRIES, SliderSquare};
 use crate::kernel::Isa;
+use perft_slider_layout::{BISHOP_SQUARES, ROOK_SQUARES, SLIDER_ENTRIES, SliderSquare};
 
 /// The rook lookups, a1 first.
 static ROOK: [SliderSquare; 64] = ROOK_SQUARES;
@@ -46,7 +46,7 @@ fn lookup<I: Isa>(isa: I, entry: &SliderSquare, occupied: u64) -> u64 {
     debug_assert!(index < SLIDER_ENTRIES);
     // SAFETY: the multiply-shift leaves at most as many bits as the mask
     // has (`shift` is 64 minus them), so the index is within the square's
-    // slice, and `slider_layout` asserts that the slices fit the table.
+    // slice, and `perft-slider-layout` asserts that the slices fit the table.
     unsafe { *MAGIC_ATTACKS.get_unchecked(index) }
 }
 
@@ -59,7 +59,7 @@ fn pext_lookup(entry: &SliderSquare, occupied: u64) -> u64 {
     debug_assert!(index < SLIDER_ENTRIES);
     // SAFETY: PEXT packs the mask's bits, so the index is within the
     // square's slice of `1 << mask.count_ones()` entries, and
-    // `slider_layout` asserts that the slices fit the table.
+    // `perft-slider-layout` asserts that the slices fit the table.
     unsafe { *PEXT_ATTACKS.get_unchecked(index) }
 }
 
@@ -84,10 +84,10 @@ pub fn queen<I: Isa>(isa: I, square: Square, occupied: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::slider_layout::{
+    use crate::kernel::{Portable, V3};
+    use perft_slider_layout::{
         BISHOP_MAGICS, BISHOP_STEPS, ROOK_MAGICS, ROOK_STEPS, ray_attacks, relevant_mask, soft_pext,
     };
-    use crate::kernel::{Portable, V3};
 
     /// xorshift64*, seeded: the search is the same on every run.
     struct Random(u64);

@@ -1,7 +1,7 @@
 //! Squares and bitboards: bit `8 * rank + file` is the square, a1 = 0,
 //! h1 = 7, a8 = 56. The leaper and line tables are built at compile time.
 
-use super::slider_layout::{BISHOP_STEPS, ROOK_STEPS, ray_attacks};
+use perft_slider_layout::{BISHOP_STEPS, ROOK_STEPS, ray_attacks};
 
 /// A square index, 0 (a1) to 63 (h8).
 pub type Square = u8;

@@ -16,11 +16,10 @@ mod key;
 mod movegen;
 mod packed;
 mod position;
+mod stats;
 /// The slider tables' layout, shared (by `include!`) with the build script,
 /// which uses parts the crate does not.
 #[allow(dead_code)]
-mod slider_layout;
-mod stats;
 mod two_plies;
 
 pub use bitboard::{Square, parse_square, square_name};

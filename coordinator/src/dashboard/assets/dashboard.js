@@ -118,7 +118,7 @@ async function jobsPage() {
     const stateCell = cell('td');
     stateCell.appendChild(stateBadge(job.state));
     return row([
-      idCell, stateCell, cell('td', job.game), cell('td', job.depth, 'num'),
+      idCell, stateCell, cell('td', job.game + (job.convention ? ' (' + job.convention + ')' : '')), cell('td', job.depth, 'num'),
       progressCell(job.work_done), cell('td', grouped(job.leaves_done), 'num'),
       cell('td', rate(job.leaves_per_second), 'num'), cell('td', eta(job), 'num'),
     ]);
@@ -172,8 +172,11 @@ async function jobPage() {
   const badge = el('job-state');
   badge.textContent = job.state;
   badge.className = 'state ' + job.state;
-  el('job-what').textContent = job.game + ' depth ' + job.depth + ' from ' + job.position +
+  el('job-what').textContent = job.game + (job.convention ? ' (' + job.convention + ' convention)' : '') +
+    ' depth ' + job.depth + ' from ' + job.position +
     (job.verify ? ' (verified on two machines)' : '');
+  el('job-certificate').hidden = job.state !== 'done';
+  el('job-certificate-link').href = '/api/jobs/' + encodeURIComponent(job.id) + '/certificate';
   el('job-error').hidden = !job.error;
   el('job-error').textContent = job.error || '';
   el('job-bar').style.width = percent(job.work_done);

@@ -1,12 +1,12 @@
-// The slider tables' layout: the magic numbers, each square's relevant
-// blockers and its slice of the attack table. Shared, by `include!`, with
-// the build script, which fills the tables from it at build time (so the
-// hot path reads plain statics, with no first-use check), and with the
-// crate, which looks them up.
-//
-// Every square's slice has one entry per subset of its mask, so the magic
-// table and the PEXT table share their offsets and differ only in the
-// order within a slice.
+//! The chess slider tables' layout: the magic numbers, each square's
+//! relevant blockers and its slice of the attack table. `perft-core`'s
+//! build script fills the tables from it at build time (so the hot path
+//! reads plain statics, with no first-use check), and the crate looks them
+//! up with it: one crate both depend on, so the two cannot disagree.
+//!
+//! Every square's slice has one entry per subset of its mask, so the magic
+//! table and the PEXT table share their offsets and differ only in the
+//! order within a slice.
 
 /// The four rook directions as (file, rank) steps.
 pub const ROOK_STEPS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];

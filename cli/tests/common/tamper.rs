@@ -1,0 +1,134 @@
+//! Tampering with a certificate every way a forger might, and checking
+//! that `perft audit` fails each (exit 1, naming the unit, the total or
+//! the Merkle root) or refuses the file (exit 2): shared by the tests of
+//! certificates made locally and by a cluster.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use perft_certificate::{Certificate, CountedUnit, Header};
+
+use super::{PERFT, refused};
+
+/// `perft audit FILE` recounting every unit, with a fixed seed.
+pub fn audit_all(path: &Path) -> Output {
+    Command::new(PERFT)
+        .args([
+            "audit",
+            path.to_str().unwrap(),
+            "--fraction",
+            "1",
+            "--seed",
+            "7",
+            "--hash",
+            "64M",
+        ])
+        .output()
+        .expect("perft audit runs")
+}
+
+/// The certificate with its divide table, total and Merkle root made
+/// again from its (changed) units: a forger's consistent file.
+pub fn resealed(cert: &Certificate) -> Certificate {
+    let header = Header {
+        game: cert.game,
+        convention: cert.convention,
+        root: cert.root.clone(),
+        depth: cert.depth,
+        split_depth: cert.split_depth,
+        first_moves: cert.first_moves.clone(),
+        settled: cert.settled.clone(),
+    };
+    let units = cert.units.iter().map(|u| CountedUnit {
+        position: u.position.clone(),
+        weights: u.weights.clone(),
+        count: u.count,
+        deciders: u
+            .deciders
+            .iter()
+            .map(|&d| cert.participants[d as usize].clone())
+            .collect(),
+    });
+    Certificate::build(header, units).unwrap()
+}
+
+/// Audits `cert` written to a file in `dir`: must fail with exit 1, its
+/// stdout naming `expected`.
+pub fn fails_naming(dir: &Path, cert: &Certificate, expected: &str) {
+    let path = dir.join("tampered.cert");
+    std::fs::write(&path, cert.encode()).unwrap();
+    let out = audit_all(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains(expected), "'{expected}' not in:\n{stdout}");
+    assert!(stderr.starts_with("error: audit failed"), "{stderr}");
+}
+
+/// Every kind of tampering with the honest certificate at `path` (more
+/// than 40 units) fails its audit; work files go in `dir`.
+pub fn every_tampering_fails(dir: &Path, path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    let honest = Certificate::decode(&bytes).unwrap();
+    let units = honest.units.len();
+    assert!(units > 40, "{units} units");
+
+    // One count changed, the sums and the root made to fit: only the
+    // recount can tell, and it names the unit.
+    let mut forged = honest.clone();
+    forged.units[17].count.leaves += 1;
+    fails_naming(dir, &resealed(&forged), "unit 17 (");
+
+    // One unit removed: the plan has a unit there the certificate lacks.
+    let mut forged = honest.clone();
+    forged.units.remove(40);
+    fails_naming(dir, &resealed(&forged), "unit 40:");
+
+    // Two units of different first moves swapped (in Reversi, whose
+    // symmetric first moves share every unit, of different paths).
+    let mut forged = honest.clone();
+    let first = |i: usize| forged.units[i].weights[0].first_move;
+    let other = (0..units)
+        .find(|&i| first(i) != first(3))
+        .or_else(|| (0..units).find(|&i| forged.units[i].weights != forged.units[3].weights))
+        .unwrap();
+    forged.units.swap(3, other);
+    fails_naming(dir, &resealed(&forged), "unit 3:");
+
+    // One weight changed.
+    let mut forged = honest.clone();
+    forged.units[25].weights[0].paths += 1;
+    fails_naming(dir, &resealed(&forged), "unit 25 (");
+
+    // The total changed, nothing else.
+    let mut forged = honest.clone();
+    forged.total.leaves += 1;
+    let claimed = format!("total: the certificate says {}", forged.total.leaves);
+    fails_naming(dir, &forged, &claimed);
+
+    // The Merkle root changed.
+    let mut forged = honest.clone();
+    forged.merkle_root[0] ^= 1;
+    fails_naming(dir, &forged, "Merkle root");
+
+    // A count changed without fixing anything else: sums and root fail too.
+    let mut forged = honest.clone();
+    forged.units[5].count.leaves += 3;
+    fails_naming(dir, &forged, "unit 5 (");
+
+    // A truncated file, and one of another version: bad files, exit 2.
+    let cut = dir.join("cut.cert");
+    std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
+    let stderr = refused(&audit_all(&cut));
+    assert!(stderr.contains("truncated"), "{stderr}");
+    let mut newer = bytes.clone();
+    newer[8] = 2;
+    std::fs::write(&cut, &newer).unwrap();
+    let stderr = refused(&audit_all(&cut));
+    assert!(
+        stderr.contains("certificate version 2, but this perft reads version 1 only"),
+        "{stderr}"
+    );
+    std::fs::write(&cut, b"hello").unwrap();
+    assert!(refused(&audit_all(&cut)).contains("not a Deep Perft certificate"));
+}

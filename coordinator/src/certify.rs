@@ -1,0 +1,137 @@
+//! A done job's certificate (docs/certificate.md), made from what the
+//! journal holds of it: the plan's units in plan order, each with its
+//! decided count and the participants whose counts decided it. Served by
+//! `GetCertificate` and the dashboard, and made offline from a stopped
+//! coordinator's data dir.
+
+use perft_certificate::{BuildError, Certificate, CountedUnit, Header, ParticipantId};
+
+use crate::journal::{FinishedError, FinishedJob, Journal, JournalError};
+
+/// Why a job has no certificate.
+#[derive(Debug, thiserror::Error)]
+pub enum CertifyError {
+    #[error(transparent)]
+    Finished(#[from] FinishedError),
+    #[error("job {id}: its root '{}' is no {game} position: {reason}", perft_core::shown(.position))]
+    Root {
+        id: String,
+        game: perft_core::GameKind,
+        position: String,
+        reason: String,
+    },
+    #[error(
+        "job {id} counts a list of units, not a root: it has no certificate (read its counts with GetUnitCounts)"
+    )]
+    UnitList { id: String },
+    #[error("job {id}: {source}")]
+    Build {
+        id: String,
+        #[source]
+        source: BuildError,
+    },
+}
+
+impl From<JournalError> for CertifyError {
+    fn from(e: JournalError) -> CertifyError {
+        CertifyError::Finished(FinishedError::Journal(e))
+    }
+}
+
+/// The certificate of a done job read back from the journal.
+pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
+    let FinishedJob {
+        id,
+        spec,
+        plan,
+        counts,
+    } = job;
+    if plan.is_unit_list() {
+        return Err(CertifyError::UnitList { id });
+    }
+    let root = spec
+        .game
+        .pack_text(&spec.position)
+        .map_err(|reason| CertifyError::Root {
+            id: id.clone(),
+            game: spec.game,
+            position: spec.position.clone(),
+            reason,
+        })?;
+    let header = Header {
+        game: spec.game,
+        convention: spec.convention,
+        root,
+        depth: spec.depth,
+        // A root without moves was planned with no split; any split plans
+        // it to no unit, and a certificate's split depth is at least 1.
+        split_depth: plan.split_depth.max(1),
+        first_moves: plan.first_moves,
+        settled: plan.settled,
+    };
+    let units = counts.into_iter().enumerate().map(|(i, count)| CountedUnit {
+        position: plan.units.position(i).to_vec(),
+        weights: plan.units.weights(i).to_vec(),
+        count: count.leaves,
+        deciders: count.deciders.into_iter().map(ParticipantId).collect(),
+    });
+    Certificate::build(header, units).map_err(|source| CertifyError::Build { id, source })
+}
+
+/// The certificate file of done job `job_id` in the journal `journal`.
+/// Blocking: reads every unit and compresses them.
+pub fn certificate_file(journal: &Journal, job_id: &str) -> Result<Vec<u8>, CertifyError> {
+    let job = journal.read_finished(job_id)?;
+    Ok(certificate_of(job)?.encode())
+}
+
+/// [`certificate_file`] from a data dir whose coordinator is stopped (it
+/// holds the dir's lock while it runs, and this refuses then).
+pub fn certificate_offline(data_dir: &std::path::Path, job_id: &str) -> Result<Vec<u8>, CertifyError> {
+    let opened = Journal::open(data_dir)?;
+    certificate_file(&opened.journal, job_id)
+}
+
+/// Certificates made at once by a running coordinator: each reads a whole
+/// job and compresses it, so more callers wait their turn.
+pub(crate) const AT_ONCE: usize = 1;
+
+/// A done job's certificate file, made off the async threads, one at a
+/// time (see [`AT_ONCE`]).
+pub(crate) async fn served(
+    coordinator: &crate::Coordinator,
+    job_id: String,
+) -> Result<Vec<u8>, CertifyError> {
+    let stopped = |e: String| {
+        CertifyError::from(JournalError::Write(format!(
+            "making the certificate stopped: {e}"
+        )))
+    };
+    let _turn = coordinator
+        .certificates
+        .acquire()
+        .await
+        .map_err(|e| stopped(e.to_string()))?;
+    let journal = std::sync::Arc::clone(&coordinator.journal);
+    tokio::task::spawn_blocking(move || certificate_file(&journal, &job_id))
+        .await
+        .map_err(|e| stopped(e.to_string()))?
+}
+
+impl CertifyError {
+    /// The gRPC answer: unknown job NOT_FOUND, a job not done
+    /// FAILED_PRECONDITION, a damaged journal DATA_LOSS.
+    pub(crate) fn status(&self) -> tonic::Status {
+        let message = self.to_string();
+        match self {
+            CertifyError::Finished(FinishedError::NotFound(_)) => tonic::Status::not_found(message),
+            CertifyError::Finished(FinishedError::NotDone { .. }) | CertifyError::UnitList { .. } => {
+                tonic::Status::failed_precondition(message)
+            }
+            CertifyError::Finished(FinishedError::Journal(_)) => tonic::Status::unavailable(message),
+            CertifyError::Finished(FinishedError::Damaged { .. })
+            | CertifyError::Root { .. }
+            | CertifyError::Build { .. } => tonic::Status::data_loss(message),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Reading a done job back unit by unit, for its certificate and its
+//! per-unit counts: the plan's units in plan order, each with its decided
+//! count and the participants whose counts decided it. Read on a
+//! connection of its own, in one read transaction (a consistent snapshot
+//! while the journal's thread goes on writing), so a big job's read
+//! delays no report.
+
+use std::path::Path;
+
+use perft_core::Leaves;
+use rusqlite::{Connection, OpenFlags};
+
+use super::JournalError;
+use super::codec::blob_leaves;
+use super::restore::{count_checksum, errors, job_row, restore_units};
+use crate::jobs::{JobSpec, JobState};
+use crate::planning::PlannedJob;
+
+/// A done job as the journal holds it.
+#[derive(Debug)]
+pub struct FinishedJob {
+    pub id: String,
+    pub spec: JobSpec,
+    /// The plan, with its units.
+    pub plan: PlannedJob,
+    /// Per unit, in plan order: its count and who decided it.
+    pub counts: Vec<DecidedCount>,
+}
+
+/// A unit's accepted count and the participants whose equal counts
+/// decided it (one without verification).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecidedCount {
+    pub leaves: Leaves,
+    pub deciders: Vec<String>,
+}
+
+/// Why a done job cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum FinishedError {
+    #[error("no job '{}'", perft_core::shown(.0))]
+    NotFound(String),
+    #[error("job {id} is {}, not done: its certificate and unit counts exist once it is done", .state.name())]
+    NotDone { id: String, state: JobState },
+    #[error("job {id}: the journal holds it damaged ({reason})")]
+    Damaged { id: String, reason: String },
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+/// Opens the journal at `path` to read: the writer's locks and pragmas
+/// stay the writer's.
+pub(super) fn reader(path: &Path) -> Result<Connection, JournalError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| JournalError::Open {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    // A read never waits long behind a checkpoint.
+    let _ = conn.busy_timeout(std::time::Duration::from_secs(10));
+    Ok(conn)
+}
+
+/// Runs `read` inside one read transaction on `conn`.
+fn snapshot<R>(
+    conn: &Connection,
+    path: &Path,
+    read: impl FnOnce() -> Result<R, FinishedError>,
+) -> Result<R, FinishedError> {
+    let (_, sql) = errors(path);
+    conn.execute_batch("BEGIN").map_err(sql)?;
+    let result = read();
+    // Only reads happened: ending the transaction cannot lose anything.
+    let _ = conn.execute_batch("COMMIT");
+    result
+}
+
+/// The job's row, refused unless it is done and undamaged.
+fn done_row(conn: &Connection, path: &Path, job_id: &str) -> Result<crate::jobs::RestoredJob, FinishedError> {
+    let (_, sql) = errors(path);
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT {} FROM jobs WHERE id = ?1 AND state != 'planning'",
+            super::restore::JOB_COLUMNS
+        ))
+        .map_err(sql)?;
+    let mut rows = stmt.query([job_id]).map_err(sql)?;
+    let Some(row) = rows.next().map_err(sql)? else {
+        return Err(FinishedError::NotFound(job_id.to_owned()));
+    };
+    let job = job_row(row, path)?;
+    if job.state != JobState::Done {
+        return Err(FinishedError::NotDone {
+            id: job.id,
+            state: job.state,
+        });
+    }
+    if !job.damage.is_empty() {
+        return Err(FinishedError::Damaged {
+            id: job.id,
+            reason: job.damage.join(", "),
+        });
+    }
+    Ok(job)
+}
+
+/// Reads the decided counts of units `start..start + limit` (clipped to
+/// the job's units) of a done job: in unit order, every one present and
+/// checked against its checksum.
+fn read_counts(
+    conn: &Connection,
+    path: &Path,
+    job_id: &str,
+    units_total: u64,
+    start: u64,
+    limit: u64,
+) -> Result<Vec<DecidedCount>, FinishedError> {
+    let (_, sql) = errors(path);
+    // A page past the end is empty.
+    let start = start.min(units_total);
+    let end = start.saturating_add(limit).min(units_total);
+    let damaged = |reason: String| FinishedError::Damaged {
+        id: job_id.to_owned(),
+        reason,
+    };
+    let mut stmt = conn
+        .prepare(
+            "SELECT unit_id, leaves, machines, checksum FROM results
+             WHERE job_id = ?1 AND unit_id >= ?2 AND unit_id < ?3 ORDER BY unit_id",
+        )
+        .map_err(sql)?;
+    let mut rows = stmt
+        .query(rusqlite::params![job_id, start as i64, end as i64])
+        .map_err(sql)?;
+    let mut counts = Vec::with_capacity(end.saturating_sub(start) as usize);
+    while let Some(row) = rows.next().map_err(sql)? {
+        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let blob: Vec<u8> = row.get(1).map_err(sql)?;
+        let machines: String = row.get(2).map_err(sql)?;
+        let sum: i64 = row.get(3).map_err(sql)?;
+        let expected = start + counts.len() as u64;
+        if unit_id != expected {
+            return Err(damaged(format!("no count for unit {expected}")));
+        }
+        let leaves = blob_leaves(&blob)
+            .filter(|_| count_checksum(job_id, unit_id, &machines, &blob) == sum)
+            .ok_or_else(|| damaged(format!("the count of unit {unit_id} fails its checksum")))?;
+        let deciders: Vec<String> = machines.split('\n').map(str::to_owned).collect();
+        if deciders.iter().any(String::is_empty) {
+            return Err(damaged(format!("unit {unit_id} has no decider")));
+        }
+        counts.push(DecidedCount { leaves, deciders });
+    }
+    if (counts.len() as u64) < end.saturating_sub(start) {
+        return Err(damaged(format!(
+            "no count for unit {}",
+            start + counts.len() as u64
+        )));
+    }
+    Ok(counts)
+}
+
+/// A done job with every unit and count, from the journal at `path`.
+pub(super) fn read_finished(path: &Path, job_id: &str) -> Result<FinishedJob, FinishedError> {
+    let conn = reader(path)?;
+    snapshot(&conn, path, || {
+        let mut job = done_row(&conn, path, job_id)?;
+        let (bad, sql) = errors(path);
+        restore_units(&conn, &mut job, &bad, &sql)?;
+        if !job.damage.is_empty() {
+            return Err(FinishedError::Damaged {
+                id: job.id,
+                reason: job.damage.join(", "),
+            });
+        }
+        let counts = read_counts(&conn, path, &job.id, job.units_total, 0, job.units_total)?;
+        Ok(FinishedJob {
+            id: job.id,
+            spec: job.spec,
+            plan: job.plan,
+            counts,
+        })
+    })
+}
+
+/// The decided counts of units `start..start + limit` of a done job, and
+/// its number of units.
+pub(super) fn read_count_page(
+    path: &Path,
+    job_id: &str,
+    start: u64,
+    limit: u64,
+) -> Result<(u64, Vec<DecidedCount>), FinishedError> {
+    let conn = reader(path)?;
+    snapshot(&conn, path, || {
+        let job = done_row(&conn, path, job_id)?;
+        let counts = read_counts(&conn, path, &job.id, job.units_total, start, limit)?;
+        Ok((job.units_total, counts))
+    })
+}
