@@ -159,7 +159,8 @@ pub enum Format {
     Text,
     /// One JSON object; every count a decimal string.
     Json,
-    /// `move,leaves,full_depth,higher` rows and a final `total` row.
+    /// `move,leaves,full_depth,higher` rows (and a column per kind with
+    /// `--stats`) and a final `total` row.
     Csv,
 }
 
@@ -288,6 +289,13 @@ pub struct RunArgs {
     /// The mode to compare with other engines' published speeds.
     #[arg(long, conflicts_with_all = ["threads", "hash", "no_hash"])]
     pub raw: bool,
+    /// Also count the leaves by kind, in total and per first move. Chess:
+    /// captures, en passant, castles, promotions, checks and mates (each
+    /// split direct / discovered / double); Reversi: passes and game
+    /// overs; checkers: captures, multi-jumps and crownings. Slower: every
+    /// last-ply move is classified, none bulk-counted.
+    #[arg(long, conflicts_with = "certificate")]
+    pub stats: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -283,6 +283,7 @@ pub async fn fetch_report(
         depth: job.depth,
         total: table.total.unwrap_or_default().to_core(),
         divide,
+        stats: None,
         seconds: job.seconds,
         source: Source::Job {
             id: job.job_id.clone(),

@@ -19,6 +19,7 @@ mod participants;
 mod progress;
 mod report;
 mod run;
+mod stats;
 mod suite;
 mod verify;
 

@@ -22,9 +22,38 @@ pub struct Report {
     pub total: Leaves,
     /// Each first move in the game's notation with its leaves.
     pub divide: Vec<(String, Leaves)>,
+    /// Leaves by kind (`--stats`), in total and for each move of `divide`.
+    pub stats: Option<ReportStats>,
     pub seconds: f64,
     /// Where the count was made.
     pub source: Source,
+}
+
+/// Leaves by kind: the kinds in column order, the total's counts and each
+/// divide line's, in the order of [`Report::divide`].
+#[derive(Debug, Clone)]
+pub struct ReportStats {
+    pub kinds: &'static [&'static str],
+    pub total: Vec<u128>,
+    pub per_move: Vec<Vec<u128>>,
+}
+
+/// Counts by kind as a JSON object, kinds in column order, counts as
+/// decimal strings.
+struct JsonKinds<'a> {
+    kinds: &'static [&'static str],
+    counts: &'a [u128],
+}
+
+impl Serialize for JsonKinds<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.kinds.len()))?;
+        for (kind, count) in self.kinds.iter().zip(self.counts) {
+            map.serialize_entry(kind, &count.to_string())?;
+        }
+        map.end()
+    }
 }
 
 /// Where a count was made: on this machine, or by a cluster job.
@@ -110,6 +139,8 @@ struct JsonReport<'a> {
     leaves: String,
     full_depth: String,
     higher: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<JsonKinds<'a>>,
     divide: Vec<JsonMove<'a>>,
     seconds: f64,
     leaves_per_second: u64,
@@ -134,6 +165,8 @@ struct JsonMove<'a> {
     #[serde(rename = "move")]
     mv: &'a str,
     leaves: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<JsonKinds<'a>>,
 }
 
 impl Report {
@@ -169,6 +202,9 @@ impl Report {
         if self.reports_higher {
             writeln!(out, "full depth: {}", self.total.full_depth())?;
             writeln!(out, "higher: {}", self.total.higher)?;
+        }
+        if let Some(stats) = &self.stats {
+            write_stats_table(out, stats)?;
         }
         writeln!(out, "time: {:.3} s", self.seconds)?;
         writeln!(out, "speed: {:.0} leaves/s", self.leaves_per_second())?;
@@ -222,12 +258,21 @@ impl Report {
             leaves: self.total.leaves.to_string(),
             full_depth: self.total.full_depth().to_string(),
             higher: self.total.higher.to_string(),
+            stats: self.stats.as_ref().map(|stats| JsonKinds {
+                kinds: stats.kinds,
+                counts: &stats.total,
+            }),
             divide: self
                 .divide
                 .iter()
-                .map(|(mv, leaves)| JsonMove {
+                .enumerate()
+                .map(|(i, (mv, leaves))| JsonMove {
                     mv,
                     leaves: leaves.leaves.to_string(),
+                    stats: self.stats.as_ref().map(|stats| JsonKinds {
+                        kinds: stats.kinds,
+                        counts: &stats.per_move[i],
+                    }),
                 })
                 .collect(),
             seconds: self.seconds,
@@ -265,19 +310,39 @@ impl Report {
     fn write_csv(&self, out: &mut impl Write) -> Result<(), CliError> {
         let mut csv = csv::Writer::from_writer(out);
         let csv_err = |e: csv::Error| CliError::Failed(e.to_string());
-        csv.write_record(["move", "leaves", "full_depth", "higher"])
-            .map_err(csv_err)?;
+        let kinds = self.stats.as_ref().map_or(&[][..], |stats| stats.kinds);
+        let header = ["move", "leaves", "full_depth", "higher"].iter().chain(kinds);
+        csv.write_record(header).map_err(csv_err)?;
         let total = ("total".to_owned(), self.total);
-        for (mv, leaves) in self.divide.iter().chain(std::iter::once(&total)) {
-            csv.write_record([
+        for (i, (mv, leaves)) in self.divide.iter().chain(std::iter::once(&total)).enumerate() {
+            let counts = self.stats.as_ref().map_or(&[][..], |stats| {
+                stats.per_move.get(i).unwrap_or(&stats.total).as_slice()
+            });
+            let fields = [
                 mv.clone(),
                 leaves.leaves.to_string(),
                 leaves.full_depth().to_string(),
                 leaves.higher.to_string(),
-            ])
-            .map_err(csv_err)?;
+            ];
+            csv.write_record(fields.into_iter().chain(counts.iter().map(u128::to_string)))
+                .map_err(csv_err)?;
         }
         csv.flush()?;
         Ok(())
     }
+}
+
+/// The statistics for people: a blank line, then one `kind  count` line
+/// per kind, names padded and counts right-aligned so the column reads.
+fn write_stats_table(out: &mut impl Write, stats: &ReportStats) -> std::io::Result<()> {
+    let name_width = stats.kinds.iter().map(|k| k.len()).fold("kind".len(), usize::max);
+    let counts: Vec<String> = stats.total.iter().map(u128::to_string).collect();
+    let count_width = counts.iter().map(String::len).fold("leaves".len(), usize::max);
+    writeln!(out)?;
+    writeln!(out, "{:name_width$}  {:>count_width$}", "kind", "leaves")?;
+    for (kind, count) in stats.kinds.iter().zip(&counts) {
+        writeln!(out, "{kind:name_width$}  {count:>count_width$}")?;
+    }
+    writeln!(out)?;
+    Ok(())
 }

@@ -11,6 +11,7 @@ use perft_core::{
 use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice, available_memory_bytes};
 use crate::error::CliError;
 use crate::report::{Report, Source, TableReport, peak_memory_bytes};
+use crate::stats::CountStats;
 
 /// Parses the position (or takes the start) and checks the depth limit.
 pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliError> {
@@ -198,6 +199,7 @@ fn report<G: Game>(
         depth,
         total: result.total,
         divide,
+        stats: None,
         seconds,
         source: Source::Local {
             threads,
@@ -227,11 +229,15 @@ impl GameVisitor for Count<'_> {
     }
 }
 
-/// [`Count`] in the game and convention of `args`.
+/// [`Count`] in the game and convention of `args`; with `--stats`,
+/// [`CountStats`].
 pub fn count_in(args: &RunArgs) -> Result<Report, CliError> {
-    args.game
-        .dispatch_in(args.convention, Count(args))
-        .map_err(|e| CliError::Usage(e.to_string()))?
+    let counted = if args.stats {
+        args.game.dispatch_stats_in(args.convention, CountStats(args))
+    } else {
+        args.game.dispatch_in(args.convention, Count(args))
+    };
+    counted.map_err(|e| CliError::Usage(e.to_string()))?
 }
 
 /// Counts and prints.
@@ -253,6 +259,7 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         split_depth: None,
         chess960: args.chess960,
         raw: false,
+        stats: false,
         format: Format::Text,
         engine: args.engine.clone(),
     };

@@ -73,6 +73,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 split_depth: None,
                 chess960: false,
                 raw: false,
+                stats: false,
                 format: Format::Text,
                 engine: args.engine.clone(),
             };

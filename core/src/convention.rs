@@ -13,6 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::kind::{GameKind, GameVisitor};
+use crate::stats::StatsVisitor;
 
 /// A way of counting a game's tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,6 +127,18 @@ impl GameKind {
         Ok(match self.resolve_convention(convention)? {
             Some(Convention::Oeis) => visitor.visit::<crate::ReversiOeis>(),
             _ => self.dispatch(visitor),
+        })
+    }
+
+    /// [`GameKind::dispatch_in`] for code that counts statistics.
+    pub fn dispatch_stats_in<V: StatsVisitor>(
+        self,
+        convention: Option<Convention>,
+        visitor: V,
+    ) -> Result<V::Output, ConventionRefused> {
+        Ok(match self.resolve_convention(convention)? {
+            Some(Convention::Oeis) => visitor.visit::<crate::ReversiOeis>(),
+            _ => self.dispatch_stats(visitor),
         })
     }
 }

@@ -9,6 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::stats::StatsVisitor;
 use crate::{Game, UnpackError};
 
 /// Generic code to run for a game chosen at run time.
@@ -73,6 +74,14 @@ macro_rules! registry {
 
             /// Runs `visitor` with this game's type.
             pub fn dispatch<V: GameVisitor>(self, visitor: V) -> V::Output {
+                match self {
+                    $(GameKind::$variant => visitor.visit::<$game>(),)+
+                }
+            }
+
+            /// Runs `visitor` with this game's type, which counts
+            /// statistics too (every registered game does).
+            pub fn dispatch_stats<V: StatsVisitor>(self, visitor: V) -> V::Output {
                 match self {
                     $(GameKind::$variant => visitor.visit::<$game>(),)+
                 }

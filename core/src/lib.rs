@@ -17,6 +17,7 @@ pub mod plan;
 pub mod published;
 pub mod reversi;
 pub mod shown;
+pub mod stats;
 pub mod suite;
 pub mod table;
 pub mod table_size;
@@ -30,8 +31,12 @@ pub use kernel::Kernel;
 pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
 pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
-pub use plan::{CountOverflow, Frontier, Plan, PlanError, Weight, weighted_sum};
+pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
 pub use shown::shown;
+pub use stats::{
+    GameStats, LeafStats, NamedStats, StatsCounter, StatsDivide, StatsTable, StatsVisitor, Tally,
+    divide_stats, perft_stats,
+};
 pub use suite::{SuiteError, SuiteLine, parse_suite};
 pub use table::TranspositionTable;

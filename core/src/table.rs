@@ -64,9 +64,10 @@ pub fn entry_bytes_of<G: crate::Game>() -> u64 {
     (stride_of(std::mem::size_of::<G::Key>() / 8 + 2) * 8) as u64
 }
 
-/// Mixes key words into a 64-bit hash (multiply-xorshift, per word).
+/// Mixes key words into a 64-bit hash (multiply-xorshift, per word); the
+/// statistics table picks its buckets with it too.
 #[inline(always)]
-fn hash(words: &[u64]) -> u64 {
+pub(crate) fn hash(words: &[u64]) -> u64 {
     let mut h = 0x243F_6A88_85A3_08D3u64;
     for &w in words {
         h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);

@@ -3,109 +3,13 @@
 //! is compared with a naive square-by-square reference mover written here
 //! (no bitboards, no shared code with the engine).
 
+#[path = "reference/reversi.rs"]
+mod reference;
+
 use perft_core::{Counter, Game, Leaves, Reversi, TranspositionTable, divide, perft};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-/// A board as 64 cells a1..h8: 1 the side to move, 2 the opponent, 0 empty.
-type Cells = [u8; 64];
-
-const DIRECTIONS: [(i32, i32); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
-
-/// The squares flipped when the side to move plays on the empty `square`.
-fn reference_flips(cells: &Cells, square: usize) -> Vec<usize> {
-    let mut flipped = Vec::new();
-    for (df, dr) in DIRECTIONS {
-        let (mut file, mut rank) = ((square % 8) as i32 + df, (square / 8) as i32 + dr);
-        let mut run = Vec::new();
-        while (0..8).contains(&file) && (0..8).contains(&rank) {
-            let at = (rank * 8 + file) as usize;
-            match cells[at] {
-                2 => run.push(at),
-                1 => {
-                    flipped.extend(&run);
-                    break;
-                }
-                _ => break,
-            }
-            file += df;
-            rank += dr;
-        }
-    }
-    flipped
-}
-
-/// Every legal square of the side to move: empty and flipping something.
-fn reference_moves(cells: &Cells) -> Vec<usize> {
-    (0..64)
-        .filter(|&sq| cells[sq] == 0 && !reference_flips(cells, sq).is_empty())
-        .collect()
-}
-
-/// The board from the other side's point of view.
-fn swapped(cells: &Cells) -> Cells {
-    cells.map(|c| match c {
-        1 => 2,
-        2 => 1,
-        _ => 0,
-    })
-}
-
-/// Perft by the rules as the README states them: a side with no move
-/// passes if the opponent can move (the pass is a ply); a node where
-/// neither side can move is one leaf, counted as `higher` when it lies
-/// above the last ply, except one ply above it (the final pass's node).
-fn reference_perft(cells: &Cells, depth: u32) -> Leaves {
-    if depth == 0 {
-        return Leaves::full(1);
-    }
-    let moves = reference_moves(cells);
-    if moves.is_empty() {
-        let other = swapped(cells);
-        if !reference_moves(&other).is_empty() {
-            return reference_perft(&other, depth - 1);
-        }
-        return if depth == 1 {
-            Leaves::full(1)
-        } else {
-            Leaves { leaves: 1, higher: 1 }
-        };
-    }
-    moves
-        .into_iter()
-        .map(|sq| {
-            let mut next = *cells;
-            for at in reference_flips(cells, sq) {
-                next[at] = 1;
-            }
-            next[sq] = 1;
-            reference_perft(&swapped(&next), depth - 1)
-        })
-        .sum()
-}
-
-/// The cells of a position text, from the side to move's point of view.
-fn cells_of(text: &str) -> Cells {
-    let (board, side) = text.split_once(' ').expect("board, space, side");
-    let mut cells = [0u8; 64];
-    for (cell, ch) in cells.iter_mut().zip(board.chars()) {
-        *cell = match (ch, side) {
-            ('X', "X") | ('O', "O") => 1,
-            ('X', _) | ('O', _) => 2,
-            _ => 0,
-        };
-    }
-    cells
-}
+use reference::{cells_of, reference_perft};
 
 /// A board text with `X` and `O` on the named squares.
 fn board(dark: &[&str], light: &[&str], side: char) -> String {

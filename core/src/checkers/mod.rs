@@ -10,7 +10,9 @@ mod fen;
 mod movegen;
 mod packed;
 mod position;
+mod stats;
 
 pub use board::Direction;
 pub use fen::FenError;
 pub use position::{Checkers, CheckersMove, CheckersMoves, Side};
+pub use stats::CheckersStats;

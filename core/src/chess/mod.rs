@@ -16,6 +16,7 @@ mod key;
 mod movegen;
 mod packed;
 mod position;
+mod stats;
 /// The slider tables' layout, shared (by `include!`) with the build script,
 /// which uses parts the crate does not.
 #[allow(dead_code)]
@@ -24,6 +25,7 @@ mod two_plies;
 pub use bitboard::{Square, parse_square, square_name};
 pub use fen::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
+pub use stats::ChessStats;
 
 use crate::game::{BenchCase, BenchCases, Game};
 use crate::kernel::{Isa, Portable};

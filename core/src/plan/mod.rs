@@ -24,6 +24,20 @@ pub struct Weight {
     pub paths: u64,
 }
 
+/// A node without a move met above the split depth, so never a unit: its
+/// leaves (a game-over leaf, where the game counts those) are settled while
+/// expanding. Kept so that other counts of the same tree (statistics) can
+/// settle it their way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettledNode<G> {
+    /// The position.
+    pub position: G,
+    /// Plies from it to full depth (at least 1).
+    pub depth: u32,
+    /// Paths reaching it from each first move.
+    pub weights: Vec<Weight>,
+}
+
 /// Why a plan could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
@@ -69,6 +83,8 @@ pub struct Plan<G: Game> {
     /// Leaves per first move met while expanding: game-over nodes above the
     /// split depth, counted directly.
     settled: Vec<Leaves>,
+    /// The nodes those leaves were settled from.
+    settled_nodes: Vec<SettledNode<G>>,
 }
 
 impl<G: Game> Plan<G> {
@@ -130,10 +146,12 @@ impl<G: Game> Plan<G> {
             first.add(root.play(mv), &[weight])?;
         }
         let mut level = first.finish();
+        let mut settled_nodes = Vec::new();
         let mut ply = 1;
         'levels: while !done(ply, level.len()) {
             let mut next = LevelBuilder::new(ply + 1, max_units);
             let mut next_settled = settled.clone();
+            let mut level_settled_nodes = Vec::new();
             for (position, weights) in level.iter() {
                 let moves = position.legal_moves();
                 if moves.is_empty() {
@@ -141,6 +159,11 @@ impl<G: Game> Plan<G> {
                     for w in weights {
                         next_settled[w.first_move as usize] += leaves * u128::from(w.paths);
                     }
+                    level_settled_nodes.push(SettledNode {
+                        position: *position,
+                        depth: depth - ply,
+                        weights: weights.to_vec(),
+                    });
                     continue;
                 }
                 for mv in moves {
@@ -152,6 +175,7 @@ impl<G: Game> Plan<G> {
             }
             level = next.finish();
             settled = next_settled;
+            settled_nodes.append(&mut level_settled_nodes);
             ply += 1;
         }
         Ok(Plan {
@@ -161,6 +185,7 @@ impl<G: Game> Plan<G> {
             first_moves,
             units: level,
             settled,
+            settled_nodes,
         })
     }
 
@@ -202,6 +227,12 @@ impl<G: Game> Plan<G> {
     /// Leaves per first move found while expanding.
     pub fn settled(&self) -> &[Leaves] {
         &self.settled
+    }
+
+    /// The nodes without a move found while expanding, whose leaves are
+    /// [`Plan::settled`].
+    pub fn settled_nodes(&self) -> &[SettledNode<G>] {
+        &self.settled_nodes
     }
 
     /// The divide table from each unit's count (`counts[i]` for unit `i`):

@@ -7,11 +7,13 @@ mod bitboard;
 mod oeis;
 mod packed;
 mod position;
+mod stats;
 mod symmetry;
 mod text;
 
 pub use bitboard::{flips, legal_moves_mask};
 pub use oeis::ReversiOeis;
 pub use position::{Disc, Reversi, ReversiMove, ReversiMoves};
+pub use stats::ReversiStats;
 pub use symmetry::canonical;
 pub use text::PositionError;

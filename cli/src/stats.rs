@@ -1,0 +1,156 @@
+//! `perft run --stats`: the count with its leaves by kind, in total and per
+//! first move, planned and threaded like a plain run (or `--raw`: one
+//! thread, no table, nothing merged), printed through the same report.
+
+use std::time::Instant;
+
+use perft_core::stats::{divide_stats_parallel, divide_stats_plan};
+use perft_core::{
+    Game, GameStats, LeafStats, Plan, StatsDivide, StatsTable, StatsVisitor, TableStats, Tally, divide_stats,
+    local_plan, table_size,
+};
+
+use crate::args::{RunArgs, TableChoice, available_memory_bytes};
+use crate::error::CliError;
+use crate::report::{Report, ReportStats, Source, TableReport, peak_memory_bytes};
+use crate::run::{play_moves, root_position, with_chess960_notation};
+
+/// [`count_stats`] for the game chosen on the command line.
+pub struct CountStats<'a>(pub &'a RunArgs);
+
+impl StatsVisitor for CountStats<'_> {
+    type Output = Result<Report, CliError>;
+    fn visit<G: GameStats>(self) -> Self::Output {
+        count_stats::<G>(self.0)
+    }
+}
+
+/// `perft run --stats` for game `G`.
+pub fn count_stats<G: GameStats>(args: &RunArgs) -> Result<Report, CliError> {
+    let root: G = root_position(args.position.as_deref(), args.depth)?;
+    let root = with_chess960_notation(root, args.chess960)?;
+    let root = play_moves(root, &args.moves)?;
+    let started = Instant::now();
+    if args.raw {
+        tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting raw with statistics");
+        let result = divide_stats(&root, args.depth);
+        let seconds = started.elapsed().as_secs_f64();
+        return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
+    }
+    let threads = args.engine.threads();
+    tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting with statistics");
+    let (result, table) = count_planned(&root, args, threads)?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+}
+
+/// A divide with statistics and its table's report (`None` without one).
+type Counted<G> = (
+    StatsDivide<<G as Game>::Move, <G as GameStats>::Stats>,
+    Option<TableReport>,
+);
+
+/// Plans `root` (to `--split-depth`, or into enough units for the
+/// threads), counts the units with the statistics table `--hash` asks for
+/// (by default sized to the plan) and sums the divide. A plan leaves its
+/// units at least one ply: a leaf's kind is the move's that made it.
+fn count_planned<G: GameStats>(root: &G, args: &RunArgs, threads: usize) -> Result<Counted<G>, CliError> {
+    let plan = match args.split_depth {
+        Some(split) if split >= args.depth => {
+            return Err(CliError::Usage(format!(
+                "--stats needs a split depth below the depth {} (units count the last ply), got {split}",
+                args.depth
+            )));
+        }
+        Some(split) => Plan::new(*root, args.depth, split),
+        // Depths 0 and 1 have no plan with a ply left to its units.
+        None if args.depth <= 1 => {
+            let (divide, _) = divide_stats_parallel(root, args.depth, threads, None)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            return Ok((divide, None));
+        }
+        None => local_plan(root, args.depth, threads),
+    }
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    let table = table_for(args.engine.table(), &plan)?;
+    let (divide, probes) = divide_stats_plan(&plan, threads, table.as_ref());
+    Ok((divide, table.map(|table| table_report(&table, probes))))
+}
+
+/// The statistics table `choice` asks for; by default sized to the stored
+/// positions `plan` promises, within half the available memory.
+fn table_for<G: GameStats>(choice: TableChoice, plan: &Plan<G>) -> Result<Option<StatsTable<G>>, CliError> {
+    let bytes = match choice {
+        TableChoice::Off => return Ok(None),
+        TableChoice::Bytes(bytes) => bytes,
+        TableChoice::Default => table_size::table_bytes_for_work(
+            table_size::plan_stored_positions(plan),
+            StatsTable::<G>::entry_bytes(),
+            table_size::local_table_cap(available_memory_bytes()),
+        ),
+    };
+    let table = StatsTable::<G>::with_bytes(bytes).ok_or_else(|| {
+        CliError::Usage(format!(
+            "a statistics table of {bytes} bytes holds no entry; give at least {}",
+            StatsTable::<G>::bucket_bytes()
+        ))
+    })?;
+    tracing::debug!(bytes, entries = table.entries(), "statistics table");
+    Ok(Some(table))
+}
+
+fn table_report<G: GameStats>(table: &StatsTable<G>, probes: TableStats) -> TableReport {
+    TableReport {
+        bytes: table.bytes(),
+        entries: table.entries(),
+        probes: probes.probes,
+        hits: probes.hits,
+        fill: table.fill(100_000),
+    }
+}
+
+/// The report of a count with statistics, its divide sorted by notation
+/// where the game wants it, each move's kinds beside it.
+fn report<G: GameStats>(
+    root: &G,
+    depth: u32,
+    result: &StatsDivide<G::Move, G::Stats>,
+    seconds: f64,
+    threads: usize,
+    table: Option<TableReport>,
+    raw: bool,
+) -> Report {
+    let mut moves: Vec<(String, LeafStats<G::Stats>)> = result
+        .moves
+        .iter()
+        .map(|&(mv, stats)| (root.format_move(mv), stats))
+        .collect();
+    if G::SORT_DIVIDE {
+        moves.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    Report {
+        game: G::NAME,
+        convention: G::CONVENTION,
+        reports_higher: G::GAME_OVER_IS_LEAF,
+        position: root.to_string(),
+        depth,
+        total: result.total.leaves,
+        divide: moves
+            .iter()
+            .map(|(mv, stats)| (mv.clone(), stats.leaves))
+            .collect(),
+        stats: Some(ReportStats {
+            kinds: G::Stats::KINDS,
+            total: result.total.kinds.counts(),
+            per_move: moves.iter().map(|(_, stats)| stats.kinds.counts()).collect(),
+        }),
+        seconds,
+        source: Source::Local {
+            threads,
+            table,
+            kernel: G::best_kernel().name(),
+            raw,
+            peak_memory_bytes: peak_memory_bytes(),
+        },
+    }
+}
