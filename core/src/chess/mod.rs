@@ -17,9 +17,6 @@ mod movegen;
 mod packed;
 mod position;
 mod stats;
-/// The slider tables' layout, shared (by `include!`) with the build script,
-/// which uses parts the crate does not.
-#[allow(dead_code)]
 mod two_plies;
 
 pub use bitboard::{Square, parse_square, square_name};
