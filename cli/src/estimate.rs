@@ -365,8 +365,9 @@ pub fn estimate(args: &EstimateArgs) -> Result<(), CliError> {
         }
     )?;
     outln!(
-        "on this machine's {} threads: about {:.1} s of wall time",
+        "on {} thread{} of this machine: about {:.1} s of wall time",
         p.threads,
+        if p.threads == 1 { "" } else { "s" },
         p.wall_seconds_on_this_machine
     )?;
     outln!(
