@@ -594,6 +594,16 @@ pub struct SuiteArgs {
     /// Chess: castling as the king taking its rook (UCI_Chess960).
     #[arg(long)]
     pub chess960: bool,
+    /// Count on this coordinator's cluster (submitter role) instead of on
+    /// this machine: one job for each depth, of every line listing it.
+    #[arg(long, value_name = "URL")]
+    pub on: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// With --on: PEM file of the CA that signed the coordinator's TLS
+    /// certificate.
+    #[arg(long, value_name = "PEM", requires = "on")]
+    pub tls_ca: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

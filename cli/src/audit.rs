@@ -333,7 +333,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
             token: args.token.clone(),
             tls_ca: args.tls_ca.clone(),
         };
-        let cluster = crate::audit_cluster::recount(&coordinator, &cert, &findings.sampled)?;
+        let cluster = crate::units_on_cluster::recount(&coordinator, &cert, &findings.sampled)?;
         findings.problems.extend(cluster.problems);
         findings.recounted = findings.sampled.len();
         findings.seconds = cluster.seconds;

@@ -4,7 +4,6 @@
 mod output;
 mod args;
 mod audit;
-mod audit_cluster;
 mod bench;
 mod certificate;
 mod check;
@@ -21,6 +20,7 @@ mod report;
 mod run;
 mod stats;
 mod suite;
+mod units_on_cluster;
 mod verify;
 
 use std::process::ExitCode;

@@ -1,13 +1,17 @@
 //! `perft suite FILE.epd`: counts every position of an EPD perft suite at
 //! its depths and prints a table, mismatches first; exit 1 on a mismatch.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use perft_core::{Game, GameVisitor, SuiteLine, TranspositionTable, divide_parallel, parse_suite};
 
-use crate::args::SuiteArgs;
+use crate::args::{CoordinatorArg, SuiteArgs};
+use crate::client::connect;
+use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::run::{root_position, with_chess960_notation};
+use crate::units_on_cluster::count_units;
 
 /// One compared count.
 struct Checked {
@@ -50,6 +54,17 @@ impl GameVisitor for RunSuite<'_> {
     fn visit<G: Game>(self) -> Self::Output {
         let RunSuite(args, lines) = self;
         let positions: Vec<G> = suite_positions(&args.file, lines, args.chess960)?;
+        if let Some(url) = &args.on {
+            let packed: Vec<Vec<u8>> = positions
+                .iter()
+                .map(|pos| {
+                    let mut bytes = Vec::with_capacity(G::PACKED_BYTES);
+                    pos.pack(&mut bytes);
+                    bytes
+                })
+                .collect();
+            return on_cluster(args, url, lines, &packed);
+        }
         let table = match args.engine.table_bytes_or(256 << 20) {
             None => None,
             Some(bytes) => Some(
@@ -79,6 +94,47 @@ impl GameVisitor for RunSuite<'_> {
         }
         Ok(checked)
     }
+}
+
+/// The suite counted on the cluster of `url`: one job of explicit units
+/// for each depth, holding every line that lists that depth.
+fn on_cluster(
+    args: &SuiteArgs,
+    url: &str,
+    lines: &[SuiteLine],
+    packed: &[Vec<u8>],
+) -> Result<Vec<Checked>, CliError> {
+    let coordinator = CoordinatorArg {
+        coordinator: url.to_owned(),
+        token: args.token.clone(),
+        tls_ca: args.tls_ca.clone(),
+    };
+    let mut by_depth: BTreeMap<u32, Vec<(usize, u128)>> = BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        for &(depth, expected) in &line.expected {
+            if args.max_depth.is_none_or(|max| depth <= max) {
+                by_depth.entry(depth).or_default().push((i, expected));
+            }
+        }
+    }
+    runtime()?.block_on(async {
+        let mut client = connect(&coordinator).await?;
+        let mut checked = Vec::new();
+        for (depth, entries) in by_depth {
+            let positions: Vec<Vec<u8>> = entries.iter().map(|&(i, _)| packed[i].clone()).collect();
+            let (counts, _) = count_units(&mut client, args.game, None, depth, &positions).await?;
+            for (&(i, expected), counted) in entries.iter().zip(counts) {
+                checked.push(Checked {
+                    line: lines[i].line,
+                    depth,
+                    expected,
+                    counted: counted.leaves,
+                    position: lines[i].position.clone(),
+                });
+            }
+        }
+        Ok(checked)
+    })
 }
 
 /// `perft suite`.
