@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use crate::kernel::{Isa, Kernel};
 use crate::published::Published;
-use crate::table::TableKey;
+use crate::table_key::TableKey;
 
 /// One `perft bench` case: a depth from the start, counted bare (one
 /// thread, no table) or by the whole engine with a table.
@@ -73,8 +73,8 @@ pub trait Game:
     const BENCH: BenchCases;
     /// Subtrees at least this deep are looked up in the table; shallower
     /// ones cost less to recount than a probe (at least
-    /// [`SHALLOWEST_STORED_DEPTH`](crate::table::SHALLOWEST_STORED_DEPTH)).
-    const MIN_STORED_DEPTH: u32 = crate::table::MIN_STORED_DEPTH;
+    /// [`SHALLOWEST_STORED_DEPTH`](crate::table_key::SHALLOWEST_STORED_DEPTH)).
+    const MIN_STORED_DEPTH: u32 = crate::table_key::MIN_STORED_DEPTH;
     /// Deepest perft accepted, so that no total can overflow `u128`.
     const MAX_DEPTH: u32;
     /// Bytes of the packed form.

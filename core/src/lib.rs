@@ -20,6 +20,7 @@ pub mod shown;
 pub mod stats;
 pub mod suite;
 pub mod table;
+pub mod table_key;
 pub mod table_size;
 
 pub use checkers::Checkers;

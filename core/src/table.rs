@@ -15,16 +15,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use crate::table_key::{MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, TableKey};
+
 /// Entries per bucket; a store replaces the one with the smallest subtree.
 pub const BUCKET_ENTRIES: usize = 2;
-
-/// Subtrees this shallow are cheaper to recount than to look up: the
-/// default of [`Game::MIN_STORED_DEPTH`](crate::Game::MIN_STORED_DEPTH).
-pub const MIN_STORED_DEPTH: u32 = 3;
-
-/// The table never stores shallower subtrees than this, whatever the game:
-/// a depth-1 count is one move generation.
-pub const SHALLOWEST_STORED_DEPTH: u32 = 2;
 
 /// Meta word: remaining depth in bits 0..8 (0 = empty), the game-over leaves
 /// in bits 8..56, the bucket lock in bit 63 (of the bucket's first entry).
@@ -32,20 +26,6 @@ const DEPTH_MASK: u64 = 0xFF;
 const HIGHER_SHIFT: u32 = 8;
 const HIGHER_MAX: u64 = (1 << 48) - 1;
 const LOCK: u64 = 1 << 63;
-
-/// A normalised position as the table stores it: a few `u64` words compared
-/// whole on every hit (2 words for Reversi and checkers, 4 for chess).
-pub trait TableKey: Copy + Eq + Send + Sync {
-    /// The key's words.
-    fn words(&self) -> &[u64];
-}
-
-impl<const N: usize> TableKey for [u64; N] {
-    #[inline(always)]
-    fn words(&self) -> &[u64] {
-        self
-    }
-}
 
 /// Words from one entry to the next for entries of `entry_words` words:
 /// as many as fit whole in a 64-byte line share it, else one line (or more)

@@ -14,7 +14,7 @@ use std::fmt;
 use std::sync::Mutex;
 
 use super::{GameStats, LeafStats};
-use crate::table::TableKey;
+use crate::table_key::TableKey;
 
 /// Entries per bucket; a store replaces the one with the fewest leaves.
 pub const BUCKET_ENTRIES: usize = 2;
