@@ -174,7 +174,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
     }
     let packed = game.packed_bytes();
     let root = f.bytes("root", packed)?.to_vec();
-    game.show_packed(&root)
+    game.fns()
+        .show_packed(&root)
         .map_err(|e| invalid("root", e.to_string()))?;
     let depth = f.small("depth", u128::from(game.max_depth()))? as u32;
     let split_depth = f.small("split depth", u128::from(depth))? as u32;

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use cpu_time::ProcessTime;
-use perft_core::{BenchCase, Convention, Game, GameKind, GameVisitor};
+use perft_core::{Convention, Game, GameKind, GameVisitor};
 use serde::{Deserialize, Serialize};
 
 use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format};
@@ -32,18 +32,6 @@ struct Case {
 /// The table size of every table case.
 const BENCH_TABLE: &str = "2G";
 
-/// A game's quick or full cases ([`Game::BENCH`]).
-struct CasesOf {
-    full: bool,
-}
-
-impl GameVisitor for CasesOf {
-    type Output = &'static [BenchCase];
-    fn visit<G: Game>(self) -> &'static [BenchCase] {
-        if self.full { G::BENCH.full } else { G::BENCH.quick }
-    }
-}
-
 /// Every game's cases, in registry order, each convention of a game with
 /// a choice in turn.
 fn cases(full: bool) -> Vec<Case> {
@@ -54,9 +42,11 @@ fn cases(full: bool) -> Vec<Case> {
             some => some.iter().copied().map(Some).collect(),
         };
         for convention in conventions {
-            let game_cases = game
-                .dispatch_in(convention, CasesOf { full })
-                .expect("the game's own conventions");
+            let bench = game
+                .fns_in(convention)
+                .expect("the game's own conventions")
+                .bench();
+            let game_cases = if full { bench.full } else { bench.quick };
             cases.extend(game_cases.iter().map(|case| Case {
                 game,
                 convention,

@@ -133,6 +133,7 @@ pub fn recount(
             if unit.count != recounted {
                 let position = cert
                     .game
+                    .fns()
                     .show_packed(&unit.position)
                     .unwrap_or_else(|e| e.to_string());
                 problems.push(format!(

@@ -2,7 +2,6 @@
 //! compares the total and each divide line with the published tables.
 
 use perft_core::GameKind;
-use perft_core::published::published_in;
 
 use crate::args::{CoordinatorArg, Format, RunArgs, SubmitArgs, VerifyArgs};
 use crate::error::CliError;
@@ -52,7 +51,10 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
     let convention = game
         .resolve_convention(args.convention)
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    let published = published_in(game, convention, args.depth).map_err(|e| CliError::Usage(e.to_string()))?;
+    let published = game
+        .fns_in(convention)
+        .map_err(|e| CliError::Usage(e.to_string()))?
+        .published(args.depth);
     let named = convention.map_or(String::new(), |c| format!(" ({c} convention)"));
     let Some(expected) = published else {
         return Err(CliError::Usage(format!(

@@ -10,7 +10,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Running, add_participant, divide_lines, perft, perft_as, try_serve, worker_as};
-use perft_core::{GameKind, published::published};
+use perft_core::GameKind;
 
 const DEADLINE: Duration = Duration::from_secs(420);
 
@@ -150,7 +150,10 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
     let divide = String::from_utf8(divide.stdout).unwrap();
     let report: serde_json::Value = serde_json::from_str(&divide).unwrap();
     let depth: u32 = plan.depth.parse().unwrap();
-    let published = published(GameKind::Checkers, depth).expect("a published total");
+    let published = GameKind::Checkers
+        .fns()
+        .published(depth)
+        .expect("a published total");
     assert_eq!(
         report["leaves"],
         published.total.leaves.to_string(),

@@ -12,7 +12,6 @@ use common::http::{agent, get, get_bytes, json};
 use common::tamper::{audit_all, every_tampering_fails, resealed};
 use common::{Running, add_participant, ok, perft_as, refused, serve_with_dashboard, worker_as};
 use perft_certificate::{Certificate, ParticipantId};
-use perft_core::published::published_in;
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
 
@@ -102,8 +101,9 @@ impl Cluster {
 }
 
 fn published(game: GameKind, convention: Option<Convention>, depth: u32) -> Leaves {
-    published_in(game, convention, depth)
+    game.fns_in(convention)
         .unwrap()
+        .published(depth)
         .expect("a published count")
         .total
 }
@@ -440,7 +440,7 @@ fn a_job_that_is_not_done_has_no_certificate() {
 fn a_job_of_units_is_checked_counted_and_read_back() {
     let c = Cluster::start(&["alice"]);
     let _workers = c.run_workers();
-    let start = GameKind::Checkers.pack_text("").unwrap();
+    let start = GameKind::Checkers.fns().pack_text("").unwrap();
     let per_unit = published(GameKind::Checkers, None, 5);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {

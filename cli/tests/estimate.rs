@@ -8,7 +8,6 @@ use std::process::Command;
 
 use common::{PERFT, ok, refused};
 use perft_core::GameKind;
-use perft_core::published::published;
 
 fn estimate(args: &[&str]) -> serde_json::Value {
     let mut all = vec![
@@ -29,7 +28,7 @@ fn estimate(args: &[&str]) -> serde_json::Value {
 fn assert_within(game: GameKind, depth: u32) {
     let d = depth.to_string();
     let p = estimate(&["--game", game.name(), "--depth", &d]);
-    let truth = published(game, depth).unwrap().total.leaves as f64;
+    let truth = game.fns().published(depth).unwrap().total.leaves as f64;
     let (low, high) = (
         p["leaves"]["low"].as_f64().unwrap(),
         p["leaves"]["high"].as_f64().unwrap(),

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{add_participant, client_config_as, ok, perft, perft_as, serve, worker_as};
-use perft_core::{GameKind, Leaves, published::published};
+use perft_core::{GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
 use perft_proto::perft_service_client::PerftServiceClient;
@@ -498,6 +498,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
         assert!(leases.len() > 10, "the liar holds units: {}", leases.len());
         for lease in leases {
             GameKind::Reversi
+                .fns()
                 .show_packed(&lease.position)
                 .expect("a leased position is a packed Reversi position");
         }
@@ -619,7 +620,10 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
     ok(perft_as(&url, &admin, &["watch", &job]));
     let divide: serde_json::Value =
         serde_json::from_str(&ok(perft_as(&url, &admin, &["divide", &job, "--format", "json"]))).unwrap();
-    let expected = published(GameKind::Reversi, 8).expect("published Reversi perft(8)");
+    let expected = GameKind::Reversi
+        .fns()
+        .published(8)
+        .expect("published Reversi perft(8)");
     assert_eq!(divide["leaves"], expected.total.leaves.to_string());
     assert_eq!(divide["higher"], expected.total.higher.to_string());
     let local: serde_json::Value = serde_json::from_str(&ok(std::process::Command::new(common::PERFT)

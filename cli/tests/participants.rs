@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{add_participant, ok, perft_as, serve, wait_for, worker_as, worker_client_as};
-use perft_core::{Game, GameKind, GameVisitor, Leaves, published::published};
+use perft_core::{Game, GameKind, GameVisitor, Leaves};
 use perft_proto as pb;
 
 /// A coordinator with an admin and the given worker participants; returns
@@ -88,7 +88,9 @@ fn participant(cluster: &Cluster, name: &str) -> serde_json::Value {
 }
 
 fn checkers_total(depth: u32) -> String {
-    published(GameKind::Checkers, depth)
+    GameKind::Checkers
+        .fns()
+        .published(depth)
         .expect("a published checkers count")
         .total
         .leaves

@@ -121,7 +121,7 @@ fn default_table_is_sized_to_the_count() {
 #[test]
 fn json_reports_reversi_depth_11_with_the_higher_split() {
     let report = json(&["run", "--game", "reversi", "--depth", "11", "--format", "json"]);
-    let published = perft_core::published::published(perft_core::GameKind::Reversi, 11).unwrap();
+    let published = perft_core::GameKind::Reversi.fns().published(11).unwrap();
     assert_eq!(report["game"], "reversi");
     assert_eq!(report["depth"], 11);
     assert_eq!(

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, wait_for, worker};
-use perft_core::{GameKind, published::published};
+use perft_core::GameKind;
 
 /// `perft status` as (state, units done, units total).
 fn status(url: &str, job: &str) -> (String, u64, u64) {
@@ -37,7 +37,10 @@ fn submit(url: &str, args: &[&str]) -> String {
 fn assert_published_checkers(url: &str, job: &str, depth: u32) {
     let divide: serde_json::Value =
         serde_json::from_str(&ok(perft(url, &["divide", job, "--format", "json"]))).unwrap();
-    let expected = published(GameKind::Checkers, depth).expect("published checkers count");
+    let expected = GameKind::Checkers
+        .fns()
+        .published(depth)
+        .expect("published checkers count");
     assert_eq!(divide["leaves"], expected.total.leaves.to_string(), "{divide}");
     if let Some(lines) = expected.divide {
         for (mv, n) in lines {
@@ -101,7 +104,10 @@ fn one_participant_restarted_under_its_name_never_verifies_itself() {
         &["divide", &job, "--format", "json"],
     )))
     .unwrap();
-    let expected = published(GameKind::Checkers, 9).expect("published checkers count");
+    let expected = GameKind::Checkers
+        .fns()
+        .published(9)
+        .expect("published checkers count");
     assert_eq!(divide["leaves"], expected.total.leaves.to_string(), "{divide}");
 }
 

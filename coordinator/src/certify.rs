@@ -51,6 +51,7 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
     }
     let root = spec
         .game
+        .fns()
         .pack_text(&spec.position)
         .map_err(|reason| CertifyError::Root {
             id: id.clone(),

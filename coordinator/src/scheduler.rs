@@ -269,7 +269,7 @@ mod tests {
         }
         let view = scheduler.read(|jobs| jobs.divide("j")).await.unwrap().0.unwrap();
         assert_eq!(view.job.state, JobState::Done);
-        let published = perft_core::published::published(GameKind::Checkers, 7).unwrap();
+        let published = GameKind::Checkers.fns().published(7).unwrap();
         assert_eq!(view.total, published.total);
         // What was acknowledged is what the journal holds.
         let restored = journal.restore().unwrap().jobs;

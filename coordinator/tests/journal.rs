@@ -5,7 +5,6 @@
 use perft_coordinator::jobs::{JobSpec, JobState, Jobs, WorkerRef};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
-use perft_core::published::{published, published_in};
 use perft_core::{Checkers, Convention, Game, GameKind, GameVisitor, Leaves};
 
 fn count(position: &[u8], depth: u32) -> Leaves {
@@ -199,9 +198,11 @@ fn certified_total(journal: &Journal, id: &str) -> Leaves {
 #[tokio::test]
 async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
     let dir = tempfile::tempdir().unwrap();
-    let bik = published_in(GameKind::Reversi, None, 9).unwrap().unwrap().total;
-    let oeis = published_in(GameKind::Reversi, Some(Convention::Oeis), 10)
+    let bik = GameKind::Reversi.fns().published(9).unwrap().total;
+    let oeis = GameKind::Reversi
+        .fns_in(Some(Convention::Oeis))
         .unwrap()
+        .published(10)
         .unwrap()
         .total;
     {
@@ -238,7 +239,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
     assert_eq!(certified_total(&opened.journal, "r"), bik);
     assert_eq!(
         certified_total(&opened.journal, "c"),
-        published(GameKind::Checkers, 7).unwrap().total
+        GameKind::Checkers.fns().published(7).unwrap().total
     );
 
     // A job of the other convention keeps it across a restart.

@@ -25,11 +25,11 @@ pub mod table_size;
 
 pub use checkers::Checkers;
 pub use chess::Chess;
-pub use convention::{Convention, ConventionRefused, UnknownConvention};
+pub use convention::{Convention, UnknownConvention};
 pub use count::Leaves;
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
-pub use kind::{GameFacts, GameKind, GameVisitor, UnknownGame};
+pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, UnknownGame};
 pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};

@@ -5,12 +5,10 @@
 //! OEIS A124004 (the other convention), terms 0-21.
 //! Checkers: Bik's table, depths 0-28, and divide tables for depths 18-28.
 //! Chess: the start position to depth 15 and five other standard positions.
-//! Each game reaches its own tables through [`Game::published`].
+//! Each game reaches its own tables through
+//! [`Game::published`](crate::Game::published).
 
-use crate::convention::{Convention, ConventionRefused};
 use crate::count::Leaves;
-use crate::game::Game;
-use crate::kind::{GameKind, GameVisitor};
 
 const REVERSI_START: &str = include_str!("../data/reversi-start.tsv");
 const REVERSI_OEIS: &str = include_str!("../data/reversi-oeis-a124004.tsv");
@@ -143,60 +141,15 @@ pub(crate) fn chess_depths() -> Vec<u32> {
         .collect()
 }
 
-struct PublishedAt(u32);
-
-impl GameVisitor for PublishedAt {
-    type Output = Option<Published>;
-    fn visit<G: Game>(self) -> Option<Published> {
-        G::published(self.0)
-    }
-}
-
-struct PublishedDepths;
-
-impl GameVisitor for PublishedDepths {
-    type Output = Vec<u32>;
-    fn visit<G: Game>(self) -> Vec<u32> {
-        G::published_depths()
-    }
-}
-
-/// What was published for `game` at `depth` from the start, if anything.
-pub fn published(game: GameKind, depth: u32) -> Option<Published> {
-    game.dispatch(PublishedAt(depth))
-}
-
-/// The depths with a published total, deepest last.
-pub fn published_depths(game: GameKind) -> Vec<u32> {
-    game.dispatch(PublishedDepths)
-}
-
-/// [`published`] for `game` counted in `convention` (`None`: the default).
-pub fn published_in(
-    game: GameKind,
-    convention: Option<Convention>,
-    depth: u32,
-) -> Result<Option<Published>, ConventionRefused> {
-    game.dispatch_in(convention, PublishedAt(depth))
-}
-
-/// [`published_depths`] for `game` counted in `convention`.
-pub fn published_depths_in(
-    game: GameKind,
-    convention: Option<Convention>,
-) -> Result<Vec<u32>, ConventionRefused> {
-    game.dispatch_in(convention, PublishedDepths)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn tables_parse_and_divides_sum_to_totals() {
-        assert_eq!(published_depths(GameKind::Reversi), (1..=14).collect::<Vec<_>>());
-        assert_eq!(published_depths(GameKind::Checkers), (0..=28).collect::<Vec<_>>());
-        let d11 = published(GameKind::Reversi, 11).unwrap();
+        assert_eq!(reversi_depths(), (1..=14).collect::<Vec<_>>());
+        assert_eq!(checkers_depths(), (0..=28).collect::<Vec<_>>());
+        let d11 = reversi_start(11).unwrap();
         assert_eq!(
             d11.total,
             Leaves {
@@ -204,15 +157,15 @@ mod tests {
                 higher: 228
             }
         );
-        assert!(published(GameKind::Reversi, 15).is_none());
-        assert_eq!(published_depths(GameKind::Chess), (1..=15).collect::<Vec<_>>());
+        assert!(reversi_start(15).is_none());
+        assert_eq!(chess_depths(), (1..=15).collect::<Vec<_>>());
         assert_eq!(
-            published(GameKind::Chess, 14).unwrap().total,
+            chess_start(14).unwrap().total,
             Leaves::full(61_885_021_521_585_529_237)
         );
-        assert_eq!(published(GameKind::Checkers, 12).unwrap().divide, None);
+        assert_eq!(checkers_start(12).unwrap().divide, None);
         for depth in 18..=28 {
-            let p = published(GameKind::Checkers, depth).unwrap();
+            let p = checkers_start(depth).unwrap();
             let divide = p.divide.unwrap();
             assert_eq!(divide.len(), 7);
             assert_eq!(

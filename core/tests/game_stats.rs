@@ -229,8 +229,9 @@ fn a_planned_divide_settles_game_overs_as_the_raw_one_counts_them() {
 fn named_statistics_count_a_packed_position_and_refuse_bad_requests() {
     let kinds = GameKind::Chess.stats_kinds();
     assert_eq!(kinds[0], "captures");
-    let bytes = GameKind::Chess.pack_text("").unwrap();
-    let named = GameKind::Chess.count_packed_stats(None, &bytes, 3).unwrap();
+    let chess = GameKind::Chess.fns();
+    let bytes = chess.pack_text("").unwrap();
+    let named = chess.count_packed_stats(&bytes, 3).unwrap();
     assert_eq!(named, NamedStats::of(&perft_stats(&Chess::start(), 3)));
     assert_eq!(named.get("captures"), Some(34));
     assert_eq!(named.get("total_checks"), Some(12));
@@ -247,34 +248,30 @@ fn named_statistics_count_a_packed_position_and_refuse_bad_requests() {
         68
     );
     // Statistics of different games do not add.
-    let reversi = GameKind::Reversi
-        .count_packed_stats(None, &GameKind::Reversi.pack_text("").unwrap(), 2)
+    let reversi = GameKind::Reversi.fns();
+    let reversi = reversi
+        .count_packed_stats(&reversi.pack_text("").unwrap(), 2)
         .unwrap();
     assert_eq!(named.checked_add(&reversi), None);
     assert!(named.checked_mul(u128::MAX).is_none());
     // Hostile requests: short bytes, too deep, a convention for chess.
     assert!(matches!(
-        GameKind::Chess.count_packed_stats(None, &bytes[1..], 1),
+        chess.count_packed_stats(&bytes[1..], 1),
         Err(StatsRequestError::Unpack(_))
     ));
     assert_eq!(
-        GameKind::Chess
-            .count_packed_stats(None, &bytes, 17)
-            .unwrap_err()
-            .to_string(),
+        chess.count_packed_stats(&bytes, 17).unwrap_err().to_string(),
         "depth 17 is above the chess limit of 16"
     );
     assert!(matches!(
-        GameKind::Chess.count_packed_stats(Some(perft_core::Convention::Oeis), &bytes, 1),
-        Err(StatsRequestError::Convention(_))
+        GameKind::Chess.fns_in(Some(perft_core::Convention::Oeis)),
+        Err(perft_core::ConventionRefused { .. })
     ));
     // The OEIS convention is its own game type.
     let oeis = GameKind::Reversi
-        .count_packed_stats(
-            Some(perft_core::Convention::Oeis),
-            &GameKind::Reversi.pack_text("").unwrap(),
-            4,
-        )
+        .fns_in(Some(perft_core::Convention::Oeis))
+        .unwrap()
+        .count_packed_stats(&GameKind::Reversi.fns().pack_text("").unwrap(), 4)
         .unwrap();
     assert_eq!(oeis.leaves.leaves, 244);
 }

@@ -3,7 +3,6 @@
 //! positions, with and without a table. This is also the test that runs
 //! the `unsafe` calls into the `#[target_feature]` copies of the recursion.
 
-use perft_core::published::published;
 use perft_core::{Checkers, Chess, Counter, Game, GameKind, Kernel, Leaves, Reversi, TranspositionTable};
 
 /// Positions reached by `plies` pseudo-random legal moves from the start
@@ -35,7 +34,7 @@ fn count<G: Game>(kernel: Kernel, table: Option<&TranspositionTable>, pos: &G, d
 }
 
 fn kernels_agree<G: Game>(kind: GameKind, start_depth: u32, positions: &[G], depth: u32) {
-    let expected = published(kind, start_depth).unwrap().total;
+    let expected = kind.fns().published(start_depth).unwrap().total;
     let portable: Vec<Leaves> = positions
         .iter()
         .map(|p| count(Kernel::Portable, None, p, depth))

@@ -42,8 +42,8 @@ fn assert_round_trip<G: Game>(pos: &G) {
     assert_eq!(bytes.len(), G::PACKED_BYTES, "{pos}");
     assert_eq!(G::unpack(&bytes).as_ref(), Ok(pos), "{pos}");
     assert_eq!(G::unpack(&bytes).map(|p| p.to_string()), Ok(pos.to_string()));
-    assert_eq!(kind::<G>().show_packed(&bytes), Ok(pos.to_string()));
-    assert_eq!(kind::<G>().pack_text(&pos.to_string()), Ok(bytes));
+    assert_eq!(kind::<G>().fns().show_packed(&bytes), Ok(pos.to_string()));
+    assert_eq!(kind::<G>().fns().pack_text(&pos.to_string()), Ok(bytes));
 }
 
 /// What any accepted bytes must satisfy: they are exactly what `pack`
@@ -120,18 +120,25 @@ fn packed_sizes() {
     assert_eq!(GameKind::Checkers.packed_bytes(), 13);
     assert_eq!(GameKind::Chess.packed_bytes(), 30);
     for &kind in GameKind::ALL {
-        assert_eq!(kind.pack_text(" ").map(|b| b.len()), Ok(kind.packed_bytes()));
+        assert_eq!(
+            kind.fns().pack_text(" ").map(|b| b.len()),
+            Ok(kind.packed_bytes())
+        );
     }
 }
 
 #[test]
 fn registry_shows_and_refuses() {
     assert_eq!(
-        GameKind::Checkers.show_packed(&[0; 12]).unwrap_err().to_string(),
+        GameKind::Checkers
+            .fns()
+            .show_packed(&[0; 12])
+            .unwrap_err()
+            .to_string(),
         "a packed checkers position is 13 bytes, found 12"
     );
-    assert_eq!(GameKind::Chess.pack_text(""), Ok(packed(&Chess::start())));
-    assert!(GameKind::Chess.pack_text("8/8 w - -").is_err());
+    assert_eq!(GameKind::Chess.fns().pack_text(""), Ok(packed(&Chess::start())));
+    assert!(GameKind::Chess.fns().pack_text("8/8 w - -").is_err());
 }
 
 #[test]
@@ -197,7 +204,7 @@ fn reversi_invariants() {
     let empty = reversi_bytes(1, 2, 1);
     assert_eq!(Reversi::unpack(&empty).map(|p| packed(&p)), Ok(empty.clone()));
     let text = "OX-------------------------------------------------------------- O";
-    assert_eq!(GameKind::Reversi.pack_text(text), Ok(empty));
+    assert_eq!(GameKind::Reversi.fns().pack_text(text), Ok(empty));
 }
 
 fn checkers_bytes(dark: u32, light: u32, kings: u32, side: u8) -> Vec<u8> {

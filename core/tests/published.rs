@@ -2,17 +2,18 @@
 //! from the reference tables shipped in `core/data` (never read from outside
 //! the repository).
 
-use perft_core::published::{published, published_depths};
 use perft_core::{Checkers, Game, GameKind, Leaves, Reversi, divide, perft};
 
 /// Reversi depths up to 11 (212,258,800 leaves, 228 of them game-over).
 #[test]
 fn reversi_start_matches_published_table_through_depth_11() {
-    for depth in published_depths(GameKind::Reversi)
+    for depth in GameKind::Reversi
+        .fns()
+        .published_depths()
         .into_iter()
         .filter(|&d| d <= 11)
     {
-        let expected = published(GameKind::Reversi, depth).unwrap().total;
+        let expected = GameKind::Reversi.fns().published(depth).unwrap().total;
         assert_eq!(perft(&Reversi::start(), depth), expected, "reversi depth {depth}");
     }
     assert_eq!(perft(&Reversi::start(), 11).full_depth(), 212_258_572);
@@ -22,11 +23,13 @@ fn reversi_start_matches_published_table_through_depth_11() {
 /// kept duplicate captures from removed ones.
 #[test]
 fn checkers_start_matches_published_table_through_depth_12() {
-    for depth in published_depths(GameKind::Checkers)
+    for depth in GameKind::Checkers
+        .fns()
+        .published_depths()
         .into_iter()
         .filter(|&d| d <= 12)
     {
-        let expected = published(GameKind::Checkers, depth).unwrap().total;
+        let expected = GameKind::Checkers.fns().published(depth).unwrap().total;
         assert_eq!(
             perft(&Checkers::start(), depth),
             expected,

@@ -2,7 +2,6 @@
 //! leaves, bare and through the planner and table, from the table shipped
 //! in `core/data` (never read from outside the repository).
 
-use perft_core::published::{published_depths_in, published_in};
 use perft_core::{
     Convention, Game, GameKind, Leaves, Plan, Reversi, ReversiOeis, TranspositionTable, divide,
     divide_parallel, perft,
@@ -10,14 +9,11 @@ use perft_core::{
 
 /// The terms a test can afford: up to 2e9 leaves (term 12).
 fn affordable_terms() -> Vec<(u32, u128)> {
-    published_depths_in(GameKind::Reversi, Some(Convention::Oeis))
-        .unwrap()
+    let oeis = GameKind::Reversi.fns_in(Some(Convention::Oeis)).unwrap();
+    oeis.published_depths()
         .into_iter()
         .map(|depth| {
-            let total = published_in(GameKind::Reversi, Some(Convention::Oeis), depth)
-                .unwrap()
-                .unwrap()
-                .total;
+            let total = oeis.published(depth).unwrap().total;
             assert_eq!(total.higher, 0, "A124004 has no game-over leaves");
             (depth, total.leaves)
         })

@@ -227,9 +227,7 @@ fn a_table_reset_for_a_wider_key_counts_exactly() {
     let start = perft_core::Chess::start();
     assert_eq!(
         Counter::new(Some(&table)).perft(&start, 5),
-        perft_core::published::published(perft_core::GameKind::Chess, 5)
-            .unwrap()
-            .total
+        perft_core::GameKind::Chess.fns().published(5).unwrap().total
     );
     assert!(table.bytes() <= 1 << 20);
     table.reset_for_game::<Checkers>();

@@ -10,7 +10,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use perft_core::Leaves;
-use perft_core::published::{Published, published_in};
+use perft_core::published::Published;
 use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
@@ -184,13 +184,14 @@ struct JobDetailJson {
 /// What was published for the job in its convention, when its root is
 /// its game's start.
 fn published_for(spec: &JobSpec) -> Option<Published> {
-    let start = spec.game.pack_text("").ok()?;
-    let root = spec.game.pack_text(&spec.position).ok()?;
+    let start = spec.game.fns().pack_text("").ok()?;
+    let root = spec.game.fns().pack_text(&spec.position).ok()?;
     (root == start)
         .then(|| {
-            published_in(spec.game, spec.convention, spec.depth)
+            spec.game
+                .fns_in(spec.convention)
                 .ok()
-                .flatten()
+                .and_then(|fns| fns.published(spec.depth))
         })
         .flatten()
 }

@@ -157,6 +157,7 @@ impl Job {
             Some(bytes) => self
                 .spec
                 .game
+                .fns()
                 .show_packed(bytes)
                 .unwrap_or_else(|e| e.to_string()),
             None => format!("unit {u}"),

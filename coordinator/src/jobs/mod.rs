@@ -248,7 +248,7 @@ impl Jobs {
     /// no such job).
     pub fn count_limit(&self, job_id: &str) -> Option<u128> {
         let job = self.jobs.get(job_id)?;
-        Some(job.spec.game.max_leaves(job.remaining_depth))
+        Some(job.spec.game.fns().max_leaves(job.remaining_depth))
     }
 
     /// Whether a job of that id exists.

@@ -81,7 +81,7 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     }
     let divide = jobs.divide("j").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
-    let published = perft_core::published::published(GameKind::Checkers, 7).unwrap();
+    let published = GameKind::Checkers.fns().published(7).unwrap();
     assert_eq!(divide.total, published.total);
     assert_eq!(divide.job.leaves_done, published.total.leaves);
     let direct = perft_core::divide(&Checkers::start(), 7);
@@ -215,12 +215,7 @@ fn a_finished_job_releases_its_units() {
     let divide = jobs.divide("j").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(jobs.unit_bytes(), 0, "a done job keeps its summary only");
-    assert_eq!(
-        divide.total,
-        perft_core::published::published(GameKind::Checkers, 5)
-            .unwrap()
-            .total
-    );
+    assert_eq!(divide.total, GameKind::Checkers.fns().published(5).unwrap().total);
     let (spec, plan_c) = planned(5, 2);
     jobs.submit("c".into(), spec, plan_c);
     assert!(jobs.unit_bytes() > 0);
@@ -300,12 +295,7 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     }
     let divide = jobs.divide("j").unwrap();
     assert_eq!(divide.job.state, JobState::Done);
-    assert_eq!(
-        divide.total,
-        perft_core::published::published(GameKind::Checkers, 6)
-            .unwrap()
-            .total
-    );
+    assert_eq!(divide.total, GameKind::Checkers.fns().published(6).unwrap().total);
     assert_eq!(divide.job.disagreements, units as u64);
     let (found, next) = jobs.disagreements("j", 0, 1000).unwrap();
     assert_eq!((found.len(), next), (units, None));

@@ -1,16 +1,13 @@
-//! The game registry: the one place that lists the games. Code that learns
-//! the game at run time (the CLI, the wire) names it with [`GameKind`] and
-//! calls generic code for it through [`GameKind::dispatch`], monomorphized
-//! per game. Every per-game fact lives on the [`Game`] trait.
-//!
-//! Adding a game is a new module implementing [`Game`] plus one line in the
-//! `registry!` call below.
+//! The registry line of each game, and [`GameKind`]: a game named at run
+//! time, with its facts, its functions and its generic dispatch.
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::facts::GameFacts;
+use super::fns::GameFns;
+use crate::game::Game;
 use crate::stats::StatsVisitor;
-use crate::{Game, UnpackError};
 
 /// Generic code to run for a game chosen at run time.
 pub trait GameVisitor {
@@ -20,39 +17,8 @@ pub trait GameVisitor {
     fn visit<G: Game>(self) -> Self::Output;
 }
 
-/// What the registry knows of a game without running generic code: the
-/// [`Game`] consts, readable in `const` contexts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameFacts {
-    /// [`Game::NAME`].
-    pub name: &'static str,
-    /// [`Game::ABOUT`].
-    pub about: &'static str,
-    /// [`Game::MAX_DEPTH`].
-    pub max_depth: u32,
-    /// [`Game::GAME_OVER_IS_LEAF`]: results carry a "higher" split.
-    pub reports_higher: bool,
-    /// [`Game::SORT_DIVIDE`]: divide lines are printed sorted by move.
-    pub sort_divide: bool,
-    /// [`Game::PACKED_BYTES`]: the length of every packed position.
-    pub packed_bytes: usize,
-}
-
-impl GameFacts {
-    /// The facts of game `G`.
-    pub const fn of<G: Game>() -> GameFacts {
-        GameFacts {
-            name: G::NAME,
-            about: G::ABOUT,
-            max_depth: G::MAX_DEPTH,
-            reports_higher: G::GAME_OVER_IS_LEAF,
-            sort_divide: G::SORT_DIVIDE,
-            packed_bytes: G::PACKED_BYTES,
-        }
-    }
-}
-
-/// Declares [`GameKind`] with one variant per game, and its dispatch.
+/// Declares [`GameKind`] with one variant per game, its facts, functions
+/// and dispatch.
 macro_rules! registry {
     ($($(#[$doc:meta])* $variant:ident => $game:ty),+ $(,)?) => {
         /// A game Deep Perft counts.
@@ -72,7 +38,18 @@ macro_rules! registry {
                 }
             }
 
-            /// Runs `visitor` with this game's type.
+            /// The game's plain functions, for cold paths.
+            pub fn fns(self) -> &'static GameFns {
+                match self {
+                    $(GameKind::$variant => {
+                        const FNS: GameFns = GameFns::of::<$game>();
+                        &FNS
+                    })+
+                }
+            }
+
+            /// Runs `visitor` with this game's type: for counting and other
+            /// hot generic code.
             pub fn dispatch<V: GameVisitor>(self, visitor: V) -> V::Output {
                 match self {
                     $(GameKind::$variant => visitor.visit::<$game>(),)+
@@ -118,18 +95,6 @@ impl GameKind {
         self.facts().max_depth
     }
 
-    /// Most leaves a tree of `depth` plies can have ([`Game::max_leaves`]).
-    pub fn max_leaves(self, depth: u32) -> u128 {
-        struct MaxLeaves(u32);
-        impl GameVisitor for MaxLeaves {
-            type Output = u128;
-            fn visit<G: Game>(self) -> u128 {
-                G::max_leaves(self.0)
-            }
-        }
-        self.dispatch(MaxLeaves(depth))
-    }
-
     /// Whether results carry the game-over ("higher") split.
     pub const fn reports_higher(self) -> bool {
         self.facts().reports_higher
@@ -140,35 +105,9 @@ impl GameKind {
         self.facts().packed_bytes
     }
 
-    /// The position's text for people (Display of the game), or why the bytes are not a position.
-    pub fn show_packed(self, bytes: &[u8]) -> Result<String, UnpackError> {
-        struct Show<'a>(&'a [u8]);
-        impl GameVisitor for Show<'_> {
-            type Output = Result<String, UnpackError>;
-            fn visit<G: Game>(self) -> Self::Output {
-                G::unpack(self.0).map(|pos| pos.to_string())
-            }
-        }
-        self.dispatch(Show(bytes))
-    }
-
-    /// Parses a position text (empty/whitespace = start) and packs it.
-    pub fn pack_text(self, text: &str) -> Result<Vec<u8>, String> {
-        struct Pack<'a>(&'a str);
-        impl GameVisitor for Pack<'_> {
-            type Output = Result<Vec<u8>, String>;
-            fn visit<G: Game>(self) -> Self::Output {
-                let pos = if self.0.trim().is_empty() {
-                    G::start()
-                } else {
-                    self.0.parse::<G>().map_err(|e| e.to_string())?
-                };
-                let mut out = Vec::with_capacity(G::PACKED_BYTES);
-                pos.pack(&mut out);
-                Ok(out)
-            }
-        }
-        self.dispatch(Pack(text))
+    /// The kinds of the game's statistics, in column order.
+    pub const fn stats_kinds(self) -> &'static [&'static str] {
+        self.facts().stats_kinds
     }
 
     /// Every game's name, in registry order.

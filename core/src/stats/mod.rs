@@ -20,7 +20,7 @@ mod parallel;
 mod table;
 
 pub use count::{StatsCounter, StatsDivide, divide_stats, perft_stats};
-pub use named::{NamedStats, StatsRequestError};
+pub use named::{NamedStats, StatsRequestError, count_packed_stats};
 pub use parallel::{
     count_units_stats, divide_stats_parallel, divide_stats_plan, plan_stats_divide, weighted_stats_sum,
 };

@@ -1,12 +1,10 @@
 //! Statistics with their kinds named, for code that learns the game at run
 //! time: the CLI prints them, and a cluster can carry and sum them per
-//! unit ([`GameKind::count_packed_stats`] counts one packed position).
+//! unit ([`count_packed_stats`] counts one packed position).
 
-use super::{GameStats, LeafStats, StatsVisitor, Tally, perft_stats};
-use crate::convention::{Convention, ConventionRefused};
+use super::{GameStats, LeafStats, Tally, perft_stats};
 use crate::count::Leaves;
 use crate::game::UnpackError;
-use crate::kind::GameKind;
 
 /// Leaves and their counts by kind, the kinds named ([`Tally::KINDS`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,53 +94,21 @@ pub enum StatsRequestError {
         /// [`Game::MAX_DEPTH`](crate::Game::MAX_DEPTH).
         max: u32,
     },
-    /// A convention for a game that has one way of counting.
-    #[error(transparent)]
-    Convention(#[from] ConventionRefused),
 }
 
-impl GameKind {
-    /// The statistics of the packed position `bytes` counted `depth` plies
-    /// deep in `convention` (`None`: the game's default), on one thread
-    /// without a table: one unit of a distributed count. Units need a ply
-    /// (`depth >= 1`): at depth 0 a position knows its own kinds (a game
-    /// over) but not those of the move that led to it.
-    pub fn count_packed_stats(
-        self,
-        convention: Option<Convention>,
-        bytes: &[u8],
-        depth: u32,
-    ) -> Result<NamedStats, StatsRequestError> {
-        struct CountPacked<'a> {
-            bytes: &'a [u8],
-            depth: u32,
-        }
-        impl StatsVisitor for CountPacked<'_> {
-            type Output = Result<NamedStats, StatsRequestError>;
-            fn visit<G: GameStats>(self) -> Self::Output {
-                if self.depth > G::MAX_DEPTH {
-                    return Err(StatsRequestError::Depth {
-                        game: G::NAME,
-                        depth: self.depth,
-                        max: G::MAX_DEPTH,
-                    });
-                }
-                let pos = G::unpack(self.bytes)?;
-                Ok(NamedStats::of(&perft_stats(&pos, self.depth)))
-            }
-        }
-        self.dispatch_stats_in(convention, CountPacked { bytes, depth })?
+/// The statistics of the packed position `bytes` counted `depth` plies deep,
+/// on one thread without a table: one unit of a distributed count. Units
+/// need a ply (`depth >= 1`): at depth 0 a position knows its own kinds (a
+/// game over) but not those of the move that led to it. Reached at run time
+/// through [`GameFns::count_packed_stats`](crate::GameFns::count_packed_stats).
+pub fn count_packed_stats<G: GameStats>(bytes: &[u8], depth: u32) -> Result<NamedStats, StatsRequestError> {
+    if depth > G::MAX_DEPTH {
+        return Err(StatsRequestError::Depth {
+            game: G::NAME,
+            depth,
+            max: G::MAX_DEPTH,
+        });
     }
-
-    /// The kinds of the game's statistics, in column order.
-    pub fn stats_kinds(self) -> &'static [&'static str] {
-        struct Kinds;
-        impl StatsVisitor for Kinds {
-            type Output = &'static [&'static str];
-            fn visit<G: GameStats>(self) -> Self::Output {
-                G::Stats::KINDS
-            }
-        }
-        self.dispatch_stats(Kinds)
-    }
+    let pos = G::unpack(bytes)?;
+    Ok(NamedStats::of(&perft_stats(&pos, depth)))
 }

@@ -1,0 +1,96 @@
+//! A game's cold paths as plain functions: one table per game, built
+//! generically by [`GameFns::of`], so code that learns the game at run time
+//! calls `kind.fns().show_packed(bytes)` instead of writing a visitor. Each
+//! entry is the game's own monomorphised function; what it runs inside
+//! (counting included) stays generic, and none is called per node.
+
+use crate::game::{BenchCases, Game, UnpackError};
+use crate::published::Published;
+use crate::stats::{GameStats, NamedStats, StatsRequestError, count_packed_stats};
+
+/// The plain functions of one game (or one counting convention of it:
+/// [`GameKind::fns_in`](crate::GameKind::fns_in)).
+#[derive(Clone, Copy, Debug)]
+pub struct GameFns {
+    max_leaves: fn(u32) -> u128,
+    show_packed: fn(&[u8]) -> Result<String, UnpackError>,
+    pack_text: fn(&str) -> Result<Vec<u8>, String>,
+    published: fn(u32) -> Option<Published>,
+    published_depths: fn() -> Vec<u32>,
+    bench: fn() -> BenchCases,
+    count_packed_stats: fn(&[u8], u32) -> Result<NamedStats, StatsRequestError>,
+}
+
+impl GameFns {
+    /// The functions of game `G`.
+    pub const fn of<G: GameStats>() -> GameFns {
+        GameFns {
+            max_leaves: G::max_leaves,
+            show_packed: show_packed::<G>,
+            pack_text: pack_text::<G>,
+            published: G::published,
+            published_depths: G::published_depths,
+            bench: bench::<G>,
+            count_packed_stats: count_packed_stats::<G>,
+        }
+    }
+
+    /// Most leaves a tree of `depth` plies can have ([`Game::max_leaves`]).
+    pub fn max_leaves(&self, depth: u32) -> u128 {
+        (self.max_leaves)(depth)
+    }
+
+    /// The position's text for people (the game's `Display`), or why the
+    /// bytes are not a position.
+    pub fn show_packed(&self, bytes: &[u8]) -> Result<String, UnpackError> {
+        (self.show_packed)(bytes)
+    }
+
+    /// Parses a position text (empty or blank: the start) and packs it.
+    pub fn pack_text(&self, text: &str) -> Result<Vec<u8>, String> {
+        (self.pack_text)(text)
+    }
+
+    /// What was published from the start at `depth`, if anything
+    /// ([`Game::published`]).
+    pub fn published(&self, depth: u32) -> Option<Published> {
+        (self.published)(depth)
+    }
+
+    /// The depths with a published total, deepest last
+    /// ([`Game::published_depths`]).
+    pub fn published_depths(&self) -> Vec<u32> {
+        (self.published_depths)()
+    }
+
+    /// The cases `perft bench` measures ([`Game::BENCH`]).
+    pub fn bench(&self) -> BenchCases {
+        (self.bench)()
+    }
+
+    /// The statistics of the packed position `bytes` counted `depth` plies
+    /// deep, on one thread without a table: one unit of a distributed
+    /// count ([`count_packed_stats`]).
+    pub fn count_packed_stats(&self, bytes: &[u8], depth: u32) -> Result<NamedStats, StatsRequestError> {
+        (self.count_packed_stats)(bytes, depth)
+    }
+}
+
+fn show_packed<G: Game>(bytes: &[u8]) -> Result<String, UnpackError> {
+    G::unpack(bytes).map(|pos| pos.to_string())
+}
+
+fn pack_text<G: Game>(text: &str) -> Result<Vec<u8>, String> {
+    let pos = if text.trim().is_empty() {
+        G::start()
+    } else {
+        text.parse::<G>().map_err(|e| e.to_string())?
+    };
+    let mut out = Vec::with_capacity(G::PACKED_BYTES);
+    pos.pack(&mut out);
+    Ok(out)
+}
+
+fn bench<G: Game>() -> BenchCases {
+    G::BENCH
+}
