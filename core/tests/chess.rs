@@ -2,7 +2,7 @@
 //! divide sums, FEN round trips and every FEN error, exactly.
 
 use perft_core::chess::FenError;
-use perft_core::published::chess_rows;
+use perft_core::chess::published_rows;
 use perft_core::{Chess, Game, Leaves, TranspositionTable, divide, divide_parallel, perft};
 
 /// Rows up to this many leaves are counted in CI.
@@ -15,7 +15,7 @@ fn parse(fen: &str) -> Chess {
 
 #[test]
 fn every_published_row_up_to_2e8_leaves() {
-    let rows: Vec<_> = chess_rows().filter(|row| row.leaves <= CI_LEAVES).collect();
+    let rows: Vec<_> = published_rows().filter(|row| row.leaves <= CI_LEAVES).collect();
     assert_eq!(rows.len(), 38, "rows up to 2e8 leaves");
     let table = TranspositionTable::for_game::<Chess>(256 << 20).unwrap();
     for row in rows {
@@ -37,9 +37,9 @@ fn every_published_row_up_to_2e8_leaves() {
 
 #[test]
 fn published_rows_cover_the_six_positions() {
-    let names: std::collections::BTreeSet<_> = chess_rows().map(|row| row.name).collect();
+    let names: std::collections::BTreeSet<_> = published_rows().map(|row| row.name).collect();
     assert_eq!(names.len(), 7, "{names:?}");
-    let start = chess_rows()
+    let start = published_rows()
         .find(|row| row.name == "start" && row.depth == 15)
         .unwrap();
     assert_eq!(start.leaves, 2_015_099_950_053_364_471_960);

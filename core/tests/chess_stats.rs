@@ -5,7 +5,7 @@
 //! the plain count everywhere.
 
 use perft_core::chess::ChessStats;
-use perft_core::published::chess_rows;
+use perft_core::chess::published_rows;
 use perft_core::stats::divide_stats_parallel;
 use perft_core::{Chess, Game, LeafStats, NamedStats, StatsTable, divide_stats, perft, perft_stats};
 
@@ -160,7 +160,7 @@ fn position_4_has_discovered_checks_the_wiki_leaves_at_zero() {
 /// published): the statistics' leaves are the published counts.
 #[test]
 fn leaves_with_statistics_are_the_published_counts() {
-    for row in chess_rows().filter(|row| row.depth <= 4) {
+    for row in published_rows().filter(|row| row.depth <= 4) {
         let pos = parse(row.fen);
         assert_eq!(
             perft_stats(&pos, row.depth).leaves.leaves,

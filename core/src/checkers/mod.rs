@@ -10,6 +10,7 @@ mod fen;
 mod movegen;
 mod packed;
 mod position;
+mod published;
 mod stats;
 
 pub use board::Direction;

@@ -305,11 +305,11 @@ impl Game for Checkers {
     }
 
     fn published(depth: u32) -> Option<Published> {
-        crate::published::checkers_start(depth)
+        super::published::start(depth)
     }
 
     fn published_depths() -> Vec<u32> {
-        crate::published::checkers_depths()
+        super::published::start_depths()
     }
 
     /// Accepts the full notation (`11-15`, `1x10x19`) and, for a capture,

@@ -16,12 +16,14 @@ mod key;
 mod movegen;
 mod packed;
 mod position;
+mod published;
 mod stats;
 mod two_plies;
 
 pub use bitboard::{Square, parse_square, square_name};
 pub use fen::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
+pub use published::{PositionRow, published_rows};
 pub use stats::ChessStats;
 
 use crate::game::{BenchCase, BenchCases, Game};
@@ -174,10 +176,10 @@ impl Game for Chess {
     }
 
     fn published(depth: u32) -> Option<Published> {
-        crate::published::chess_start(depth)
+        published::start(depth)
     }
 
     fn published_depths() -> Vec<u32> {
-        crate::published::chess_depths()
+        published::start_depths()
     }
 }

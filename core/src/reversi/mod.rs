@@ -7,6 +7,7 @@ mod bitboard;
 mod oeis;
 mod packed;
 mod position;
+mod published;
 mod stats;
 mod symmetry;
 mod text;

@@ -134,11 +134,11 @@ impl Game for ReversiOeis {
     }
 
     fn published(depth: u32) -> Option<Published> {
-        crate::published::reversi_oeis_start(depth)
+        super::published::oeis(depth)
     }
 
     fn published_depths() -> Vec<u32> {
-        crate::published::reversi_oeis_depths()
+        super::published::oeis_depths()
     }
 
     /// As Bik's Reversi: upper-case squares (`F5`) and `PASS` too.

@@ -274,11 +274,11 @@ impl Game for Reversi {
     }
 
     fn published(depth: u32) -> Option<Published> {
-        crate::published::reversi_start(depth)
+        super::published::bik(depth)
     }
 
     fn published_depths() -> Vec<u32> {
-        crate::published::reversi_depths()
+        super::published::bik_depths()
     }
 
     /// Also accepts the upper-case squares of Othello literature (`F5`)
