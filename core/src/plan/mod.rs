@@ -6,23 +6,18 @@
 //! paths is counted once. Pure logic, no I/O: the local run and the
 //! coordinator share it, so their results cannot diverge.
 
+mod error;
 mod frontier;
+mod weight;
 
+pub use error::PlanError;
 pub use frontier::Frontier;
+pub use weight::{CountOverflow, Weight, weighted_sum};
 
 use crate::count::Leaves;
 use crate::game::{Game, MoveSet};
 use crate::perft::{Divide, perft};
 use frontier::LevelBuilder;
-
-/// How many paths from one first move reach a unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Weight {
-    /// Index into [`Plan::first_moves`].
-    pub first_move: u32,
-    /// Number of paths.
-    pub paths: u64,
-}
 
 /// A node without a move met above the split depth, so never a unit: its
 /// leaves (a game-over leaf, where the game counts those) are settled while
@@ -37,40 +32,6 @@ pub struct SettledNode<G> {
     /// Paths reaching it from each first move.
     pub weights: Vec<Weight>,
 }
-
-/// Why a plan could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PlanError {
-    /// The split depth is outside 1..=depth.
-    #[error("split depth {split_depth} must be at least 1 and at most the depth {depth}")]
-    SplitDepth {
-        /// Asked split depth.
-        split_depth: u32,
-        /// Depth of the perft.
-        depth: u32,
-    },
-    /// Path counts no longer fit in 64 bits: the split depth is far too deep.
-    #[error("more than 2^64 paths reach one frontier position; use a smaller split depth")]
-    TooManyPaths,
-    /// More than 2^32 weights at one level: the split depth is far too deep.
-    #[error("more than 2^32 weights at one level; use a smaller split depth")]
-    TooManyWeights,
-    /// The expansion passed the unit limit; it stopped there, so memory
-    /// stays proportional to the limit.
-    #[error("the plan has more than {limit} units at split depth {split_depth}: use a smaller split depth")]
-    TooManyUnits {
-        /// The limit passed.
-        limit: usize,
-        /// The ply where it was passed.
-        split_depth: u32,
-    },
-}
-
-/// A weighted sum of counts passed `u128`: only a forged or corrupt count
-/// can do that, since every game's depth limit keeps true totals below it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the weighted sum of the counts overflows u128")]
-pub struct CountOverflow;
 
 /// A perft split into units.
 #[derive(Clone, Debug)]
@@ -258,24 +219,4 @@ impl<G: Game> Plan<G> {
             total,
         }
     }
-}
-
-/// Leaves per first move: `settled` plus, for every counted unit, its count
-/// times its paths from each first move. The one aggregation of the local
-/// run and the coordinator; every product and sum is checked.
-pub fn weighted_sum<'w>(
-    settled: &[Leaves],
-    units: impl IntoIterator<Item = (&'w [Weight], Leaves)>,
-) -> Result<Vec<Leaves>, CountOverflow> {
-    let mut per_move = settled.to_vec();
-    for (weights, count) in units {
-        for w in weights {
-            let slot = &mut per_move[w.first_move as usize];
-            *slot = count
-                .checked_mul(u128::from(w.paths))
-                .and_then(|weighted| slot.checked_add(weighted))
-                .ok_or(CountOverflow)?;
-        }
-    }
-    Ok(per_move)
 }
