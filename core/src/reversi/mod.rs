@@ -4,6 +4,7 @@
 //! position text. A side with no move passes, and the pass is a ply.
 
 mod bitboard;
+mod game;
 mod oeis;
 mod packed;
 mod position;
