@@ -7,6 +7,7 @@
 
 mod board;
 mod fen;
+mod game;
 mod movegen;
 mod packed;
 mod position;
