@@ -9,8 +9,8 @@
 //! rook), the one form that names every Chess960 castling unambiguously.
 
 use super::bitboard::{KING, RANK_1, Square, Squares, bit};
-use super::movegen::Sink;
 use super::position::{Chess, ChessMove, Colour, MoveKind, Piece};
+use super::sink::Sink;
 use crate::kernel::Isa;
 
 /// Where king and rook stand after castling with the rook on `rook`, the

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::bitboard::{RANK_1, Square, Squares, bit, square_name};
-use super::fen::FenError;
+use super::fen_error::FenError;
 use super::position::{Chess, Colour, Piece};
 use crate::shown as echo;
 

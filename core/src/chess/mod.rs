@@ -12,174 +12,21 @@ mod bitboard;
 mod castling;
 mod fen;
 mod fen_castling;
+mod fen_error;
+mod game;
 mod key;
 mod movegen;
 mod packed;
+mod play;
 mod position;
 mod published;
+mod sink;
 mod stats;
 mod two_plies;
+mod uci;
 
 pub use bitboard::{Square, parse_square, square_name};
-pub use fen::FenError;
+pub use fen_error::FenError;
 pub use position::{Chess, ChessMove, ChessMoves, Colour, MAX_MOVES, MoveKind, Piece};
 pub use published::{PositionRow, published_rows};
 pub use stats::ChessStats;
-
-use crate::game::{BenchCase, BenchCases, Game};
-use crate::kernel::{Isa, Portable};
-use crate::published::Published;
-
-impl Chess {
-    /// The same position with colours swapped and the board flipped
-    /// vertically: the mirror has the same perft counts and table key.
-    pub fn colour_flipped(&self) -> Chess {
-        let swap = |[white, black]: [u64; 2]| [black.swap_bytes(), white.swap_bytes()];
-        Chess {
-            colours: swap(self.colours),
-            pieces: self.pieces.map(u64::swap_bytes),
-            side: self.side.other(),
-            castling_rooks: self.castling_rooks.swap_bytes(),
-            en_passant: if self.en_passant == position::NO_SQUARE {
-                self.en_passant
-            } else {
-                self.en_passant ^ 56
-            },
-            halfmove: self.halfmove,
-            fullmove: self.fullmove,
-            chess960: self.chess960,
-        }
-    }
-}
-
-impl Game for Chess {
-    type Move = ChessMove;
-    type Moves = ChessMoves;
-    type Key = [u64; 4];
-    type PositionError = FenError;
-
-    const NAME: &'static str = "chess";
-    /// No position has more than 218 legal moves, and 218^16 < 2.5e37 is
-    /// below u128's 3.4e38, so no perft to depth 16 can overflow; 218^17
-    /// could. (The start position passes 2^64 at depth 14.)
-    const MAX_DEPTH: u32 = 16;
-    /// Occupancy, 32 piece nibbles, flags, en passant and the two clocks.
-    const PACKED_BYTES: usize = packed::BYTES;
-    /// The move list's capacity, which no accepted position exceeds.
-    const MAX_MOVES: u32 = MAX_MOVES as u32;
-    const GAME_OVER_IS_LEAF: bool = false;
-    const ABOUT: &'static str = "chess and Chess960; positions as FEN, X-FEN or Shredder-FEN (or EPD's first four fields), moves in UCI";
-    const SORT_DIVIDE: bool = true;
-    /// Measured best (start perft(8) and Kiwipete perft(6) with a 2 GiB
-    /// table, one thread): 3 counts in 0.78x and 0.86x the time of 2, 4 in
-    /// twice the time of 3.
-    const MIN_STORED_DEPTH: u32 = 3;
-    const BENCH: BenchCases = BenchCases {
-        quick: &[
-            BenchCase {
-                depth: 6,
-                table: false,
-            },
-            BenchCase {
-                depth: 7,
-                table: true,
-            },
-        ],
-        full: &[
-            BenchCase {
-                depth: 7,
-                table: false,
-            },
-            BenchCase {
-                depth: 8,
-                table: true,
-            },
-        ],
-    };
-
-    fn start() -> Chess {
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-            .parse()
-            .unwrap_or_else(|e| unreachable!("the start FEN is valid: {e}"))
-    }
-
-    fn pack(&self, out: &mut Vec<u8>) {
-        packed::pack(self, out);
-    }
-
-    fn unpack(bytes: &[u8]) -> Result<Chess, crate::game::UnpackError> {
-        packed::unpack(bytes)
-    }
-
-    #[inline(always)]
-    fn table_key(&self) -> [u64; 4] {
-        key::table_key(self)
-    }
-
-    #[inline(always)]
-    fn legal_moves(&self) -> ChessMoves {
-        movegen::legal_moves(self)
-    }
-
-    #[inline(always)]
-    fn count_moves(&self) -> u64 {
-        movegen::count_moves_on(self, Portable)
-    }
-
-    #[inline(always)]
-    fn play(&self, mv: ChessMove) -> Chess {
-        self.play_move(Portable, mv)
-    }
-
-    /// Moves generated into a list on the stack, then handed out: the
-    /// callback (the next ply of the recursion) is not inlined at every
-    /// place generation produces a move.
-    #[inline(always)]
-    fn for_each_move_on<I: Isa>(&self, isa: I, mut f: impl FnMut(ChessMove)) {
-        let mut moves = ChessMoves::new();
-        movegen::generate_into(self, &mut moves, isa);
-        for &mv in moves.iter() {
-            f(mv);
-        }
-    }
-
-    #[inline(always)]
-    fn count_moves_on<I: Isa>(&self, isa: I) -> u64 {
-        movegen::count_moves_on(self, isa)
-    }
-
-    /// Each move played where it is generated, its child's moves counted
-    /// at once: no move list at the last two plies.
-    #[inline(always)]
-    fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
-        Some(two_plies::count_two_plies(self, isa))
-    }
-
-    /// Without the clocks, which no count or key reads.
-    #[inline(always)]
-    fn play_on<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
-        self.play_board_only(isa, mv)
-    }
-
-    /// UCI; castling as the king taking its rook in Chess960 notation
-    /// ([`Chess::chess960_notation`]), as the king's two-square move else.
-    fn format_move(&self, mv: ChessMove) -> String {
-        if self.chess960 {
-            mv.uci_chess960()
-        } else {
-            mv.uci()
-        }
-    }
-
-    fn is_edge_case(&self, mv: ChessMove) -> bool {
-        !matches!(mv.kind(), MoveKind::Normal)
-    }
-
-    fn published(depth: u32) -> Option<Published> {
-        published::start(depth)
-    }
-
-    fn published_depths() -> Vec<u32> {
-        published::start_depths()
-    }
-}

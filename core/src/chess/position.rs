@@ -3,8 +3,7 @@
 use arrayvec::ArrayVec;
 
 use super::attacks;
-use super::bitboard::{BLACK_PAWN_ATTACKS, KING, KNIGHT, Square, WHITE_PAWN_ATTACKS, bit, square_name};
-use super::castling;
+use super::bitboard::{BLACK_PAWN_ATTACKS, KING, KNIGHT, Square, WHITE_PAWN_ATTACKS, bit};
 use crate::game::MoveSet;
 use crate::kernel::Isa;
 
@@ -204,29 +203,6 @@ impl ChessMove {
     pub const fn kind(&self) -> MoveKind {
         self.kind
     }
-
-    /// The move in UCI: `e2e4`, `e7e8q`, castling as the king's two-square
-    /// move `e1g1` (in Chess960, ambiguous: see [`ChessMove::uci_chess960`]).
-    pub fn uci(&self) -> String {
-        let to = match self.kind {
-            MoveKind::Castle => castling::destinations(self.from, self.to).0,
-            _ => self.to,
-        };
-        let mut text = square_name(self.from) + &square_name(to);
-        if let MoveKind::Promotion(piece) = self.kind {
-            text.push(piece.letter());
-        }
-        text
-    }
-
-    /// The move as engines write it with UCI_Chess960: castling as the
-    /// king taking its rook (`e1h1`), everything else as [`ChessMove::uci`].
-    pub fn uci_chess960(&self) -> String {
-        match self.kind {
-            MoveKind::Castle => square_name(self.from) + &square_name(self.to),
-            _ => self.uci(),
-        }
-    }
 }
 
 /// Most legal moves any chess position has is 218; 256 leaves room.
@@ -367,69 +343,26 @@ impl Chess {
         }
         NO_SQUARE
     }
+}
 
-    /// The position after `mv`, which must be legal here.
-    #[inline(always)]
-    pub(super) fn play_move<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
-        let mut next = self.play_board_only(isa, mv);
-        let capture = self.colours[self.side.other().index()] & bit(mv.to) != 0;
-        next.halfmove = if capture || mv.piece == Piece::Pawn {
-            0
-        } else {
-            self.halfmove.saturating_add(1)
-        };
-        if self.side == Colour::Black {
-            next.fullmove = self.fullmove.saturating_add(1);
+impl Chess {
+    /// The same position with colours swapped and the board flipped
+    /// vertically: the mirror has the same perft counts and table key.
+    pub fn colour_flipped(&self) -> Chess {
+        let swap = |[white, black]: [u64; 2]| [black.swap_bytes(), white.swap_bytes()];
+        Chess {
+            colours: swap(self.colours),
+            pieces: self.pieces.map(u64::swap_bytes),
+            side: self.side.other(),
+            castling_rooks: self.castling_rooks.swap_bytes(),
+            en_passant: if self.en_passant == NO_SQUARE {
+                self.en_passant
+            } else {
+                self.en_passant ^ 56
+            },
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+            chess960: self.chess960,
         }
-        next
-    }
-
-    /// [`Chess::play_move`] without the clocks, which keep this position's
-    /// values: for positions that are only counted or keyed, never shown
-    /// (`Game::play_on`).
-    #[inline(always)]
-    pub(super) fn play_board_only<I: Isa>(&self, isa: I, mv: ChessMove) -> Chess {
-        let mut next = *self;
-        let (us, them) = (self.side.index(), self.side.other().index());
-        let (from, to) = (bit(mv.from), bit(mv.to));
-        let capture = self.colours[them] & to != 0;
-        if capture {
-            next.colours[them] &= !to;
-            for board in &mut next.pieces {
-                *board &= !to;
-            }
-        }
-        next.colours[us] ^= from | to;
-        next.pieces[mv.piece.index()] ^= from | to;
-        next.en_passant = NO_SQUARE;
-        match mv.kind {
-            MoveKind::Normal => {}
-            MoveKind::DoublePush => {
-                next.side = self.side.other();
-                next.en_passant = next.legal_en_passant(isa, (mv.from + mv.to) / 2);
-            }
-            MoveKind::EnPassant => {
-                let captured = bit(mv.to ^ 8);
-                next.colours[them] ^= captured;
-                next.pieces[Piece::Pawn as usize] ^= captured;
-            }
-            MoveKind::Castle => {
-                // From this position's boards: king, rook and their
-                // destinations may share squares.
-                let (king_to, rook_to) = castling::destinations(mv.from, mv.to);
-                let (king_to, rook_to) = (bit(king_to), bit(rook_to));
-                next.colours[us] = (self.colours[us] & !(from | to)) | king_to | rook_to;
-                next.pieces[Piece::King as usize] = (self.pieces[Piece::King as usize] & !from) | king_to;
-                next.pieces[Piece::Rook as usize] = (self.pieces[Piece::Rook as usize] & !to) | rook_to;
-            }
-            MoveKind::Promotion(piece) => {
-                next.pieces[Piece::Pawn as usize] ^= to;
-                next.pieces[piece.index()] |= to;
-            }
-        }
-        next.castling_rooks =
-            castling::rights_after(self.castling_rooks, self.side, mv.piece, mv.from, mv.to);
-        next.side = self.side.other();
-        next
     }
 }

@@ -7,8 +7,9 @@
 //! the generator's twenty-odd hand-out places each inline a short `play`
 //! and a call, not a whole move generator.
 
-use super::movegen::{Count, EachMove, count_moves_on, generate};
+use super::movegen::{count_moves_on, generate};
 use super::position::{Chess, ChessMove, Colour};
+use super::sink::{Count, EachMove};
 use crate::kernel::{Isa, Portable};
 
 /// The number of legal moves of `pos`, whose side to move is white when
