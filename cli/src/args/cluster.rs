@@ -1,0 +1,245 @@
+//! Arguments of the cluster's subcommands: reaching a coordinator with a
+//! credential, serving one, working for one, and submitting and following
+//! jobs.
+
+use clap::Args;
+use perft_core::{Convention, GameKind};
+
+use super::engine::EngineArgs;
+use super::values::{Format, GameParser, convention_parser};
+
+/// The coordinator a client or worker talks to.
+#[derive(Debug, Clone, Args)]
+pub struct CoordinatorArg {
+    /// Coordinator URL (https:// with --tls-ca).
+    #[arg(long, env = "PERFT_COORDINATOR", default_value = "http://127.0.0.1:50051")]
+    pub coordinator: String,
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// PEM file of the CA that signed the coordinator's TLS certificate.
+    #[arg(long, value_name = "PEM")]
+    pub tls_ca: Option<std::path::PathBuf>,
+}
+
+/// The caller's credential: from a file, or else from `PERFT_TOKEN`.
+#[derive(Clone, Args)]
+pub struct TokenArg {
+    /// File holding your credential: a participant's secret (from `perft
+    /// participant add`) or, on `serve`, the shared admin token.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// The shared token itself (prefer --token-file: the environment is
+    /// visible to other processes of the same user).
+    #[arg(long = "token", env = "PERFT_TOKEN", hide_env_values = true, hide = true)]
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for TokenArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenArg")
+            .field("token_file", &self.token_file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenArg {
+    /// The token, if one is configured; an unreadable file or a malformed
+    /// token is an error.
+    pub fn token(&self) -> Result<Option<perft_proto::connect::Token>, crate::error::CliError> {
+        use crate::error::CliError;
+        let text = match (&self.token_file, &self.token) {
+            (Some(path), _) => Some(std::fs::read_to_string(path).map_err(|e| {
+                CliError::Usage(format!("cannot read the token file '{}': {e}", path.display()))
+            })?),
+            (None, Some(token)) => Some(token.clone()),
+            (None, None) => None,
+        };
+        text.map(|t| perft_proto::connect::Token::new(&t).map_err(|e| CliError::Usage(e.to_string())))
+            .transpose()
+    }
+}
+
+/// Reads a PEM file named on the command line.
+pub fn read_pem(path: &std::path::Path) -> Result<Vec<u8>, crate::error::CliError> {
+    std::fs::read(path)
+        .map_err(|e| crate::error::CliError::Usage(format!("cannot read '{}': {e}", path.display())))
+}
+
+impl CoordinatorArg {
+    /// How to reach and authenticate to the coordinator.
+    pub fn client_config(&self) -> Result<perft_proto::connect::ClientConfig, crate::error::CliError> {
+        Ok(perft_proto::connect::ClientConfig {
+            url: self.coordinator.clone(),
+            token: self.token.token()?,
+            tls_ca: self.tls_ca.as_deref().map(read_pem).transpose()?,
+        })
+    }
+}
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// PEM certificate chain: serve over TLS (with --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// Most units one job may be planned into (planning costs up to about
+    /// 180 bytes a unit of memory, an open job about 90).
+    #[arg(long, default_value_t = perft_coordinator::MAX_UNITS)]
+    pub max_units: usize,
+    /// Serve Prometheus metrics over HTTP on this address (e.g. 0.0.0.0:9090).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "0.0.0.0:50051")]
+    pub listen: String,
+    /// Serve the read-only web dashboard on this address (e.g.
+    /// 127.0.0.1:8080; port 0: any free port, printed at start). Off by
+    /// default; behind the token and over TLS when the coordinator is.
+    #[arg(long, value_name = "ADDR")]
+    pub http_listen: Option<String>,
+    /// Directory for the coordinator's state.
+    #[arg(long, default_value = "perft-data")]
+    pub data_dir: std::path::PathBuf,
+    /// Seconds a worker session lives without a call (it heartbeats three
+    /// times in this time).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub lease_seconds: u64,
+    /// Seconds a worker session holding units may go without reporting a
+    /// count or handing one back before its leases go back to the queue (a
+    /// heartbeat keeps the session, not its units).
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=7 * 86_400))]
+    pub progress_seconds: u64,
+    /// Quarantine a participant once this many of its counts lost a
+    /// majority vote: it leases nothing more, and every unit it decided
+    /// alone is counted again.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub quarantine_after: Option<u64>,
+    /// Seconds a connection may send and receive nothing before it is
+    /// closed (live clients answer the server's pings well within it).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub idle_timeout: u64,
+    /// Connections served at once, from everyone (gRPC; the dashboard
+    /// serves at most 256); more are closed at once.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
+    /// Connections served at once from one address (an IPv6 /64); more
+    /// are closed at once.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections_per_peer: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// Serve Prometheus metrics over HTTP on this address.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// The machine's name (default: the host name): its identity for
+    /// `--verify`. Give every machine its own; workers sharing a name are
+    /// one machine, whose counts never confirm each other.
+    #[arg(long)]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The game.
+    #[arg(long, value_parser = GameParser)]
+    pub game: GameKind,
+    /// Plies to count.
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// The root position (default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Plies expanded into units (default: chosen by the coordinator).
+    #[arg(long)]
+    pub split_depth: Option<u32>,
+    /// Compute every unit on two different workers.
+    #[arg(long)]
+    pub verify: bool,
+    /// Reversi's counting convention (default: bik); refused for other games.
+    #[arg(long, value_parser = convention_parser())]
+    pub convention: Option<Convention>,
+}
+
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The job id printed by `perft submit`.
+    pub job: String,
+}
+
+#[derive(Debug, Args)]
+pub struct CertificateArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The job id printed by `perft submit`; the job must be done.
+    pub job: String,
+    /// Write the certificate here (default: JOB.cert in this directory).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Make it from this data dir's journal instead (its coordinator
+    /// stopped), with no coordinator to ask.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DivideArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// The job id printed by `perft submit`.
+    pub job: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadgenArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// Simulated workers, each with its own connection.
+    #[arg(long, default_value_t = 300)]
+    pub workers: u32,
+    /// Units leased (and reported) per call.
+    #[arg(long, default_value_t = 8)]
+    pub batch: u32,
+    /// The game of the job.
+    #[arg(long, default_value = "reversi", value_parser = GameParser)]
+    pub game: GameKind,
+    /// The job's depth; it is split one ply above, so units are one ply deep.
+    #[arg(long, default_value_t = 10)]
+    pub depth: u32,
+    /// Give each simulated worker a participant of its own (added with
+    /// this admin credential, named loadgen-JOB-N), as a shared cluster
+    /// of many owners has.
+    #[arg(long)]
+    pub own_participants: bool,
+    /// Write one line per report call: when it was sent (Unix ms) and how
+    /// long its acknowledgement took (µs), to see latency during an event.
+    #[arg(long, value_name = "FILE")]
+    pub latency_log: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}

@@ -1,0 +1,90 @@
+//! How the engine counts on this machine: threads and the table, sized by
+//! option or from the memory available.
+
+use clap::Args;
+
+/// How the engine counts on this machine: threads and table.
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// Counting threads (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Transposition table size, e.g. 512M or 4G (binary units). Default:
+    /// `perft run` sizes it to the count (estimated from its first plies)
+    /// within half the available memory; a worker takes a quarter of the
+    /// available memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_table_size)]
+    pub hash: Option<u64>,
+    /// Count without a transposition table.
+    #[arg(long, conflicts_with = "hash")]
+    pub no_hash: bool,
+}
+
+/// The table the options ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableChoice {
+    /// `--no-hash`.
+    Off,
+    /// `--hash SIZE`, in bytes.
+    Bytes(u64),
+    /// No option: the default size, which depends on the work and memory.
+    Default,
+}
+
+impl EngineArgs {
+    /// Threads to use: the option, else every core the OS gives us.
+    pub fn threads(&self) -> usize {
+        self.threads.map_or_else(Self::default_threads, |n| n as usize)
+    }
+
+    /// Every core the OS gives us.
+    pub fn default_threads() -> usize {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    }
+
+    /// The table asked for.
+    pub fn table(&self) -> TableChoice {
+        match (self.no_hash, self.hash) {
+            (true, _) => TableChoice::Off,
+            (false, Some(bytes)) => TableChoice::Bytes(bytes),
+            (false, None) => TableChoice::Default,
+        }
+    }
+
+    /// Table bytes for work whose size is not known up front (an audit's
+    /// sample, an estimate's timing): `--hash`, else `default`, `None` with
+    /// `--no-hash`.
+    pub fn table_bytes_or(&self, default: u64) -> Option<u64> {
+        match self.table() {
+            TableChoice::Off => None,
+            TableChoice::Bytes(bytes) => Some(bytes),
+            TableChoice::Default => Some(default),
+        }
+    }
+}
+
+/// Bytes of memory the system can give without swapping (Linux's
+/// `MemAvailable`); 4 GiB where that cannot be read, so the defaults are
+/// those of a small machine.
+pub fn available_memory_bytes() -> u64 {
+    const FALLBACK: u64 = 4 << 30;
+    let read = || -> Option<u64> {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    };
+    read().unwrap_or(FALLBACK)
+}
+
+/// Parses `512M`, `4G`, `65536` (bytes); K, M, G and T are binary units.
+fn parse_table_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size::Config::new()
+        .with_binary()
+        .parse_size(text)
+        .map_err(|e| format!("'{text}' is not a size such as 512M or 4G ({e})"))?;
+    if bytes < 1 << 16 {
+        return Err(format!("'{text}' is below the smallest table, 64K"));
+    }
+    Ok(bytes)
+}

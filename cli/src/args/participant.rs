@@ -1,0 +1,69 @@
+//! Arguments of `perft participant`: adding, listing and revoking who may
+//! work, submit and read.
+
+use clap::{Args, Subcommand};
+
+use super::cluster::CoordinatorArg;
+
+/// `perft participant ...`.
+#[derive(Debug, Subcommand)]
+pub enum ParticipantCommand {
+    /// Add a participant; prints its secret once (only a hash is kept).
+    Add(ParticipantAddArgs),
+    /// List participants with their credit and reliability.
+    List(ParticipantListArgs),
+    /// Revoke a participant: its sessions end, its leases are queued
+    /// again, its undecided votes dropped.
+    Revoke(ParticipantRevokeArgs),
+}
+
+/// Where a participant verb acts: a running coordinator (with an admin
+/// credential), or a data dir whose coordinator is stopped.
+#[derive(Debug, Args)]
+pub struct ParticipantTarget {
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+    /// Act on this data dir's journal directly (its coordinator stopped):
+    /// how the first admin of a new cluster is made.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantAddArgs {
+    /// 1 to 64 of A-Z a-z 0-9 . _ -
+    pub name: String,
+    /// worker (register, lease, report), submitter (submit, cancel and
+    /// resume its own jobs, read), reader (read), admin (everything).
+    #[arg(long, default_value = "worker", value_parser = ["worker", "submitter", "reader", "admin"])]
+    pub role: String,
+    /// Write the secret to this file (created with mode 0600) instead of
+    /// printing it.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<std::path::PathBuf>,
+    /// With --secret-file: when the file exists already, do nothing (for
+    /// provisioning steps that run at every start, as in deploy/compose.yaml).
+    #[arg(long, requires = "secret_file")]
+    pub keep_existing: bool,
+    #[command(flatten)]
+    pub target: ParticipantTarget,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantListArgs {
+    #[command(flatten)]
+    pub target: ParticipantTarget,
+    /// `text` (a table) or `json` (counts as decimal strings).
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantRevokeArgs {
+    pub name: String,
+    /// Also count again every unit whose verdict its counts were part of.
+    #[arg(long)]
+    pub recount: bool,
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}
