@@ -70,7 +70,7 @@ impl GameFns {
 
     /// The statistics of the packed position `bytes` counted `depth` plies
     /// deep, on one thread without a table: one unit of a distributed
-    /// count ([`count_packed_stats`]).
+    /// count ([`count_packed_stats`](crate::stats::count_packed_stats)).
     pub fn count_packed_stats(&self, bytes: &[u8], depth: u32) -> Result<NamedStats, StatsRequestError> {
         (self.count_packed_stats)(bytes, depth)
     }
