@@ -25,19 +25,10 @@ pub(crate) struct WorkerApi(pub Arc<Coordinator>);
 const MAX_UNITS_PER_LEASE: usize = 1024;
 /// Most threads a worker is taken to have.
 pub(crate) const MAX_WORKER_THREADS: u32 = 1024;
-/// Longest worker name, job id or worker id accepted, in bytes.
-const MAX_NAME_BYTES: usize = 64;
-
 /// `value` if it is a non-empty, printable string of at most
-/// [`MAX_NAME_BYTES`]; InvalidArgument naming `field` otherwise.
+/// [`crate::ids::MAX_ID_BYTES`]; InvalidArgument naming `field` otherwise.
 pub(crate) fn checked_name<'v>(field: &str, value: &'v str) -> Result<&'v str, Status> {
-    if value.is_empty() || value.len() > MAX_NAME_BYTES || value.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(format!(
-            "{field} '{}' must be 1 to {MAX_NAME_BYTES} bytes of printable characters",
-            shown(value)
-        )));
-    }
-    Ok(value)
+    crate::ids::printable(field, value).map_err(Status::invalid_argument)
 }
 
 fn unknown_worker(id: &str) -> Status {
