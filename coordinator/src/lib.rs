@@ -13,6 +13,7 @@ pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
 mod legacy;
+mod participant_api;
 pub mod participants;
 pub mod planning;
 mod scheduler;
@@ -40,6 +41,7 @@ use crate::ids::{ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
+pub use crate::participant_api::{OfflineError, add_offline, list_offline};
 use crate::participants::{Authenticate, Participants};
 use crate::scheduler::Scheduler;
 
@@ -453,7 +455,7 @@ pub async fn serve(
         );
     }
     let participants = perft_proto::participant_service_server::ParticipantServiceServer::new(
-        participants::ParticipantApi(Arc::clone(&coordinator)),
+        participant_api::ParticipantApi(Arc::clone(&coordinator)),
     )
     .max_decoding_message_size(MAX_MESSAGE_BYTES)
     .max_encoding_message_size(MAX_MESSAGE_BYTES);

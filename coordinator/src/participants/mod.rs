@@ -5,10 +5,6 @@
 
 mod credential;
 mod interceptor;
-mod service;
-
-pub(crate) use service::ParticipantApi;
-pub use service::{OfflineError, add_offline, list_offline};
 
 use std::collections::HashMap;
 use std::sync::RwLock;

@@ -1,15 +1,16 @@
 //! `perft.v2.ParticipantService`: adding, listing and revoking
 //! participants; and the coordinator's side of revoking and recounting.
+//! Apart from the registry (`participants`), which knows nothing of jobs.
 
 use std::sync::Arc;
 
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use super::{Action, Caller, Role, StoredParticipant};
 use crate::Coordinator;
 use crate::jobs::Op;
 use crate::journal::JournalError;
+use crate::participants::{Action, Caller, ParticipantError, Participants, Role, Secret, StoredParticipant};
 
 pub(crate) struct ParticipantApi(pub Arc<Coordinator>);
 
@@ -198,9 +199,9 @@ pub fn add_offline(
     data_dir: &std::path::Path,
     name: &str,
     role: Role,
-) -> Result<(StoredParticipant, super::Secret), OfflineError> {
+) -> Result<(StoredParticipant, Secret), OfflineError> {
     let opened = crate::journal::Journal::open(data_dir)?;
-    let registry = super::Participants::new(opened.participants, &opened.key, None);
+    let registry = Participants::new(opened.participants, &opened.key, None);
     let (stored, secret) = registry.mint(name, role)?;
     // Offline: no coordinator runs on this data dir, so no scheduler owns
     // the journal and this is its one writer.
@@ -238,5 +239,5 @@ pub enum OfflineError {
     #[error(transparent)]
     Journal(#[from] JournalError),
     #[error(transparent)]
-    Participant(#[from] super::ParticipantError),
+    Participant(#[from] ParticipantError),
 }
