@@ -126,11 +126,6 @@ impl fmt::Display for SessionId {
 pub struct JobId(Arc<str>);
 
 impl JobId {
-    /// A job id as a caller or the journal gave it.
-    pub fn new(id: impl Into<String>) -> JobId {
-        JobId(Arc::from(id.into()))
-    }
-
     /// A fresh job id: 12 hex digits of a random UUID.
     pub fn generate() -> JobId {
         JobId(Arc::from(&uuid::Uuid::new_v4().simple().to_string()[..12]))

@@ -37,7 +37,7 @@ use tonic_health::server::HealthReporter;
 
 pub use crate::connections::ConnectionLimits;
 pub use crate::exported::IDLE_GAUGE_SECONDS;
-use crate::ids::{ParticipantId, SessionId};
+use crate::ids::{JobId, ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
@@ -138,7 +138,7 @@ pub(crate) struct Worker {
     pub proven: bool,
     /// The only job it leases from (perft loadgen); it does not count
     /// toward other jobs' automatic split.
-    pub only_job: Option<String>,
+    pub only_job: Option<JobId>,
     /// Shutting down: it leases nothing more and hands back its units.
     pub draining: bool,
     pub stats: Option<WorkerStats>,

@@ -14,7 +14,7 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::ids::{Epoch, ParticipantId, SessionId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::jobs::{Reported, WorkerRef};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
@@ -42,7 +42,7 @@ struct Session {
     participant: ParticipantId,
     /// For people: `participant/machine (short id)`.
     label: Arc<str>,
-    only_job: Option<String>,
+    only_job: Option<JobId>,
     draining: bool,
 }
 
@@ -159,12 +159,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let only_job = if req.only_job.is_empty() {
             None
         } else {
-            let job = checked_name("job id", &req.only_job)?;
-            let asked = job.to_owned();
+            let job = JobId::parse(&req.only_job).map_err(Status::invalid_argument)?;
+            let asked = job.clone();
             if !self.0.peek(move |jobs| jobs.contains(&asked)).await? {
-                return Err(Status::not_found(format!("no job '{}'", shown(job))));
+                return Err(Status::not_found(format!("no job '{}'", shown(job.as_str()))));
             }
-            Some(job.to_owned())
+            Some(job)
         };
         let threads = req.threads.clamp(1, MAX_WORKER_THREADS);
         let id = SessionId::new();
@@ -214,7 +214,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .0
             .change(move |jobs| {
                 let held = jobs.held_by(lessee.session.as_str());
-                (held, jobs.lease(lessee.as_ref(), max, only_job.as_deref()))
+                (held, jobs.lease(lessee.as_ref(), max, only_job.as_ref()))
             })
             .await?;
         if held_before == 0
@@ -276,39 +276,32 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 counted.push((job.job_id.as_str(), result, reported_count(&job.job_id, result)?));
             }
         }
-        // Then provenance: only leases issued to this participant count.
+        // Then provenance: only leases issued to this participant count,
+        // and the job they name becomes an id only then.
         let signer = &self.0.signer;
-        let genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
-            checked_name("job id", job_id).is_ok()
-                && signer.verify(job_id, unit_id, epoch, session.participant.as_str(), tag)
-        };
         let mut refused = 0u32;
-        let results: Vec<(String, UnitId, Leaves, u64)> = counted
+        let mut genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
+            let job = JobId::parse(job_id)
+                .ok()
+                .filter(|job| signer.verify(job.as_str(), unit_id, epoch, session.participant.as_str(), tag));
+            refused += u32::from(job.is_none());
+            job
+        };
+        let results: Vec<(JobId, UnitId, Leaves, u64)> = counted
             .into_iter()
-            .filter(|(job_id, r, _)| {
-                let ok = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag);
-                refused += u32::from(!ok);
-                ok
-            })
-            .map(|(job_id, r, leaves)| {
-                (
-                    job_id.to_owned(),
-                    UnitId(r.unit_id),
-                    leaves,
-                    cpu_ms(r.cpu_seconds),
-                )
+            .filter_map(|(job_id, r, leaves)| {
+                let job = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag)?;
+                Some((job, UnitId(r.unit_id), leaves, cpu_ms(r.cpu_seconds)))
             })
             .collect();
-        let released: Vec<(String, UnitId, Epoch)> = req
+        let released: Vec<(JobId, UnitId, Epoch)> = req
             .jobs
             .iter()
             .flat_map(|job| job.released.iter().map(move |u| (job.job_id.as_str(), u)))
-            .filter(|(job_id, u)| {
-                let ok = genuine(job_id, u.unit_id, u.epoch, &u.lease_tag);
-                refused += u32::from(!ok);
-                ok
+            .filter_map(|(job_id, u)| {
+                let job = genuine(job_id, u.unit_id, u.epoch, &u.lease_tag)?;
+                Some((job, UnitId(u.unit_id), Epoch(u.epoch)))
             })
-            .map(|(job_id, u)| (job_id.to_owned(), UnitId(u.unit_id), Epoch(u.epoch)))
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
@@ -327,7 +320,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         return Err(Status::invalid_argument(format!(
                             "the count {} for unit {unit_id} of job {} is above the {limit} leaves any tree of that depth has",
                             leaves.leaves,
-                            shown(job_id)
+                            shown(job_id.as_str())
                         )));
                     }
                 }

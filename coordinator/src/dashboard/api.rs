@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
 use super::{Dash, refuse};
+use crate::ids::JobId;
 use crate::jobs::{JobSpec, JobState, JobView};
 
 /// Largest page of jobs, and the default one.
@@ -197,7 +198,7 @@ fn published_for(spec: &JobSpec) -> Option<Published> {
 
 /// A job id as this coordinator makes them: 1 to 64 of `[A-Za-z0-9_-]`;
 /// else the 400 answer.
-pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<String, Box<Response>> {
+pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<JobId, Box<Response>> {
     let bad = |shown: &str| {
         Box::new(refuse(
             StatusCode::BAD_REQUEST,
@@ -215,7 +216,10 @@ pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<Stri
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if well_formed { Ok(id) } else { Err(bad(&id)) }
+    match JobId::parse(&id) {
+        Ok(job) if well_formed => Ok(job),
+        _ => Err(bad(&id)),
+    }
 }
 
 /// `GET /api/jobs/{id}`: the job, its divide table so far, its first
@@ -392,7 +396,7 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
                 name: w.name,
                 threads: w.threads,
                 status,
-                only_job: w.only_job,
+                only_job: w.only_job.map(|job| job.to_string()),
                 units_done: w.stats.map_or(0, |s| s.units_done),
                 leaves_done: w.stats.map(|s| s.leaves_done.to_string()),
                 table_hit_rate: w

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::ids::JobId;
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
 
@@ -43,7 +44,7 @@ pub(super) struct WorkerRead {
     pub participant: String,
     pub name: String,
     pub threads: u32,
-    pub only_job: Option<String>,
+    pub only_job: Option<JobId>,
     pub draining: bool,
     /// Time since its last call.
     pub silent_for: Duration,
@@ -98,8 +99,8 @@ pub(super) async fn jobs_for_sampling(
 }
 
 /// One job's detail; `NotFound` for an unknown id.
-pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<JobDetail, ReadError> {
-    let id = id.to_owned();
+pub(super) async fn job_detail(coordinator: &Coordinator, id: &JobId) -> Result<JobDetail, ReadError> {
+    let id = id.clone();
     let read = durable_read(coordinator, move |jobs| {
         jobs.divide(&id).and_then(|divide| {
             let (disagreements, next) = jobs.disagreements(&id, 0, DISAGREEMENTS_SHOWN)?;
@@ -172,8 +173,8 @@ pub(super) fn heartbeat_interval(coordinator: &Coordinator) -> Duration {
 }
 
 /// Whether a job of that id exists (no, while the scheduler is stopped).
-pub(super) async fn job_exists(coordinator: &Coordinator, id: &str) -> bool {
-    let id = id.to_owned();
+pub(super) async fn job_exists(coordinator: &Coordinator, id: &JobId) -> bool {
+    let id = id.clone();
     coordinator
         .peek(move |jobs| jobs.contains(&id))
         .await

@@ -57,7 +57,7 @@ pub(super) struct OpenUnits {
 
 #[derive(Debug)]
 pub(super) struct Job {
-    pub id: String,
+    pub id: JobId,
     pub spec: JobSpec,
     pub split_depth: u32,
     pub remaining_depth: u32,
@@ -79,7 +79,7 @@ pub(super) struct Job {
 
 impl Job {
     /// A queued job of `plan`, every unit open.
-    pub fn new(id: String, spec: JobSpec, plan: PlannedJob) -> Job {
+    pub fn new(id: JobId, spec: JobSpec, plan: PlannedJob) -> Job {
         let moves = plan.first_moves.len();
         let n = plan.units.len();
         let mut summary = Summary {
@@ -126,7 +126,7 @@ impl Job {
     }
 
     /// A finished job read back with its summary only.
-    pub fn finished(id: String, spec: JobSpec, plan: PlannedJob, units_total: u64, summary: Summary) -> Job {
+    pub fn finished(id: JobId, spec: JobSpec, plan: PlannedJob, units_total: u64, summary: Summary) -> Job {
         let mut job = Job::new(id, spec, plan);
         job.open = None;
         job.units_total = units_total;
@@ -349,7 +349,7 @@ impl Job {
             (self.summary.work_done / self.summary.work_total).clamp(0.0, 1.0)
         };
         JobView {
-            id: JobId::new(self.id.clone()),
+            id: self.id.clone(),
             spec: self.spec.clone(),
             split_depth: self.split_depth,
             state: self.state,

@@ -14,7 +14,7 @@ use crate::clock::unix_ms;
 #[derive(Debug, Default)]
 pub(super) struct Holder {
     /// (job, unit) pairs leased to the session and not yet reported.
-    pub units: HashSet<(String, u64)>,
+    pub units: HashSet<(JobId, u64)>,
 }
 
 impl Jobs {
@@ -23,7 +23,7 @@ impl Jobs {
     /// job. A job hands out its units in plan order, so one call gets
     /// neighbouring subtrees, which share positions in the worker's table.
     /// Never the same unit twice to one machine.
-    pub fn lease(&mut self, worker: WorkerRef<'_>, max: usize, only_job: Option<&str>) -> Vec<LeasedJob> {
+    pub fn lease(&mut self, worker: WorkerRef<'_>, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
         if self.ledger.is_quarantined(worker.identity) {
             return out;
@@ -69,7 +69,7 @@ impl Jobs {
             }
             if !units.is_empty() {
                 out.push(LeasedJob {
-                    job_id: JobId::new(id.clone()),
+                    job_id: id.clone(),
                     game: job.spec.game,
                     convention: job.spec.convention,
                     depth: job.remaining_depth,
@@ -82,7 +82,7 @@ impl Jobs {
 
     /// Puts a leased unit back in the queue: `worker` gave back its lease
     /// of `epoch`. False when it held no such lease.
-    pub fn release(&mut self, job_id: &str, unit_id: UnitId, epoch: Epoch, worker: WorkerRef<'_>) -> bool {
+    pub fn release(&mut self, job_id: &JobId, unit_id: UnitId, epoch: Epoch, worker: WorkerRef<'_>) -> bool {
         let (UnitId(unit_id), Epoch(epoch)) = (unit_id, epoch);
         let Some(job) = self.jobs.get_mut(job_id) else {
             return false;
@@ -97,7 +97,7 @@ impl Jobs {
             return false;
         };
         if let Some(holder) = self.holders.get_mut(&session) {
-            holder.units.remove(&(job_id.to_owned(), unit_id));
+            holder.units.remove(&(job_id.clone(), unit_id));
         }
         job.released += 1;
         job.requeue(unit_id);
@@ -113,7 +113,7 @@ impl Jobs {
     /// The worker sessions holding units of `job_id`, with how many each
     /// holds, most first: the workers serving the job now. One step per
     /// lease held, over all jobs.
-    pub fn holders_of(&self, job_id: &str) -> Vec<(String, u64)> {
+    pub fn holders_of(&self, job_id: &JobId) -> Vec<(String, u64)> {
         let mut serving: Vec<(String, u64)> = self
             .holders
             .iter()

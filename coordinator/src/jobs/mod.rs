@@ -146,14 +146,15 @@ pub const MAX_UNIT_FAILURES: u32 = 8;
 /// Why a job operation was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobError {
+    /// The id as it was asked for: it may be no well-formed id at all.
     #[error("no job '{}'", perft_core::shown(.0))]
     NotFound(String),
     #[error("job {id} is {state:?}, not failed: only a failed job can be resumed")]
-    NotFailed { id: String, state: JobState },
+    NotFailed { id: JobId, state: JobState },
     #[error("job {id} cannot be resumed: {reason}")]
-    CannotResume { id: String, reason: String },
+    CannotResume { id: JobId, reason: String },
     #[error("job {id} is {}: cancel it before deleting it", .state.name())]
-    NotFinished { id: String, state: JobState },
+    NotFinished { id: JobId, state: JobState },
 }
 
 /// A new job with its units laid out, built where it costs nothing to
@@ -162,7 +163,7 @@ pub enum JobError {
 pub struct NewJob(Job);
 
 impl NewJob {
-    pub fn new(id: String, spec: JobSpec, plan: PlannedJob) -> NewJob {
+    pub fn new(id: JobId, spec: JobSpec, plan: PlannedJob) -> NewJob {
         NewJob(Job::new(id, spec, plan))
     }
 }
@@ -170,8 +171,8 @@ impl NewJob {
 /// Every job, in submission order.
 #[derive(Debug)]
 pub struct Jobs {
-    order: Vec<String>,
-    jobs: HashMap<String, Job>,
+    order: Vec<JobId>,
+    jobs: HashMap<JobId, Job>,
     holders: HashMap<String, Holder>,
     next_epoch: u64,
     /// Changes not yet handed to the journal, in the order they happened.
@@ -195,8 +196,8 @@ impl Default for Jobs {
     }
 }
 
-fn not_found(job_id: &str) -> JobError {
-    JobError::NotFound(job_id.to_owned())
+fn not_found(job_id: &JobId) -> JobError {
+    JobError::NotFound(job_id.to_string())
 }
 
 impl Jobs {
@@ -246,13 +247,13 @@ impl Jobs {
 
     /// The most leaves a count of one of the job's units can be (`None` for
     /// no such job).
-    pub fn count_limit(&self, job_id: &str) -> Option<u128> {
+    pub fn count_limit(&self, job_id: &JobId) -> Option<u128> {
         let job = self.jobs.get(job_id)?;
         Some(job.spec.game.max_leaves(job.remaining_depth))
     }
 
     /// Whether a job of that id exists.
-    pub fn contains(&self, job_id: &str) -> bool {
+    pub fn contains(&self, job_id: &JobId) -> bool {
         self.jobs.contains_key(job_id)
     }
 
@@ -264,7 +265,7 @@ impl Jobs {
     /// Takes a job whose plan the journal already holds (see
     /// [`Op::Submit`]): it is queued, or done at once when
     /// planning settled everything.
-    pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob) {
+    pub fn submit(&mut self, id: JobId, spec: JobSpec, plan: PlannedJob) {
         self.add(NewJob::new(id, spec, plan));
     }
 
@@ -288,7 +289,7 @@ impl Jobs {
 
     /// Cancels a job that has not finished; its units are released and
     /// late results for it are ignored.
-    pub fn cancel(&mut self, job_id: &str) -> Result<JobView, JobError> {
+    pub fn cancel(&mut self, job_id: &JobId) -> Result<JobView, JobError> {
         let job = self.jobs.get_mut(job_id).ok_or_else(|| not_found(job_id))?;
         if !job.state.is_final() {
             job.finish(JobState::Cancelled, None);
@@ -296,7 +297,7 @@ impl Jobs {
             // A cancelled job is never resumed: its plan and counts go, its
             // summary, divide and disagreements stay.
             self.outbox.push(Op::DropPlan {
-                job_id: job_id.to_owned(),
+                job_id: job_id.clone(),
             });
         }
         Ok(job.view())
@@ -304,11 +305,11 @@ impl Jobs {
 
     /// Removes a finished job entirely, from the table and the journal; an
     /// open one must be cancelled first. Returns it as it was.
-    pub fn delete(&mut self, job_id: &str) -> Result<JobView, JobError> {
+    pub fn delete(&mut self, job_id: &JobId) -> Result<JobView, JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         if !job.state.is_final() {
             return Err(JobError::NotFinished {
-                id: job_id.to_owned(),
+                id: job_id.clone(),
                 state: job.state,
             });
         }
@@ -319,7 +320,7 @@ impl Jobs {
             holder.units.retain(|(job, _)| job != job_id);
         }
         self.outbox.push(Op::DeleteJob {
-            job_id: job_id.to_owned(),
+            job_id: job_id.clone(),
         });
         Ok(view)
     }

@@ -6,7 +6,7 @@ use perft_core::Leaves;
 
 use super::unit::VoteOutcome;
 use super::{Credit, Disagreement, JobState, Jobs, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op, WorkerRef};
-use crate::ids::UnitId;
+use crate::ids::{JobId, UnitId};
 
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl Jobs {
     /// it took `cpu_ms` of CPU time (the worker's word, for credit only).
     pub fn report(
         &mut self,
-        job_id: &str,
+        job_id: &JobId,
         unit_id: UnitId,
         leaves: Leaves,
         cpu_ms: u64,
@@ -53,7 +53,7 @@ impl Jobs {
     ) -> Reported {
         let UnitId(unit_id) = unit_id;
         if let Some(holder) = self.holders.get_mut(worker.session) {
-            holder.units.remove(&(job_id.to_owned(), unit_id));
+            holder.units.remove(&(job_id.clone(), unit_id));
         }
         let Some(job) = self.jobs.get_mut(job_id) else {
             return Reported::Ignored;
@@ -63,7 +63,7 @@ impl Jobs {
         }
         let quorum = job.spec.quorum();
         let vote_op = || Op::Vote {
-            job_id: job_id.to_owned(),
+            job_id: job_id.clone(),
             unit_id,
             voter: worker.identity.to_owned(),
             label: worker.label.to_owned(),
@@ -108,7 +108,7 @@ impl Jobs {
                     );
                 }
                 self.outbox.push(Op::Result {
-                    job_id: job_id.to_owned(),
+                    job_id: job_id.clone(),
                     unit_id,
                     leaves,
                     machines: machines.join("\n"),
@@ -122,7 +122,7 @@ impl Jobs {
                     };
                     tracing_disagreement(job_id, &disagreement);
                     self.outbox.push(Op::Disagreement {
-                        job_id: job_id.to_owned(),
+                        job_id: job_id.clone(),
                         disagreement: disagreement.clone(),
                     });
                     job.disagreements.push(disagreement);
@@ -144,7 +144,7 @@ impl Jobs {
                 };
                 tracing_disagreement(job_id, &disagreement);
                 self.outbox.push(Op::Disagreement {
-                    job_id: job_id.to_owned(),
+                    job_id: job_id.clone(),
                     disagreement: disagreement.clone(),
                 });
                 job.disagreements.push(disagreement);
@@ -161,11 +161,11 @@ impl Jobs {
     }
 }
 
-fn tracing_disagreement(job_id: &str, d: &Disagreement) {
+fn tracing_disagreement(job_id: &JobId, d: &Disagreement) {
     let votes: Vec<String> = d
         .votes
         .iter()
         .map(|v| format!("{}={}", v.worker, v.leaves.leaves))
         .collect();
-    tracing::warn!(job = job_id, unit = d.unit_id.0, position = %d.position, votes = %votes.join(" "), "workers disagree");
+    tracing::warn!(job = %job_id, unit = d.unit_id.0, position = %d.position, votes = %votes.join(" "), "workers disagree");
 }

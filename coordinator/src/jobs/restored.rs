@@ -3,6 +3,7 @@
 
 use perft_core::Leaves;
 
+use crate::ids::JobId;
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::planning::PlannedJob;
 
@@ -18,7 +19,7 @@ pub struct RestoredVote {
 /// A job read back from the journal.
 #[derive(Debug, Clone)]
 pub struct RestoredJob {
-    pub id: String,
+    pub id: JobId,
     pub spec: JobSpec,
     /// The plan; its units only for an open job (or one without summary).
     pub plan: PlannedJob,

@@ -5,6 +5,7 @@ use rusqlite::params;
 
 use super::codec::{leaves_blob, leaves_list_blob, summary_blob};
 use super::{participants, restore};
+use crate::ids::JobId;
 use crate::jobs::Op;
 
 pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
@@ -158,7 +159,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
 }
 
 /// Deletes a job's units, counts and votes.
-fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &str) -> rusqlite::Result<()> {
+fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &JobId) -> rusqlite::Result<()> {
     for table in ["unit_chunks", "results", "votes"] {
         tx.execute(&format!("DELETE FROM {table} WHERE job_id = ?1"), params![job_id])?;
     }

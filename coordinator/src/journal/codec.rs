@@ -2,8 +2,17 @@
 //! every stored count: a flipped bit is found on restore, never served.
 
 use perft_core::Leaves;
+use rusqlite::types::{ToSql, ToSqlOutput};
 
+use crate::ids::JobId;
 use crate::jobs::{JobState, Summary};
+
+/// A job id is stored as its text (read back through [`JobId::parse`]).
+impl ToSql for JobId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
 
 /// A 64-bit checksum of `parts`, each length-prefixed so that no two
 /// different sequences of parts hash alike.

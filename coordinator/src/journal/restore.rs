@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use super::JournalError;
 use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
 use crate::columns::UnitColumns;
-use crate::ids::UnitId;
+use crate::ids::{JobId, UnitId};
 use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
@@ -49,7 +49,7 @@ fn parse_votes(text: &str) -> Option<Vec<Vote>> {
 }
 
 /// The checksum of a job row's plan fields.
-pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
+pub(crate) fn job_checksum(id: &JobId, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     let settled = super::codec::leaves_list_blob(&plan.settled);
     let root = plan
         .root_leaves
@@ -65,7 +65,7 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     };
     let first_moves = plan.first_moves.join("\n");
     let parts: [&[u8]; 10] = [
-        id.as_bytes(),
+        id.as_str().as_bytes(),
         spec.game.name().as_bytes(),
         spec.position.as_bytes(),
         &spec.depth.to_le_bytes(),
@@ -86,26 +86,31 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     }
 }
 
-pub(crate) fn chunk_checksum(job_id: &str, chunk: u64, first_unit: u64, units: &[u8]) -> i64 {
+pub(crate) fn chunk_checksum(job_id: &JobId, chunk: u64, first_unit: u64, units: &[u8]) -> i64 {
     checksum(&[
-        job_id.as_bytes(),
+        job_id.as_str().as_bytes(),
         &chunk.to_le_bytes(),
         &first_unit.to_le_bytes(),
         units,
     ])
 }
 
-pub(crate) fn summary_checksum(job_id: &str, summary: &[u8]) -> i64 {
-    checksum(&[job_id.as_bytes(), b"summary", summary])
+pub(crate) fn summary_checksum(job_id: &JobId, summary: &[u8]) -> i64 {
+    checksum(&[job_id.as_str().as_bytes(), b"summary", summary])
 }
 
-pub(crate) fn count_checksum(job_id: &str, unit_id: u64, who: &str, leaves: &[u8]) -> i64 {
-    checksum(&[job_id.as_bytes(), &unit_id.to_le_bytes(), who.as_bytes(), leaves])
-}
-
-pub(crate) fn disagreement_checksum(job_id: &str, unit_id: u64, votes: &str, decided: &[u8]) -> i64 {
+pub(crate) fn count_checksum(job_id: &JobId, unit_id: u64, who: &str, leaves: &[u8]) -> i64 {
     checksum(&[
-        job_id.as_bytes(),
+        job_id.as_str().as_bytes(),
+        &unit_id.to_le_bytes(),
+        who.as_bytes(),
+        leaves,
+    ])
+}
+
+pub(crate) fn disagreement_checksum(job_id: &JobId, unit_id: u64, votes: &str, decided: &[u8]) -> i64 {
+    checksum(&[
+        job_id.as_str().as_bytes(),
         &unit_id.to_le_bytes(),
         votes.as_bytes(),
         decided,
@@ -139,7 +144,7 @@ pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>
 }
 
 /// One job with all its units, whatever its state (to resume it).
-pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<RestoredJob, JournalError> {
+pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &JobId) -> Result<RestoredJob, JournalError> {
     let (_, sql) = errors(path);
     let mut stmt = conn
         .prepare(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))
@@ -148,7 +153,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<R
     let Some(row) = rows.next().map_err(sql)? else {
         return Err(errors(path).0(format!(
             "job {} is not in the journal",
-            perft_core::shown(job_id)
+            perft_core::shown(job_id.as_str())
         )));
     };
     let mut job = job_row(row, path)?;
@@ -160,6 +165,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<R
 pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
     let (bad, sql) = errors(path);
     let id: String = row.get(0).map_err(sql)?;
+    let id = JobId::parse(&id).map_err(bad)?;
     let game: String = row.get(1).map_err(sql)?;
     let game: GameKind = game
         .parse()
