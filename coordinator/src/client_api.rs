@@ -46,7 +46,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         seconds: view.seconds,
         disagreements: view.disagreements,
         work_done: view.work_done,
-        owner: view.spec.owner.clone(),
+        owner: view.spec.owner.to_string(),
         convention: pb::Convention::from_core(view.spec.convention).into(),
     }
 }
@@ -125,7 +125,7 @@ impl ClientApi {
             .peek(move |jobs| jobs.view(&asked))
             .await?
             .map_err(not_found)?;
-        if view.spec.owner != caller.participant.as_str() && !caller.role.allows(Action::Manage) {
+        if view.spec.owner != caller.participant && !caller.role.allows(Action::Manage) {
             return Err(Status::permission_denied(format!(
                 "job {} belongs to participant '{}': only it or an admin may change it",
                 view.id, view.spec.owner
@@ -150,7 +150,7 @@ impl ClientApi {
             position: planned.position.clone(),
             depth: req.depth,
             verify: req.verify,
-            owner: caller.participant.to_string(),
+            owner: caller.participant.clone(),
         };
         tracing::info!(job = %id, %game, convention = ?convention, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         crate::space::check_room(self.0.journal.path(), planned.units.len())?;

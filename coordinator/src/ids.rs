@@ -77,11 +77,6 @@ impl SessionId {
         SessionId(Arc::from(uuid::Uuid::new_v4().simple().to_string()))
     }
 
-    /// A session id as a caller gave it (checked for shape by the caller).
-    pub fn from_wire(id: &str) -> SessionId {
-        SessionId(Arc::from(id))
-    }
-
     /// A session id as a caller gave it: 1 to [`MAX_ID_BYTES`] bytes of
     /// printable characters (whether it is a live session is the
     /// registry's business).

@@ -353,7 +353,6 @@ impl Coordinator {
         if lost.is_empty() {
             return Ok(());
         }
-        let lost: Vec<String> = lost.iter().map(|id| id.as_str().to_owned()).collect();
         let (expired, commit) = self.change(move |jobs| jobs.expire(&lost)).await?;
         if expired > 0 {
             tracing::warn!(units = expired, "leases expired; units queued again");

@@ -198,7 +198,7 @@ mod tests {
 
     use super::Scheduler;
     use crate::ids::JobId;
-    use crate::jobs::{JobSpec, JobState, Jobs, Reported, WorkerRef};
+    use crate::jobs::{JobSpec, JobState, Jobs, Lessee, Reported};
     use crate::journal::{Journal, plan_ops};
     use crate::planning::{PlanRequest, plan};
 
@@ -228,7 +228,7 @@ mod tests {
             position: planned.position.clone(),
             depth: 7,
             verify: false,
-            owner: "test".to_owned(),
+            owner: crate::ids::ParticipantId::parse("test").unwrap(),
         };
         for op in plan_ops(&j(), &spec, &planned) {
             journal.send(vec![op]).wait().await.unwrap();
@@ -248,7 +248,7 @@ mod tests {
         let (scheduler, journal, units) = scheduler_with_job(dir.path()).await;
         let scheduler = Arc::new(scheduler);
         let (leased, commit) = scheduler
-            .change(|jobs| jobs.lease(WorkerRef::named("w"), 1024, None))
+            .change(|jobs| jobs.lease(&Lessee::named("w").unwrap(), 1024, None))
             .await
             .unwrap();
         commit.wait().await.unwrap();
@@ -262,7 +262,9 @@ mod tests {
             reports.spawn(async move {
                 let leaves = perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), depth);
                 let (reported, commit) = scheduler
-                    .change(move |jobs| jobs.report(&j(), unit.unit_id, leaves, 0, WorkerRef::named("w")))
+                    .change(move |jobs| {
+                        jobs.report(&j(), unit.unit_id, leaves, 0, &Lessee::named("w").unwrap())
+                    })
                     .await
                     .unwrap();
                 commit.wait().await.unwrap();

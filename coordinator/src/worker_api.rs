@@ -14,8 +14,8 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
-use crate::jobs::{Reported, WorkerRef};
+use crate::ids::{Epoch, JobId, SessionId, UnitId};
+use crate::jobs::{Lessee, Reported};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
 
@@ -37,11 +37,9 @@ fn unknown_worker(id: &str) -> Status {
 
 /// What a call of a session needs of it, read in one lookup.
 struct Session {
-    id: SessionId,
-    /// The identity verification counts.
-    participant: ParticipantId,
-    /// For people: `participant/machine (short id)`.
-    label: Arc<str>,
+    /// The session, its participant (the identity verification counts)
+    /// and its label for people (`participant/machine (short id)`).
+    lessee: Lessee,
     only_job: Option<JobId>,
     draining: bool,
 }
@@ -51,47 +49,23 @@ struct Session {
 /// session id is worth nothing without its owner's credential.
 fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<Session, Status> {
     caller.may(Action::Work)?;
-    checked_name("worker id", worker_id)?;
+    let id = SessionId::parse(worker_id).map_err(Status::invalid_argument)?;
     let mut worker = api
         .0
         .workers
-        .get_mut(worker_id)
+        .get_mut(&id)
         .filter(|w| w.participant == caller.participant)
         .ok_or_else(|| unknown_worker(worker_id))?;
     worker.last_seen = Instant::now();
     Ok(Session {
-        id: worker.key().clone(),
-        participant: worker.participant.clone(),
-        label: Arc::clone(&worker.label),
+        lessee: Lessee {
+            session: id,
+            identity: worker.participant.clone(),
+            label: Arc::clone(&worker.label),
+        },
         only_job: worker.only_job.clone(),
         draining: worker.draining,
     })
-}
-
-/// A worker session as a task on the scheduler holds it: owned, since the
-/// task outlives the borrow of the request.
-struct Lessee {
-    session: SessionId,
-    identity: ParticipantId,
-    label: Arc<str>,
-}
-
-impl Lessee {
-    fn of(session: &Session) -> Lessee {
-        Lessee {
-            session: session.id.clone(),
-            identity: session.participant.clone(),
-            label: Arc::clone(&session.label),
-        }
-    }
-
-    fn as_ref(&self) -> WorkerRef<'_> {
-        WorkerRef {
-            session: self.session.as_str(),
-            identity: self.identity.as_str(),
-            label: &self.label,
-        }
-    }
 }
 
 /// A reported count as the engine's type, checked for what any true count
@@ -208,18 +182,18 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             }));
         }
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
-        let lessee = Lessee::of(&session);
+        let lessee = session.lessee.clone();
         let only_job = session.only_job;
         let ((held_before, leased), commit) = self
             .0
             .change(move |jobs| {
-                let held = jobs.held_by(lessee.session.as_str());
-                (held, jobs.lease(lessee.as_ref(), max, only_job.as_ref()))
+                let held = jobs.held_by(&lessee.session);
+                (held, jobs.lease(&lessee, max, only_job.as_ref()))
             })
             .await?;
         if held_before == 0
             && !leased.is_empty()
-            && let Some(mut worker) = self.0.workers.get_mut(&session.id)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
         {
             // Its leases' clock starts when it starts holding units.
             worker.progress = Instant::now();
@@ -247,7 +221,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                                     job.job_id.as_str(),
                                     u.unit_id.0,
                                     u.epoch.0,
-                                    session.participant.as_str(),
+                                    session.lessee.identity.as_str(),
                                 )
                                 .to_vec(),
                             unit_id: u.unit_id.0,
@@ -281,9 +255,15 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let signer = &self.0.signer;
         let mut refused = 0u32;
         let mut genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
-            let job = JobId::parse(job_id)
-                .ok()
-                .filter(|job| signer.verify(job.as_str(), unit_id, epoch, session.participant.as_str(), tag));
+            let job = JobId::parse(job_id).ok().filter(|job| {
+                signer.verify(
+                    job.as_str(),
+                    unit_id,
+                    epoch,
+                    session.lessee.identity.as_str(),
+                    tag,
+                )
+            });
             refused += u32::from(job.is_none());
             job
         };
@@ -305,14 +285,13 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
-            tracing::warn!(worker = %shown(&session.label), refused, "results refused: they answer no lease issued to this participant");
+            tracing::warn!(worker = %shown(&session.lessee.label), refused, "results refused: they answer no lease issued to this participant");
         }
-        let reporter = Lessee::of(&session);
+        let reporter = session.lessee.clone();
         let any_released = !released.is_empty();
         let (outcome, commit) = self
             .0
             .change(move |jobs| {
-                let worker = reporter.as_ref();
                 for (job_id, unit_id, leaves, _) in &results {
                     if let Some(limit) = jobs.count_limit(job_id)
                         && leaves.leaves > limit
@@ -326,13 +305,13 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 }
                 let (mut accepted, mut ignored) = (0, 0);
                 for (job_id, unit_id, leaves, cpu_ms) in &results {
-                    match jobs.report(job_id, *unit_id, *leaves, *cpu_ms, worker) {
+                    match jobs.report(job_id, *unit_id, *leaves, *cpu_ms, &reporter) {
                         Reported::Accepted => accepted += 1,
                         Reported::Ignored => ignored += 1,
                     }
                 }
                 for (job_id, unit_id, epoch) in &released {
-                    jobs.release(job_id, *unit_id, *epoch, worker);
+                    jobs.release(job_id, *unit_id, *epoch, &reporter);
                 }
                 Ok((accepted, ignored))
             })
@@ -342,7 +321,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         self.0.durable(commit).await?;
         let (accepted, ignored) = outcome?;
         if (accepted + ignored > 0 || any_released)
-            && let Some(mut worker) = self.0.workers.get_mut(&session.id)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
         {
             // Progress: its leases live on; a count makes its threads real.
             worker.progress = Instant::now();
@@ -364,7 +343,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        let session_id = session(&caller, self, &req.worker_id)?.id;
+        let session_id = session(&caller, self, &req.worker_id)?.lessee.session;
         if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
             if req.draining && !worker.draining {
                 tracing::info!(worker = %session_id, name = %worker.name, "worker draining: it hands back its units and leaves");

@@ -2,8 +2,8 @@
 //! with the results already accepted, and a journal this build must not use
 //! is refused with a clear message.
 
-use perft_coordinator::ids::JobId;
-use perft_coordinator::jobs::{JobSpec, JobState, Jobs, WorkerRef};
+use perft_coordinator::ids::{JobId, ParticipantId};
+use perft_coordinator::jobs::{JobSpec, JobState, Jobs, Lessee};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
 use perft_core::published::{published, published_in};
@@ -21,14 +21,14 @@ fn count(position: &[u8], depth: u32) -> Leaves {
 /// how many.
 fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
     let mut counted = 0;
-    for group in jobs.lease(WorkerRef::named(worker), max, None) {
+    for group in jobs.lease(&Lessee::named(worker).unwrap(), max, None) {
         for unit in &group.units {
             jobs.report(
                 &group.job_id,
                 unit.unit_id,
                 count(&unit.position, group.depth),
                 0,
-                WorkerRef::named(worker),
+                &Lessee::named(worker).unwrap(),
             );
             counted += 1;
         }
@@ -64,7 +64,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         position: planned.position.clone(),
         depth: 8,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
 
     let half = {
@@ -175,15 +175,21 @@ async fn counted_job(
         position: planned.position.clone(),
         depth,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
     submit(journal, jobs, id, &spec, planned).await;
-    while let Some(group) = jobs.lease(WorkerRef::named("w"), 64, None).pop() {
+    while let Some(group) = jobs.lease(&Lessee::named("w").unwrap(), 64, None).pop() {
         for unit in &group.units {
             let leaves = game
                 .dispatch_in(group.convention, CountIn(&unit.position, group.depth))
                 .unwrap();
-            jobs.report(&group.job_id, unit.unit_id, leaves, 0, WorkerRef::named("w"));
+            jobs.report(
+                &group.job_id,
+                unit.unit_id,
+                leaves,
+                0,
+                &Lessee::named("w").unwrap(),
+            );
         }
     }
     journal.send(jobs.take_ops()).wait().await.unwrap();
@@ -297,7 +303,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         position: planned.position.clone(),
         depth: 12,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
     {
         let opened = Journal::open(dir.path()).unwrap();

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
 use super::{Dash, refuse};
-use crate::ids::JobId;
+use crate::ids::{JobId, SessionId};
 use crate::jobs::{JobSpec, JobState, JobView};
 
 /// Largest page of jobs, and the default one.
@@ -295,7 +295,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             .into_iter()
             .map(|s| ServingJson {
                 id: short_session(&s.session),
-                participant: s.participant,
+                participant: s.participant.map(|p| p.to_string()),
                 name: s.name,
                 units: s.units,
             })
@@ -345,8 +345,8 @@ pub(super) async fn certificate(
 
 /// A session id as the dashboard shows it: its first 8 characters, never
 /// the whole (a session id is no credential, but nobody needs it whole).
-fn short_session(session: &str) -> String {
-    crate::ids::SessionId::from_wire(session).to_string()
+fn short_session(session: &SessionId) -> String {
+    session.to_string()
 }
 
 #[derive(Debug, Serialize)]
@@ -392,7 +392,7 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
             WorkerJson {
                 leaves_per_second: dash.rates.worker_rate(&w.session),
                 id: short_session(&w.session),
-                participant: Some(w.participant),
+                participant: Some(w.participant.to_string()),
                 name: w.name,
                 threads: w.threads,
                 status,

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::unix_ms;
-use crate::ids::JobId;
+use crate::ids::{JobId, SessionId};
 use crate::jobs::{JobState, JobView};
 
 /// Most samples kept per job.
@@ -71,7 +71,7 @@ struct WorkerSamples {
 /// A worker session no longer registered.
 #[derive(Clone, Debug)]
 pub(super) struct GoneWorker {
-    pub session: String,
+    pub session: SessionId,
     pub name: String,
     pub threads: u32,
     pub units_done: u64,
@@ -92,7 +92,7 @@ pub(super) struct JobRate {
 #[derive(Debug, Default)]
 pub(super) struct Rates {
     jobs: Mutex<HashMap<JobId, JobSamples>>,
-    workers: Mutex<HashMap<String, WorkerSamples>>,
+    workers: Mutex<HashMap<SessionId, WorkerSamples>>,
     gone: Mutex<VecDeque<GoneWorker>>,
 }
 
@@ -202,9 +202,9 @@ impl Rates {
         let at = Instant::now();
         let mut workers = lock(&self.workers);
         let mut gone = lock(&self.gone);
-        let present: std::collections::HashSet<&str> = now.iter().map(|w| w.session.as_str()).collect();
+        let present: std::collections::HashSet<&SessionId> = now.iter().map(|w| &w.session).collect();
         workers.retain(|session, w| {
-            let here = present.contains(session.as_str());
+            let here = present.contains(session);
             if !here {
                 gone.push_front(GoneWorker {
                     session: session.clone(),
@@ -245,7 +245,7 @@ impl Rates {
     }
 
     /// A registered worker's leaves/s over the last few seconds.
-    pub fn worker_rate(&self, session: &str) -> f64 {
+    pub fn worker_rate(&self, session: &SessionId) -> f64 {
         let workers = lock(&self.workers);
         let Some(w) = workers.get(session) else {
             return 0.0;

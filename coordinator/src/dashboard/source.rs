@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId, SessionId};
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
 
@@ -20,9 +20,9 @@ pub(super) enum ReadError {
 /// A worker session holding units of a job.
 #[derive(Clone, Debug)]
 pub(super) struct Serving {
-    pub session: String,
+    pub session: SessionId,
     /// Its participant and machine name, if the session is still registered.
-    pub participant: Option<String>,
+    pub participant: Option<ParticipantId>,
     pub name: Option<String>,
     pub units: u64,
 }
@@ -40,8 +40,8 @@ pub(super) struct JobDetail {
 /// A registered worker session as the registry holds it now.
 #[derive(Clone, Debug)]
 pub(super) struct WorkerRead {
-    pub session: String,
-    pub participant: String,
+    pub session: SessionId,
+    pub participant: ParticipantId,
     pub name: String,
     pub threads: u32,
     pub only_job: Option<JobId>,
@@ -114,8 +114,8 @@ pub(super) async fn job_detail(coordinator: &Coordinator, id: &JobId) -> Result<
         .map(|(session, units)| {
             let name = coordinator
                 .workers
-                .get(&crate::ids::SessionId::from_wire(&session))
-                .map(|w| (w.participant.to_string(), w.name.clone()));
+                .get(&session)
+                .map(|w| (w.participant.clone(), w.name.clone()));
             let (participant, name) = name.unzip();
             Serving {
                 session,
@@ -142,8 +142,8 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
         .map(|entry| {
             let w = entry.value();
             WorkerRead {
-                session: entry.key().as_str().to_owned(),
-                participant: w.participant.to_string(),
+                session: entry.key().clone(),
+                participant: w.participant.clone(),
                 name: w.name.clone(),
                 threads: w.threads,
                 only_job: w.only_job.clone(),
@@ -153,7 +153,11 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
             }
         })
         .collect();
-    workers.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.session.cmp(&b.session)));
+    workers.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| a.session.as_str().cmp(b.session.as_str()))
+    });
     workers
 }
 

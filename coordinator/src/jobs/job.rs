@@ -11,7 +11,7 @@ use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
 use crate::clock::unix_ms;
 use crate::columns::{Bits, UnitColumns};
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId};
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
 
@@ -188,7 +188,7 @@ impl Job {
     }
 
     /// Open units holding an undecided count of `identity`.
-    pub fn units_voted_by(&self, identity: &str) -> Vec<u64> {
+    pub fn units_voted_by(&self, identity: &ParticipantId) -> Vec<u64> {
         let Some(open) = &self.open else {
             return Vec::new();
         };
@@ -208,7 +208,7 @@ impl Job {
             .is_some_and(|o| !o.decided.get(u) && o.active.get(&u).is_none_or(Unit::needs_lease))
     }
 
-    fn can_take(&self, u: u64, identity: &str) -> bool {
+    fn can_take(&self, u: u64, identity: &ParticipantId) -> bool {
         self.open
             .as_ref()
             .is_some_and(|o| o.active.get(&u).is_none_or(|a| a.can_take(identity)))
@@ -228,10 +228,10 @@ impl Job {
         open.retry.push_front(u);
     }
 
-    /// The next unit the machine `identity` may take: a unit handed out
-    /// before that wants another lease, else the next in plan order.
-    pub fn next_for(&mut self, identity: &str) -> Option<u64> {
-        // Units this machine may not take (it counted them): left queued.
+    /// The next unit the participant `identity` may take: a unit handed
+    /// out before that wants another lease, else the next in plan order.
+    pub fn next_for(&mut self, identity: &ParticipantId) -> Option<u64> {
+        // Units this participant may not take (it counted them): left queued.
         let mut passed = Vec::new();
         let mut found = None;
         while let Some(u) = self.open.as_mut()?.retry.pop_front() {
@@ -271,7 +271,7 @@ impl Job {
             if self.can_take(u, identity) {
                 return Some(u);
             }
-            // Restored with this machine's vote: another machine's turn.
+            // Restored with this participant's vote: another one's turn.
             let open = self.open.as_mut()?;
             open.queued.set(u);
             open.retry.push_back(u);

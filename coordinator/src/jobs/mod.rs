@@ -21,10 +21,11 @@ mod views;
 
 use crate::clock::unix_ms;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use perft_core::{Convention, GameKind, Leaves};
 
-use crate::ids::{Epoch, JobId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::planning::PlannedJob;
 use job::Job;
 pub use job::Summary;
@@ -79,7 +80,7 @@ pub struct JobSpec {
     /// Count every unit for two different participants.
     pub verify: bool,
     /// The participant that submitted it.
-    pub owner: String,
+    pub owner: ParticipantId,
 }
 
 impl JobSpec {
@@ -89,23 +90,26 @@ impl JobSpec {
     }
 }
 
-/// Who is asking: a worker session, the participant it belongs to (the
-/// identity verification counts), and how people know it.
-#[derive(Clone, Copy, Debug)]
-pub struct WorkerRef<'a> {
-    pub session: &'a str,
-    pub identity: &'a str,
-    pub label: &'a str,
+/// Who is asking for or answering leases: a worker session, the
+/// participant it belongs to (the identity verification counts), and how
+/// people know it. Cheap to clone: its parts are shared.
+#[derive(Clone, Debug)]
+pub struct Lessee {
+    pub session: SessionId,
+    pub identity: ParticipantId,
+    pub label: Arc<str>,
 }
 
-impl<'a> WorkerRef<'a> {
-    /// A worker whose session, machine and label are all `name`.
-    pub fn named(name: &'a str) -> WorkerRef<'a> {
-        WorkerRef {
-            session: name,
-            identity: name,
-            label: name,
-        }
+impl Lessee {
+    /// A worker whose session, participant and label are all `name` (one
+    /// worker per participant, as tests play them); why not, for a name
+    /// that is no participant's.
+    pub fn named(name: &str) -> Result<Lessee, String> {
+        Ok(Lessee {
+            identity: ParticipantId::parse(name)?,
+            session: SessionId::parse(name)?,
+            label: Arc::from(name),
+        })
     }
 }
 
@@ -173,7 +177,7 @@ impl NewJob {
 pub struct Jobs {
     order: Vec<JobId>,
     jobs: HashMap<JobId, Job>,
-    holders: HashMap<String, Holder>,
+    holders: HashMap<SessionId, Holder>,
     next_epoch: u64,
     /// Changes not yet handed to the journal, in the order they happened.
     outbox: Vec<Op>,
@@ -203,7 +207,7 @@ fn not_found(job_id: &JobId) -> JobError {
 impl Jobs {
     /// No jobs, with the participants' credit read back from the journal
     /// and the quarantine threshold.
-    pub fn with_credit(credit: Vec<(String, Credit)>, quarantine_after: Option<u64>) -> Jobs {
+    pub fn with_credit(credit: Vec<(ParticipantId, Credit)>, quarantine_after: Option<u64>) -> Jobs {
         Jobs {
             ledger: Ledger::new(credit, quarantine_after),
             ..Jobs::default()
@@ -230,18 +234,18 @@ impl Jobs {
     }
 
     /// A participant's credit.
-    pub fn credit(&self, participant: &str) -> Credit {
+    pub fn credit(&self, participant: &ParticipantId) -> Credit {
         self.ledger.get(participant)
     }
 
     /// Whether a participant lost too many votes to lease.
-    pub fn is_quarantined(&self, participant: &str) -> bool {
+    pub fn is_quarantined(&self, participant: &ParticipantId) -> bool {
         self.ledger.is_quarantined(participant)
     }
 
     /// Participants quarantined since the last call: what they decided
     /// alone is to be counted again.
-    pub fn take_newly_quarantined(&mut self) -> Vec<String> {
+    pub fn take_newly_quarantined(&mut self) -> Vec<ParticipantId> {
         self.ledger.take_newly_quarantined()
     }
 

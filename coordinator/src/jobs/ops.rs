@@ -4,7 +4,7 @@
 
 use perft_core::Leaves;
 
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -32,18 +32,18 @@ pub enum Op {
     /// Every chunk of the job's plan is written: the job is queued.
     Planned { job_id: JobId },
     /// A unit's decided count (its pending votes are dropped), with the
-    /// names of the machines whose counts agreed, one a line.
+    /// participants whose counts agreed (stored one a line).
     Result {
         job_id: JobId,
         unit_id: u64,
         leaves: Leaves,
-        machines: String,
+        machines: Vec<ParticipantId>,
     },
     /// A count that does not decide its unit yet (verification).
     Vote {
         job_id: JobId,
         unit_id: u64,
-        voter: String,
+        voter: ParticipantId,
         label: String,
         leaves: Leaves,
     },
@@ -68,9 +68,12 @@ pub enum Op {
     /// A participant's row: new, or revoked.
     Participant(StoredParticipant),
     /// A participant's credit as it now stands.
-    Credit { participant: String, total: Credit },
+    Credit {
+        participant: ParticipantId,
+        total: Credit,
+    },
     /// Every undecided vote of a participant is dropped (it was revoked).
-    DropVotesOf { voter: String },
+    DropVotesOf { voter: ParticipantId },
     /// Units of a job are counted again: their counts go, and a done job
     /// runs again.
     Reopen { job_id: JobId, unit_ids: Vec<u64> },

@@ -5,8 +5,8 @@
 use perft_core::Leaves;
 
 use super::unit::VoteOutcome;
-use super::{Credit, Disagreement, JobState, Jobs, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op, WorkerRef};
-use crate::ids::{JobId, UnitId};
+use super::{Credit, Disagreement, JobState, Jobs, Lessee, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
+use crate::ids::{JobId, ParticipantId, UnitId};
 
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub enum Reported {
 impl Jobs {
     /// Drops every undecided vote of `participant` (it was revoked): its
     /// units want another count.
-    pub fn drop_votes_of(&mut self, participant: &str) -> u64 {
+    pub fn drop_votes_of(&mut self, participant: &ParticipantId) -> u64 {
         let mut dropped = 0;
         for id in &self.order {
             let job = self.jobs.get_mut(id).expect("ordered jobs exist");
@@ -36,7 +36,7 @@ impl Jobs {
             }
         }
         self.outbox.push(Op::DropVotesOf {
-            voter: participant.to_owned(),
+            voter: participant.clone(),
         });
         dropped
     }
@@ -49,10 +49,10 @@ impl Jobs {
         unit_id: UnitId,
         leaves: Leaves,
         cpu_ms: u64,
-        worker: WorkerRef<'_>,
+        worker: &Lessee,
     ) -> Reported {
         let UnitId(unit_id) = unit_id;
-        if let Some(holder) = self.holders.get_mut(worker.session) {
+        if let Some(holder) = self.holders.get_mut(&worker.session) {
             holder.units.remove(&(job_id.clone(), unit_id));
         }
         let Some(job) = self.jobs.get_mut(job_id) else {
@@ -65,18 +65,18 @@ impl Jobs {
         let vote_op = || Op::Vote {
             job_id: job_id.clone(),
             unit_id,
-            voter: worker.identity.to_owned(),
-            label: worker.label.to_owned(),
+            voter: worker.identity.clone(),
+            label: worker.label.to_string(),
             leaves,
         };
         let outcome = job
             .with_unit(unit_id, |unit| {
-                unit.vote(worker.identity, worker.label, leaves, quorum)
+                unit.vote(&worker.identity, &worker.label, leaves, quorum)
             })
             .unwrap_or(VoteOutcome::Ignored);
         if outcome != VoteOutcome::Ignored {
             self.ledger.credit(
-                worker.identity,
+                &worker.identity,
                 Credit {
                     units: 1,
                     leaves: leaves.leaves,
@@ -111,7 +111,7 @@ impl Jobs {
                     job_id: job_id.clone(),
                     unit_id,
                     leaves,
-                    machines: machines.join("\n"),
+                    machines,
                 });
                 if votes.iter().any(|v| v.leaves != leaves) {
                     let disagreement = Disagreement {

@@ -3,7 +3,7 @@
 
 use perft_core::Leaves;
 
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::planning::PlannedJob;
 
@@ -11,7 +11,7 @@ use crate::planning::PlannedJob;
 #[derive(Debug, Clone)]
 pub struct RestoredVote {
     pub unit_id: u64,
-    pub voter: String,
+    pub voter: ParticipantId,
     pub label: String,
     pub leaves: Leaves,
 }
@@ -45,5 +45,5 @@ pub struct RestoredJob {
 pub struct Restored {
     pub jobs: Vec<RestoredJob>,
     /// Every participant's credit.
-    pub credit: Vec<(String, Credit)>,
+    pub credit: Vec<(ParticipantId, Credit)>,
 }

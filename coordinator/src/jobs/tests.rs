@@ -18,7 +18,7 @@ struct Flat {
     depth: u32,
 }
 
-fn lease(jobs: &mut Jobs, worker: WorkerRef<'_>, max: usize) -> Vec<Flat> {
+fn lease(jobs: &mut Jobs, worker: &Lessee, max: usize) -> Vec<Flat> {
     jobs.lease(worker, max, None)
         .into_iter()
         .flat_map(|group| {
@@ -33,8 +33,12 @@ fn lease(jobs: &mut Jobs, worker: WorkerRef<'_>, max: usize) -> Vec<Flat> {
         .collect()
 }
 
-fn lost(session: &str) -> Vec<String> {
-    vec![session.to_owned()]
+fn lost(session: &str) -> Vec<SessionId> {
+    vec![SessionId::parse(session).unwrap()]
+}
+
+fn worker(name: &str) -> Lessee {
+    Lessee::named(name).unwrap()
 }
 
 fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
@@ -53,7 +57,7 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
         position: planned.position.clone(),
         depth,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
     (spec, planned)
 }
@@ -70,16 +74,16 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     let units = planned.units.len();
     jobs.submit(id("j"), spec, planned);
     assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Queued);
-    let leased = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
+    let leased = lease(&mut jobs, &worker("w"), usize::MAX);
     assert_eq!(leased.len(), units);
     assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Running);
     assert!(
-        lease(&mut jobs, WorkerRef::named("w"), 10).is_empty(),
+        lease(&mut jobs, &worker("w"), 10).is_empty(),
         "nothing left to lease"
     );
     for unit in &leased {
         assert_eq!(
-            jobs.report(&id("j"), unit.unit_id, count(unit), 0, WorkerRef::named("w")),
+            jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("w")),
             Reported::Accepted
         );
     }
@@ -104,70 +108,46 @@ fn duplicate_and_late_results_are_counted_once() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 2);
     jobs.submit(id("j"), spec, planned);
-    let first = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
+    let first = lease(&mut jobs, &worker("slow"), 1).remove(0);
     // The slow worker's lease runs out; the unit goes to another worker.
     assert_eq!(jobs.expire(&lost("slow")), 1);
-    let second = lease(&mut jobs, WorkerRef::named("fast"), 1).remove(0);
+    let second = lease(&mut jobs, &worker("fast"), 1).remove(0);
     assert_eq!((second.unit_id, second.job_id.as_str()), (first.unit_id, "j"));
     assert!(second.epoch > first.epoch);
     // Whichever result arrives first counts; the other is ignored.
     assert_eq!(
-        jobs.report(
-            &id("j"),
-            first.unit_id,
-            count(&first),
-            0,
-            WorkerRef::named("slow")
-        ),
+        jobs.report(&id("j"), first.unit_id, count(&first), 0, &worker("slow")),
         Reported::Accepted
     );
     assert_eq!(
-        jobs.report(
-            &id("j"),
-            second.unit_id,
-            count(&second),
-            0,
-            WorkerRef::named("fast")
-        ),
+        jobs.report(&id("j"), second.unit_id, count(&second), 0, &worker("fast")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report(
-            &id("j"),
-            first.unit_id,
-            count(&first),
-            0,
-            WorkerRef::named("slow")
-        ),
+        jobs.report(&id("j"), first.unit_id, count(&first), 0, &worker("slow")),
         Reported::Ignored
     );
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_done, view.units_released), (1, 1));
     // A late result for a unit back in the queue is taken, and the unit
     // is no longer handed out.
-    let third = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
+    let third = lease(&mut jobs, &worker("slow"), 1).remove(0);
     jobs.expire(&lost("slow"));
     assert_eq!(
-        jobs.report(
-            &id("j"),
-            third.unit_id,
-            count(&third),
-            0,
-            WorkerRef::named("slow")
-        ),
+        jobs.report(&id("j"), third.unit_id, count(&third), 0, &worker("slow")),
         Reported::Accepted
     );
-    let rest = lease(&mut jobs, WorkerRef::named("fast"), usize::MAX);
+    let rest = lease(&mut jobs, &worker("fast"), usize::MAX);
     assert!(
         rest.iter()
             .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
     );
     assert_eq!(
-        jobs.report(&id("nope"), UnitId(0), Leaves::ZERO, 0, WorkerRef::named("w")),
+        jobs.report(&id("nope"), UnitId(0), Leaves::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report(&id("j"), UnitId(1 << 40), Leaves::ZERO, 0, WorkerRef::named("w")),
+        jobs.report(&id("j"), UnitId(1 << 40), Leaves::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
 }
@@ -177,8 +157,8 @@ fn lost_sessions_lose_their_leases_and_released_units_return() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 2);
     jobs.submit(id("j"), spec, planned);
-    let held = lease(&mut jobs, WorkerRef::named("w"), 2);
-    assert_eq!(jobs.held_by("w"), 2);
+    let held = lease(&mut jobs, &worker("w"), 2);
+    assert_eq!(jobs.held_by(&worker("w").session), 2);
     assert_eq!(jobs.view(&id("j")).unwrap().units_leased, 2);
     assert_eq!(
         jobs.expire(&lost("other")),
@@ -187,7 +167,7 @@ fn lost_sessions_lose_their_leases_and_released_units_return() {
     );
     assert_eq!(jobs.expire(&lost("w")), 2);
     assert_eq!(jobs.view(&id("j")).unwrap().units_leased, 0);
-    let again = lease(&mut jobs, WorkerRef::named("w"), 2);
+    let again = lease(&mut jobs, &worker("w"), 2);
     assert_eq!(
         again.iter().map(|u| u.unit_id).collect::<Vec<_>>(),
         held.iter().map(|u| u.unit_id).rev().collect::<Vec<_>>(),
@@ -198,12 +178,12 @@ fn lost_sessions_lose_their_leases_and_released_units_return() {
             &id("j"),
             again[0].unit_id,
             Epoch(again[0].epoch.0 + 100),
-            WorkerRef::named("w")
+            &worker("w")
         ),
         "another epoch releases nothing"
     );
-    assert!(jobs.release(&id("j"), again[0].unit_id, again[0].epoch, WorkerRef::named("w")));
-    let back = lease(&mut jobs, WorkerRef::named("w"), 1);
+    assert!(jobs.release(&id("j"), again[0].unit_id, again[0].epoch, &worker("w")));
+    let back = lease(&mut jobs, &worker("w"), 1);
     assert_eq!(back[0].unit_id, again[0].unit_id, "a released unit is first");
 }
 
@@ -213,14 +193,14 @@ fn units_go_out_in_plan_order_and_counters_follow() {
     let (spec, planned) = planned(6, 3);
     let total = planned.units.len() as u64;
     jobs.submit(id("j"), spec, planned);
-    let a = lease(&mut jobs, WorkerRef::named("a"), 5);
-    let b = lease(&mut jobs, WorkerRef::named("b"), 5);
+    let a = lease(&mut jobs, &worker("a"), 5);
+    let b = lease(&mut jobs, &worker("b"), 5);
     assert_eq!(a.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
     assert_eq!(b.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [5, 6, 7, 8, 9]);
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
     for unit in &a {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, WorkerRef::named("a"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("a"));
     }
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!(
@@ -236,9 +216,9 @@ fn a_finished_job_releases_its_units() {
     let (spec, plan_j) = planned(5, 2);
     jobs.submit(id("j"), spec, plan_j);
     assert!(jobs.unit_bytes() > 0);
-    let all = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
+    let all = lease(&mut jobs, &worker("w"), usize::MAX);
     for unit in &all {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, WorkerRef::named("w"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("w"));
     }
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -262,13 +242,13 @@ fn a_unit_that_keeps_failing_fails_its_job() {
     let (spec, planned) = planned(5, 1);
     jobs.submit(id("j"), spec, planned);
     for _ in 0..MAX_UNIT_FAILURES {
-        assert!(!lease(&mut jobs, WorkerRef::named("w"), 1).is_empty());
+        assert!(!lease(&mut jobs, &worker("w"), 1).is_empty());
         jobs.expire(&lost("w"));
     }
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!(view.state, JobState::Failed);
     assert!(view.error.unwrap().contains("lost its lease 8 times"));
-    assert!(lease(&mut jobs, WorkerRef::named("w"), 1).is_empty());
+    assert!(lease(&mut jobs, &worker("w"), 1).is_empty());
 }
 
 #[test]
@@ -278,20 +258,14 @@ fn jobs_run_in_order_and_cancel_frees_units() {
     jobs.submit(id("a"), spec.clone(), planned_a);
     let (_, planned_b) = planned(5, 1);
     jobs.submit(id("b"), spec, planned_b);
-    let first = lease(&mut jobs, WorkerRef::named("w"), 3);
+    let first = lease(&mut jobs, &worker("w"), 3);
     assert!(first.iter().all(|u| u.job_id == "a"));
     assert_eq!(jobs.cancel(&id("a")).unwrap().state, JobState::Cancelled);
     assert_eq!(
-        jobs.report(
-            &id("a"),
-            first[0].unit_id,
-            count(&first[0]),
-            0,
-            WorkerRef::named("w")
-        ),
+        jobs.report(&id("a"), first[0].unit_id, count(&first[0]), 0, &worker("w")),
         Reported::Ignored
     );
-    let next = lease(&mut jobs, WorkerRef::named("w"), 3);
+    let next = lease(&mut jobs, &worker("w"), 3);
     assert!(next.iter().all(|u| u.job_id == "b"));
     assert_eq!(
         jobs.cancel(&id("zzz")).unwrap_err(),
@@ -311,22 +285,22 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     let units = planned.units.len();
     jobs.submit(id("j"), spec, planned);
     // Every unit goes to two different workers; the liar adds one leaf.
-    let from_honest = lease(&mut jobs, WorkerRef::named("honest"), usize::MAX);
-    let from_liar = lease(&mut jobs, WorkerRef::named("liar"), usize::MAX);
+    let from_honest = lease(&mut jobs, &worker("honest"), usize::MAX);
+    let from_liar = lease(&mut jobs, &worker("liar"), usize::MAX);
     assert_eq!((from_honest.len(), from_liar.len()), (units, units));
     assert!(
-        lease(&mut jobs, WorkerRef::named("honest"), usize::MAX).is_empty(),
+        lease(&mut jobs, &worker("honest"), usize::MAX).is_empty(),
         "never the same unit twice"
     );
     for unit in &from_liar {
         let wrong = Leaves::full(count(unit).leaves + 1);
         assert_eq!(
-            jobs.report(&id("j"), unit.unit_id, wrong, 0, WorkerRef::named("liar")),
+            jobs.report(&id("j"), unit.unit_id, wrong, 0, &worker("liar")),
             Reported::Accepted
         );
     }
     for unit in &from_honest {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, WorkerRef::named("honest"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("honest"));
     }
     assert_eq!(
         jobs.view(&id("j")).unwrap().units_done,
@@ -334,10 +308,10 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
         "no two counts agree yet"
     );
     // Each disagreement goes to a third worker, whose count decides.
-    let tie_breaks = lease(&mut jobs, WorkerRef::named("third"), usize::MAX);
+    let tie_breaks = lease(&mut jobs, &worker("third"), usize::MAX);
     assert_eq!(tie_breaks.len(), units);
     for unit in &tie_breaks {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, WorkerRef::named("third"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("third"));
     }
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -371,21 +345,21 @@ fn the_sessions_holding_a_jobs_units_are_known() {
     jobs.submit(id("j"), spec, planned_job);
     let (spec, planned_job) = planned(5, 2);
     jobs.submit(id("k"), spec, planned_job);
-    let first = lease(&mut jobs, WorkerRef::named("a"), 3);
-    lease(&mut jobs, WorkerRef::named("b"), 1);
+    let first = lease(&mut jobs, &worker("a"), 3);
+    lease(&mut jobs, &worker("b"), 1);
     assert_eq!(
         jobs.holders_of(&id("j")),
-        vec![("a".to_owned(), 3), ("b".to_owned(), 1)]
+        vec![(worker("a").session, 3), (worker("b").session, 1)]
     );
     assert_eq!(jobs.holders_of(&id("k")), vec![]);
     let unit = &first[0];
-    jobs.report(&id("j"), unit.unit_id, count(unit), 0, WorkerRef::named("a"));
+    jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("a"));
     assert_eq!(
         jobs.holders_of(&id("j")),
-        vec![("a".to_owned(), 2), ("b".to_owned(), 1)]
+        vec![(worker("a").session, 2), (worker("b").session, 1)]
     );
     jobs.expire(&lost("a"));
-    assert_eq!(jobs.holders_of(&id("j")), vec![("b".to_owned(), 1)]);
+    assert_eq!(jobs.holders_of(&id("j")), vec![(worker("b").session, 1)]);
     assert_eq!(jobs.holders_of(&id("nope")), vec![]);
 }
 

@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::codec::{leaves_blob, leaves_list_blob, summary_blob};
+use super::codec::{leaves_blob, leaves_list_blob, machines_text, summary_blob};
 use super::{participants, restore};
 use crate::ids::JobId;
 use crate::jobs::Op;
@@ -64,7 +64,8 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             machines,
         } => {
             let blob = leaves_blob(*leaves);
-            let sum = restore::count_checksum(job_id, *unit_id, machines, &blob);
+            let machines = machines_text(machines);
+            let sum = restore::count_checksum(job_id, *unit_id, &machines, &blob);
             tx.prepare_cached(
                 "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
@@ -80,7 +81,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             leaves,
         } => {
             let blob = leaves_blob(*leaves);
-            let sum = restore::count_checksum(job_id, *unit_id, voter, &blob);
+            let sum = restore::count_checksum(job_id, *unit_id, voter.as_str(), &blob);
             tx.prepare_cached(
                 "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?

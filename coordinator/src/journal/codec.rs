@@ -4,7 +4,7 @@
 use perft_core::Leaves;
 use rusqlite::types::{ToSql, ToSqlOutput};
 
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId};
 use crate::jobs::{JobState, Summary};
 
 /// A job id is stored as its text (read back through [`JobId::parse`]).
@@ -12,6 +12,24 @@ impl ToSql for JobId {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::from(self.as_str()))
     }
+}
+
+/// A participant is stored as its name (read back through
+/// [`ParticipantId::parse`]).
+impl ToSql for ParticipantId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+/// Participants whose counts agreed, as a result row stores them: one a
+/// line.
+pub(crate) fn machines_text(machines: &[ParticipantId]) -> String {
+    machines
+        .iter()
+        .map(ParticipantId::as_str)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A 64-bit checksum of `parts`, each length-prefixed so that no two

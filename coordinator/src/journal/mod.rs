@@ -28,7 +28,7 @@ use std::sync::{Mutex, mpsc};
 use rusqlite::Connection;
 use tokio::sync::watch;
 
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId};
 use crate::jobs::{JobSpec, Op, Restored, RestoredJob};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -254,11 +254,15 @@ impl Journal {
     /// The units whose counts `participant` decided (with `alone`, by
     /// itself), per job. Blocking, like [`Journal::load_job`]; it answers
     /// after every write handed over before it.
-    pub fn decided_by(&self, participant: &str, alone: bool) -> Result<Vec<(JobId, Vec<u64>)>, JournalError> {
+    pub fn decided_by(
+        &self,
+        participant: &ParticipantId,
+        alone: bool,
+    ) -> Result<Vec<(JobId, Vec<u64>)>, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender
-            .send(Request::DecidedBy(participant.to_owned(), alone, answer))
+            .send(Request::DecidedBy(participant.clone(), alone, answer))
             .map_err(|_| stopped())?;
         reply.recv().map_err(|_| stopped())?
     }

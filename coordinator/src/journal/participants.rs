@@ -41,7 +41,11 @@ pub(super) fn store(tx: &Transaction<'_>, p: &StoredParticipant) -> rusqlite::Re
 }
 
 /// Writes a participant's credit as it now stands.
-pub(super) fn store_credit(tx: &Transaction<'_>, participant: &str, credit: &Credit) -> rusqlite::Result<()> {
+pub(super) fn store_credit(
+    tx: &Transaction<'_>,
+    participant: &ParticipantId,
+    credit: &Credit,
+) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
@@ -91,12 +95,17 @@ pub(super) fn load(conn: &Connection, path: &Path) -> Result<Vec<StoredParticipa
     Ok(all)
 }
 
-/// Every participant's credit.
-pub(super) fn load_credit(conn: &Connection, path: &Path) -> Result<Vec<(String, Credit)>, JournalError> {
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+/// Every participant's credit; a row that names no participant refuses
+/// the journal.
+pub(super) fn load_credit(
+    conn: &Connection,
+    path: &Path,
+) -> Result<Vec<(ParticipantId, Credit)>, JournalError> {
+    let corrupt = |reason: String| JournalError::Corrupt {
         path: path.to_owned(),
-        reason: e.to_string(),
+        reason,
     };
+    let sql = |e: rusqlite::Error| corrupt(e.to_string());
     let mut stmt = conn
         .prepare("SELECT participant, units, leaves, cpu_ms, lost_votes FROM credit")
         .map_err(sql)?;
@@ -114,7 +123,12 @@ pub(super) fn load_credit(conn: &Connection, path: &Path) -> Result<Vec<(String,
             ))
         })
         .map_err(sql)?;
-    rows.collect::<Result<_, _>>().map_err(sql)
+    rows.map(|row| {
+        let (name, credit) = row.map_err(sql)?;
+        let participant = ParticipantId::parse(&name).map_err(|e| corrupt(format!("credit: {e}")))?;
+        Ok((participant, credit))
+    })
+    .collect()
 }
 
 /// The units each job's counts from `participant` decided, per job in
@@ -122,7 +136,7 @@ pub(super) fn load_credit(conn: &Connection, path: &Path) -> Result<Vec<(String,
 pub(super) fn decided_by(
     conn: &Connection,
     path: &Path,
-    participant: &str,
+    participant: &ParticipantId,
     alone: bool,
 ) -> Result<Vec<(JobId, Vec<u64>)>, JournalError> {
     let sql = |e: rusqlite::Error| JournalError::Write(e.to_string());
@@ -138,9 +152,9 @@ pub(super) fn decided_by(
         let machines: String = row.get(2).map_err(sql)?;
         let deciders: Vec<&str> = machines.split('\n').collect();
         let hit = if alone {
-            deciders == [participant]
+            deciders == [participant.as_str()]
         } else {
-            deciders.contains(&participant)
+            deciders.contains(&participant.as_str())
         };
         if !hit {
             continue;

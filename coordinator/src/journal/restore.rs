@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use super::JournalError;
 use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
 use crate::columns::UnitColumns;
-use crate::ids::{JobId, UnitId};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
@@ -175,6 +175,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
     let root_leaves: Option<Vec<u8>> = row.get(9).map_err(sql)?;
     let state: String = row.get(10).map_err(sql)?;
     let position: String = row.get(2).map_err(sql)?;
+    let owner: String = row.get(19).map_err(sql)?;
     let mut damage = Vec::new();
     let settled = blob_leaves_list(&settled).unwrap_or_else(|| {
         damage.push("its settled counts".to_owned());
@@ -206,7 +207,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
         position: position.clone(),
         depth: row.get(3).map_err(sql)?,
         verify: row.get::<_, i64>(4).map_err(sql)? != 0,
-        owner: row.get(19).map_err(sql)?,
+        owner: ParticipantId::parse(&owner).map_err(|e| bad(format!("job {id}: {e}")))?,
     };
     let plan = PlannedJob {
         position,
@@ -380,12 +381,20 @@ fn restore_counts(
                 if count_checksum(&job.id, unit_id, &voter, &blob)
                     == row.get::<_, i64>(4).map_err(sql)? =>
             {
-                job.votes.push(RestoredVote {
-                    unit_id,
-                    voter,
-                    label: row.get(2).map_err(sql)?,
-                    leaves,
-                });
+                // A vote journaled before participants existed names a
+                // machine: it confirms no participant's count, so its unit
+                // is counted afresh.
+                match ParticipantId::parse(&voter) {
+                    Ok(voter) => job.votes.push(RestoredVote {
+                        unit_id,
+                        voter,
+                        label: row.get(2).map_err(sql)?,
+                        leaves,
+                    }),
+                    Err(e) => {
+                        tracing::warn!(job = %job.id, unit = unit_id, error = %e, "journal: a pending vote of no participant is left out; its unit is counted again");
+                    }
+                }
             }
             _ => job.damaged_counts.push(unit_id),
         }

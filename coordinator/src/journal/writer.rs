@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use super::apply::apply;
 use super::commit::Progress;
 use super::{JournalError, compact, participants, restore, restored};
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId};
 use crate::jobs::{Op, Restored, RestoredJob};
 
 pub(super) enum Request {
@@ -26,7 +26,7 @@ pub(super) enum Request {
     /// Reads one job back with all its units (to resume it).
     Load(JobId, mpsc::Sender<Result<RestoredJob, JournalError>>),
     /// The units a participant's counts decided (alone, or with others).
-    DecidedBy(String, bool, mpsc::Sender<DecidedUnits>),
+    DecidedBy(ParticipantId, bool, mpsc::Sender<DecidedUnits>),
 }
 
 /// Per job, the units a participant's counts decided.
