@@ -217,12 +217,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         .into_iter()
                         .map(|u| pb::UnitLease {
                             lease_tag: signer
-                                .sign(
-                                    job.job_id.as_str(),
-                                    u.unit_id.0,
-                                    u.epoch.0,
-                                    session.lessee.identity.as_str(),
-                                )
+                                .sign(&job.job_id, u.unit_id, u.epoch, &session.lessee.identity)
                                 .to_vec(),
                             unit_id: u.unit_id.0,
                             epoch: u.epoch.0,
@@ -254,24 +249,19 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         // and the job they name becomes an id only then.
         let signer = &self.0.signer;
         let mut refused = 0u32;
-        let mut genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
-            let job = JobId::parse(job_id).ok().filter(|job| {
-                signer.verify(
-                    job.as_str(),
-                    unit_id,
-                    epoch,
-                    session.lessee.identity.as_str(),
-                    tag,
-                )
-            });
+        let mut genuine = |job_id: &str, unit_id: UnitId, epoch: Epoch, tag: &[u8]| {
+            let job = JobId::parse(job_id)
+                .ok()
+                .filter(|job| signer.verify(job, unit_id, epoch, &session.lessee.identity, tag));
             refused += u32::from(job.is_none());
             job
         };
         let results: Vec<(JobId, UnitId, Leaves, u64)> = counted
             .into_iter()
             .filter_map(|(job_id, r, leaves)| {
-                let job = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag)?;
-                Some((job, UnitId(r.unit_id), leaves, cpu_ms(r.cpu_seconds)))
+                let unit_id = UnitId(r.unit_id);
+                let job = genuine(job_id, unit_id, Epoch(r.epoch), &r.lease_tag)?;
+                Some((job, unit_id, leaves, cpu_ms(r.cpu_seconds)))
             })
             .collect();
         let released: Vec<(JobId, UnitId, Epoch)> = req
@@ -279,8 +269,9 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .iter()
             .flat_map(|job| job.released.iter().map(move |u| (job.job_id.as_str(), u)))
             .filter_map(|(job_id, u)| {
-                let job = genuine(job_id, u.unit_id, u.epoch, &u.lease_tag)?;
-                Some((job, UnitId(u.unit_id), Epoch(u.epoch)))
+                let (unit_id, epoch) = (UnitId(u.unit_id), Epoch(u.epoch));
+                let job = genuine(job_id, unit_id, epoch, &u.lease_tag)?;
+                Some((job, unit_id, epoch))
             })
             .collect();
         if refused > 0 {

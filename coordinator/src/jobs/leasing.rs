@@ -14,7 +14,7 @@ use crate::clock::unix_ms;
 #[derive(Debug, Default)]
 pub(super) struct Holder {
     /// (job, unit) pairs leased to the session and not yet reported.
-    pub units: HashSet<(JobId, u64)>,
+    pub units: HashSet<(JobId, UnitId)>,
 }
 
 impl Jobs {
@@ -61,7 +61,7 @@ impl Jobs {
                     .units
                     .insert((id.clone(), unit_id));
                 units.push(LeasedUnit {
-                    unit_id: UnitId(unit_id),
+                    unit_id,
                     epoch,
                     position: job.position(unit_id).unwrap_or_default().to_vec(),
                 });
@@ -85,7 +85,6 @@ impl Jobs {
     /// Puts a leased unit back in the queue: `worker` gave back its lease
     /// of `epoch`. False when it held no such lease.
     pub fn release(&mut self, job_id: &JobId, unit_id: UnitId, epoch: Epoch, worker: &Lessee) -> bool {
-        let UnitId(unit_id) = unit_id;
         let Some(job) = self.jobs.get_mut(job_id) else {
             return false;
         };

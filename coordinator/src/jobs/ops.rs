@@ -4,7 +4,7 @@
 
 use perft_core::Leaves;
 
-use crate::ids::{JobId, ParticipantId};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -26,7 +26,7 @@ pub enum Op {
     Units {
         job_id: JobId,
         chunk: u64,
-        first_unit: u64,
+        first_unit: UnitId,
         blob: Vec<u8>,
     },
     /// Every chunk of the job's plan is written: the job is queued.
@@ -35,20 +35,20 @@ pub enum Op {
     /// participants whose counts agreed (stored one a line).
     Result {
         job_id: JobId,
-        unit_id: u64,
+        unit_id: UnitId,
         leaves: Leaves,
         machines: Vec<ParticipantId>,
     },
     /// A count that does not decide its unit yet (verification).
     Vote {
         job_id: JobId,
-        unit_id: u64,
+        unit_id: UnitId,
         voter: ParticipantId,
         label: String,
         leaves: Leaves,
     },
     /// A unit's votes are dropped (a resumed job counts it afresh).
-    ClearVotes { job_id: JobId, unit_id: u64 },
+    ClearVotes { job_id: JobId, unit_id: UnitId },
     /// Workers sent different counts for a unit.
     Disagreement {
         job_id: JobId,
@@ -76,7 +76,7 @@ pub enum Op {
     DropVotesOf { voter: ParticipantId },
     /// Units of a job are counted again: their counts go, and a done job
     /// runs again.
-    Reopen { job_id: JobId, unit_ids: Vec<u64> },
+    Reopen { job_id: JobId, unit_ids: Vec<UnitId> },
     /// A cancelled job's plan, counts and votes go (its row, summary and
     /// disagreements stay); their pages are given back to the file system.
     DropPlan { job_id: JobId },

@@ -51,7 +51,6 @@ impl Jobs {
         cpu_ms: u64,
         worker: &Lessee,
     ) -> Reported {
-        let UnitId(unit_id) = unit_id;
         if let Some(holder) = self.holders.get_mut(&worker.session) {
             holder.units.remove(&(job_id.clone(), unit_id));
         }
@@ -115,7 +114,7 @@ impl Jobs {
                 });
                 if votes.iter().any(|v| v.leaves != leaves) {
                     let disagreement = Disagreement {
-                        unit_id: UnitId(unit_id),
+                        unit_id,
                         position: job.shown_position(unit_id),
                         votes,
                         decided: Some(leaves),
@@ -137,7 +136,7 @@ impl Jobs {
             VoteOutcome::NoMajority { votes } => {
                 self.outbox.push(vote_op());
                 let disagreement = Disagreement {
-                    unit_id: UnitId(unit_id),
+                    unit_id,
                     position: job.shown_position(unit_id),
                     votes,
                     decided: None,

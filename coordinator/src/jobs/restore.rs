@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::job::Job;
 use super::{JobError, JobState, JobView, Jobs, MAX_VOTES, Op, RestoredJob, not_found};
-use crate::ids::JobId;
+use crate::ids::{JobId, UnitId};
 
 impl Jobs {
     /// Rebuilds a job read back from the journal: a finished one from its
@@ -55,7 +55,7 @@ impl Jobs {
             return;
         }
         for unit_id in &damaged_counts {
-            tracing::error!(job = %id, unit = unit_id, "journal: a stored count failed its checksum; the unit is counted again");
+            tracing::error!(job = %id, unit = unit_id.0, "journal: a stored count failed its checksum; the unit is counted again");
         }
         let mut overflowed = false;
         for (unit_id, leaves) in results {
@@ -145,11 +145,11 @@ impl Jobs {
             });
         }
         // Votes that found no majority are dropped: counted afresh.
-        let mut per_unit: HashMap<u64, usize> = HashMap::new();
+        let mut per_unit: HashMap<UnitId, usize> = HashMap::new();
         for vote in &restored.votes {
             *per_unit.entry(vote.unit_id).or_default() += 1;
         }
-        let stuck: Vec<u64> = per_unit
+        let stuck: Vec<UnitId> = per_unit
             .into_iter()
             .filter(|&(_, n)| n >= MAX_VOTES as usize)
             .map(|(u, _)| u)

@@ -51,7 +51,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached(
                 "INSERT INTO unit_chunks (job_id, chunk, first_unit, units, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, *chunk as i64, *first_unit as i64, blob, sum])?;
+            .execute(params![job_id, *chunk as i64, first_unit, blob, sum])?;
         }
         Op::Planned { job_id } => {
             tx.prepare_cached("UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'planning'")?
@@ -69,9 +69,9 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached(
                 "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, *unit_id as i64, blob, machines, sum])?;
+            .execute(params![job_id, unit_id, blob, machines, sum])?;
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
-                .execute(params![job_id, *unit_id as i64])?;
+                .execute(params![job_id, unit_id])?;
         }
         Op::Vote {
             job_id,
@@ -85,11 +85,11 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached(
                 "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![job_id, *unit_id as i64, voter, label, blob, sum])?;
+            .execute(params![job_id, unit_id, voter, label, blob, sum])?;
         }
         Op::ClearVotes { job_id, unit_id } => {
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
-                .execute(params![job_id, *unit_id as i64])?;
+                .execute(params![job_id, unit_id])?;
         }
         Op::Disagreement {
             job_id,
@@ -99,7 +99,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             let decided = d.decided.map(leaves_blob);
             let sum = restore::disagreement_checksum(
                 job_id,
-                d.unit_id.0,
+                d.unit_id,
                 &votes,
                 decided.as_deref().unwrap_or_default(),
             );
@@ -107,14 +107,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                 "INSERT INTO disagreements (job_id, unit_id, position, votes, decided, checksum)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![
-                job_id,
-                d.unit_id.0 as i64,
-                d.position,
-                votes,
-                decided,
-                sum
-            ])?;
+            .execute(params![job_id, d.unit_id, d.position, votes, decided, sum])?;
         }
         Op::JobState {
             job_id,

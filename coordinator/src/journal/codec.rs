@@ -4,7 +4,7 @@
 use perft_core::Leaves;
 use rusqlite::types::{ToSql, ToSqlOutput};
 
-use crate::ids::{JobId, ParticipantId};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobState, Summary};
 
 /// A job id is stored as its text (read back through [`JobId::parse`]).
@@ -19,6 +19,14 @@ impl ToSql for JobId {
 impl ToSql for ParticipantId {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+/// A unit id is stored as an INTEGER: its bits as an i64, as every
+/// unit number in the journal is.
+impl ToSql for UnitId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.0 as i64))
     }
 }
 

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags};
 use super::JournalError;
 use super::codec::blob_leaves;
 use super::restore::{count_checksum, errors, job_row, restore_units};
-use crate::ids::JobId;
+use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
 use crate::planning::PlannedJob;
 
@@ -152,7 +152,7 @@ fn read_counts(
             return Err(damaged(format!("no count for unit {expected}")));
         }
         let leaves = blob_leaves(&blob)
-            .filter(|_| count_checksum(job_id, unit_id, &machines, &blob) == sum)
+            .filter(|_| count_checksum(job_id, UnitId(unit_id), &machines, &blob) == sum)
             .ok_or_else(|| damaged(format!("the count of unit {unit_id} fails its checksum")))?;
         let deciders: Vec<String> = machines.split('\n').map(str::to_owned).collect();
         if deciders.iter().any(String::is_empty) {

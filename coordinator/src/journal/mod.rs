@@ -28,7 +28,7 @@ use std::sync::{Mutex, mpsc};
 use rusqlite::Connection;
 use tokio::sync::watch;
 
-use crate::ids::{JobId, ParticipantId};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op, Restored, RestoredJob};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -87,7 +87,7 @@ pub fn plan_ops<'p>(
             Op::Units {
                 job_id: id.clone(),
                 chunk: chunk as u64,
-                first_unit: first as u64,
+                first_unit: UnitId(first as u64),
                 blob: planned.units.blob_of(first..end),
             }
         });
@@ -258,7 +258,7 @@ impl Journal {
         &self,
         participant: &ParticipantId,
         alone: bool,
-    ) -> Result<Vec<(JobId, Vec<u64>)>, JournalError> {
+    ) -> Result<Vec<(JobId, Vec<UnitId>)>, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender

@@ -9,7 +9,7 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::JournalError;
 use super::codec::{blob_leaves, checksum, leaves_blob};
-use crate::ids::{JobId, ParticipantId};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Credit;
 use crate::participants::{Role, StoredParticipant};
 
@@ -138,7 +138,7 @@ pub(super) fn decided_by(
     path: &Path,
     participant: &ParticipantId,
     alone: bool,
-) -> Result<Vec<(JobId, Vec<u64>)>, JournalError> {
+) -> Result<Vec<(JobId, Vec<UnitId>)>, JournalError> {
     let sql = |e: rusqlite::Error| JournalError::Write(e.to_string());
     let mut stmt = conn
         .prepare(
@@ -147,7 +147,7 @@ pub(super) fn decided_by(
         )
         .map_err(sql)?;
     let mut rows = stmt.query([]).map_err(sql)?;
-    let mut out: Vec<(JobId, Vec<u64>)> = Vec::new();
+    let mut out: Vec<(JobId, Vec<UnitId>)> = Vec::new();
     while let Some(row) = rows.next().map_err(sql)? {
         let machines: String = row.get(2).map_err(sql)?;
         let deciders: Vec<&str> = machines.split('\n').collect();
@@ -160,7 +160,7 @@ pub(super) fn decided_by(
             continue;
         }
         let job: String = row.get(0).map_err(sql)?;
-        let unit = row.get::<_, i64>(1).map_err(sql)? as u64;
+        let unit = UnitId(row.get::<_, i64>(1).map_err(sql)? as u64);
         match out.last_mut() {
             Some((last, units)) if last.as_str() == job => units.push(unit),
             _ => {
@@ -178,10 +178,10 @@ pub(super) fn decided_by(
 /// Reopens units of a job for counting again: their counts go, and a done
 /// job is running again (one transaction, so the journal never holds a
 /// done job short of counts).
-pub(super) fn reopen(tx: &Transaction<'_>, job_id: &JobId, unit_ids: &[u64]) -> rusqlite::Result<()> {
+pub(super) fn reopen(tx: &Transaction<'_>, job_id: &JobId, unit_ids: &[UnitId]) -> rusqlite::Result<()> {
     for unit in unit_ids {
         tx.prepare_cached("DELETE FROM results WHERE job_id = ?1 AND unit_id = ?2")?
-            .execute(params![job_id, *unit as i64])?;
+            .execute(params![job_id, unit])?;
     }
     tx.prepare_cached(
         "UPDATE jobs SET state = 'running', summary = NULL, summary_checksum = NULL, finished_ms = NULL

@@ -86,11 +86,11 @@ pub(crate) fn job_checksum(id: &JobId, spec: &JobSpec, plan: &PlannedJob) -> i64
     }
 }
 
-pub(crate) fn chunk_checksum(job_id: &JobId, chunk: u64, first_unit: u64, units: &[u8]) -> i64 {
+pub(crate) fn chunk_checksum(job_id: &JobId, chunk: u64, first_unit: UnitId, units: &[u8]) -> i64 {
     checksum(&[
         job_id.as_str().as_bytes(),
         &chunk.to_le_bytes(),
-        &first_unit.to_le_bytes(),
+        &first_unit.0.to_le_bytes(),
         units,
     ])
 }
@@ -99,19 +99,19 @@ pub(crate) fn summary_checksum(job_id: &JobId, summary: &[u8]) -> i64 {
     checksum(&[job_id.as_str().as_bytes(), b"summary", summary])
 }
 
-pub(crate) fn count_checksum(job_id: &JobId, unit_id: u64, who: &str, leaves: &[u8]) -> i64 {
+pub(crate) fn count_checksum(job_id: &JobId, unit_id: UnitId, who: &str, leaves: &[u8]) -> i64 {
     checksum(&[
         job_id.as_str().as_bytes(),
-        &unit_id.to_le_bytes(),
+        &unit_id.0.to_le_bytes(),
         who.as_bytes(),
         leaves,
     ])
 }
 
-pub(crate) fn disagreement_checksum(job_id: &JobId, unit_id: u64, votes: &str, decided: &[u8]) -> i64 {
+pub(crate) fn disagreement_checksum(job_id: &JobId, unit_id: UnitId, votes: &str, decided: &[u8]) -> i64 {
     checksum(&[
         job_id.as_str().as_bytes(),
-        &unit_id.to_le_bytes(),
+        &unit_id.0.to_le_bytes(),
         votes.as_bytes(),
         decided,
     ])
@@ -316,7 +316,7 @@ pub(super) fn restore_units(
         let sum: i64 = row.get(3).map_err(sql)?;
         let columns = UnitColumns::from_blob(&blob)
             .filter(|c| c.stride() == job.plan.units.stride())
-            .filter(|_| chunk_checksum(&job.id, chunk, first_unit, &blob) == sum);
+            .filter(|_| chunk_checksum(&job.id, chunk, UnitId(first_unit), &blob) == sum);
         let in_order = chunk == expected_chunk && first_unit == job.plan.units.len() as u64;
         match columns {
             Some(columns) if in_order && job.plan.units.extend(&columns).is_ok() => {}
@@ -349,10 +349,10 @@ fn restore_counts(
         .map_err(sql)?;
     let mut rows = results.query([&job.id]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let blob: Vec<u8> = row.get(1).map_err(sql)?;
         let worker: String = row.get(2).map_err(sql)?;
-        if unit_id >= units {
+        if unit_id.0 >= units {
             return Err(bad(format!("job {}: count for unknown unit {unit_id}", job.id)));
         }
         match blob_leaves(&blob) {
@@ -370,10 +370,10 @@ fn restore_counts(
         .map_err(sql)?;
     let mut rows = votes.query([&job.id]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let voter: String = row.get(1).map_err(sql)?;
         let blob: Vec<u8> = row.get(3).map_err(sql)?;
-        if unit_id >= units {
+        if unit_id.0 >= units {
             return Err(bad(format!("job {}: vote for unknown unit {unit_id}", job.id)));
         }
         match blob_leaves(&blob) {
@@ -392,7 +392,7 @@ fn restore_counts(
                         leaves,
                     }),
                     Err(e) => {
-                        tracing::warn!(job = %job.id, unit = unit_id, error = %e, "journal: a pending vote of no participant is left out; its unit is counted again");
+                        tracing::warn!(job = %job.id, unit = unit_id.0, error = %e, "journal: a pending vote of no participant is left out; its unit is counted again");
                     }
                 }
             }
@@ -404,18 +404,18 @@ fn restore_counts(
         .map_err(sql)?;
     let mut rows = found.query([&job.id]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let votes: String = row.get(2).map_err(sql)?;
         let decided: Option<Vec<u8>> = row.get(3).map_err(sql)?;
         let sum = disagreement_checksum(&job.id, unit_id, &votes, decided.as_deref().unwrap_or_default());
         let parsed = parse_votes(&votes);
         let decided_count = decided.as_deref().map(blob_leaves);
         if sum != row.get::<_, i64>(4).map_err(sql)? || parsed.is_none() || decided_count == Some(None) {
-            tracing::error!(job = %job.id, unit = unit_id, "journal: a damaged disagreement record is left out");
+            tracing::error!(job = %job.id, unit = unit_id.0, "journal: a damaged disagreement record is left out");
             continue;
         }
         job.disagreements.push(Disagreement {
-            unit_id: UnitId(unit_id),
+            unit_id,
             position: row.get(1).map_err(sql)?,
             votes: parsed.unwrap_or_default(),
             decided: decided_count.flatten(),

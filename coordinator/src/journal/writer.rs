@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use super::apply::apply;
 use super::commit::Progress;
 use super::{JournalError, compact, participants, restore, restored};
-use crate::ids::{JobId, ParticipantId};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Op, Restored, RestoredJob};
 
 pub(super) enum Request {
@@ -30,7 +30,7 @@ pub(super) enum Request {
 }
 
 /// Per job, the units a participant's counts decided.
-pub(super) type DecidedUnits = Result<Vec<(JobId, Vec<u64>)>, JournalError>;
+pub(super) type DecidedUnits = Result<Vec<(JobId, Vec<UnitId>)>, JournalError>;
 
 /// Most writes folded into one transaction.
 const MAX_GROUP: usize = 4096;
