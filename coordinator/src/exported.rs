@@ -173,7 +173,7 @@ mod tests {
         Worker {
             participant: ParticipantId::parse(name).unwrap(),
             label: std::sync::Arc::from(format!("{name}/{name}-host")),
-            name: format!("{name}-host"),
+            name: crate::ids::MachineName::parse(&format!("{name}-host")).unwrap(),
             threads,
             last_seen: Instant::now(),
             progress: Instant::now(),

@@ -37,7 +37,7 @@ use tonic_health::server::HealthReporter;
 
 pub use crate::connections::ConnectionLimits;
 pub use crate::exported::IDLE_GAUGE_SECONDS;
-use crate::ids::{JobId, ParticipantId, SessionId};
+use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
@@ -128,7 +128,7 @@ pub(crate) struct Worker {
     /// For people and logs: `participant/machine (short session id)`.
     pub label: Arc<str>,
     /// The machine's name, for people.
-    pub name: String,
+    pub name: MachineName,
     pub threads: u32,
     pub last_seen: Instant,
     /// The last count or hand-back (or the start of holding units): the

@@ -14,7 +14,7 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::ids::{Epoch, JobId, SessionId, UnitId};
+use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
 use crate::jobs::{Lessee, Reported};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
@@ -25,12 +25,6 @@ pub(crate) struct WorkerApi(pub Arc<Coordinator>);
 const MAX_UNITS_PER_LEASE: usize = 1024;
 /// Most threads a worker is taken to have.
 pub(crate) const MAX_WORKER_THREADS: u32 = 1024;
-/// `value` if it is a non-empty, printable string of at most
-/// [`crate::ids::MAX_ID_BYTES`]; InvalidArgument naming `field` otherwise.
-pub(crate) fn checked_name<'v>(field: &str, value: &'v str) -> Result<&'v str, Status> {
-    crate::ids::printable(field, value).map_err(Status::invalid_argument)
-}
-
 fn unknown_worker(id: &str) -> Status {
     Status::not_found(format!("unknown worker '{}': register again", shown(id)))
 }
@@ -117,7 +111,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let caller = Caller::of(&request)?;
         caller.may(Action::Work)?;
         let req = request.into_inner();
-        let name = checked_name("worker name", &req.name)?.to_owned();
+        let name = MachineName::parse(&req.name).map_err(Status::invalid_argument)?;
         let live = self
             .0
             .workers

@@ -296,7 +296,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             .map(|s| ServingJson {
                 id: short_session(&s.session),
                 participant: s.participant.map(|p| p.to_string()),
-                name: s.name,
+                name: s.name.map(|n| n.to_string()),
                 units: s.units,
             })
             .collect(),
@@ -393,7 +393,7 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
                 leaves_per_second: dash.rates.worker_rate(&w.session),
                 id: short_session(&w.session),
                 participant: Some(w.participant.to_string()),
-                name: w.name,
+                name: w.name.to_string(),
                 threads: w.threads,
                 status,
                 only_job: w.only_job.map(|job| job.to_string()),
@@ -413,7 +413,7 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
     out.extend(dash.rates.gone().into_iter().map(|g| WorkerJson {
         id: short_session(&g.session),
         participant: None,
-        name: g.name,
+        name: g.name.to_string(),
         threads: g.threads,
         status: if g.left { "left" } else { "lost" },
         only_job: None,

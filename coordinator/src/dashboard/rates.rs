@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::unix_ms;
-use crate::ids::{JobId, SessionId};
+use crate::ids::{JobId, MachineName, SessionId};
 use crate::jobs::{JobState, JobView};
 
 /// Most samples kept per job.
@@ -61,7 +61,7 @@ impl JobSamples {
 /// A registered worker's recent leaves, and what it was last seen as.
 #[derive(Debug)]
 struct WorkerSamples {
-    name: String,
+    name: MachineName,
     threads: u32,
     draining: bool,
     units_done: u64,
@@ -72,7 +72,7 @@ struct WorkerSamples {
 #[derive(Clone, Debug)]
 pub(super) struct GoneWorker {
     pub session: SessionId,
-    pub name: String,
+    pub name: MachineName,
     pub threads: u32,
     pub units_done: u64,
     /// It drained and left (else it was lost: no heartbeat in time).

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::ids::{JobId, ParticipantId, SessionId};
+use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
 
@@ -23,7 +23,7 @@ pub(super) struct Serving {
     pub session: SessionId,
     /// Its participant and machine name, if the session is still registered.
     pub participant: Option<ParticipantId>,
-    pub name: Option<String>,
+    pub name: Option<MachineName>,
     pub units: u64,
 }
 
@@ -42,7 +42,7 @@ pub(super) struct JobDetail {
 pub(super) struct WorkerRead {
     pub session: SessionId,
     pub participant: ParticipantId,
-    pub name: String,
+    pub name: MachineName,
     pub threads: u32,
     pub only_job: Option<JobId>,
     pub draining: bool,
