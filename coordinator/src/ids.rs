@@ -95,13 +95,6 @@ impl SessionId {
     }
 }
 
-/// Sessions are looked up by the id a call carries, without a copy.
-impl std::borrow::Borrow<str> for SessionId {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
 impl Default for SessionId {
     fn default() -> SessionId {
         SessionId::new()
@@ -133,13 +126,6 @@ impl JobId {
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-/// Jobs are looked up by the id a call carries, without a copy.
-impl std::borrow::Borrow<str> for JobId {
-    fn borrow(&self) -> &str {
         &self.0
     }
 }
