@@ -22,7 +22,7 @@ impl Jobs {
     /// with units wanting a lease (only `only_job` when given), grouped per
     /// job. A job hands out its units in plan order, so one call gets
     /// neighbouring subtrees, which share positions in the worker's table.
-    /// Never the same unit twice to one machine.
+    /// Never the same unit twice to one participant.
     pub fn lease(&mut self, worker: &Lessee, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
         if self.ledger.is_quarantined(&worker.identity) {
@@ -66,7 +66,7 @@ impl Jobs {
                     position: job.position(unit_id).unwrap_or_default().to_vec(),
                 });
                 handed += 1;
-                // With verification it also wants a second machine.
+                // With verification it also wants a second participant.
                 job.requeue(unit_id);
             }
             if !units.is_empty() {

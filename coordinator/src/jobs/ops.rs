@@ -37,7 +37,7 @@ pub enum Op {
         job_id: JobId,
         unit_id: UnitId,
         leaves: Leaves,
-        machines: Vec<ParticipantId>,
+        deciders: Vec<ParticipantId>,
     },
     /// A count that does not decide its unit yet (verification).
     Vote {

@@ -11,10 +11,11 @@ use crate::ids::{JobId, ParticipantId, UnitId};
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reported {
-    /// Kept: it decided its unit, or it waits for another machine's count.
+    /// Kept: it decided its unit, or it waits for another participant's
+    /// count.
     Accepted,
     /// Unknown job or unit, a finished job, a unit already decided, or a
-    /// second count from the same machine.
+    /// second count from the same participant.
     Ignored,
 }
 
@@ -94,7 +95,7 @@ impl Jobs {
             VoteOutcome::Decided {
                 leaves,
                 votes,
-                machines,
+                deciders,
                 losers,
             } => {
                 for loser in &losers {
@@ -110,7 +111,7 @@ impl Jobs {
                     job_id: job_id.clone(),
                     unit_id,
                     leaves,
-                    machines,
+                    deciders,
                 });
                 if votes.iter().any(|v| v.leaves != leaves) {
                     let disagreement = Disagreement {

@@ -42,12 +42,12 @@ pub enum VoteOutcome {
     /// The counts disagree: one more worker is needed.
     Disagreed,
     /// The unit's count is settled; `votes` are all counts it got (more
-    /// than the quorum when some disagreed), `machines` the participants
+    /// than the quorum when some disagreed), `deciders` the participants
     /// whose counts agreed, `losers` those whose counts lost.
     Decided {
         leaves: Leaves,
         votes: Vec<Vote>,
-        machines: Vec<ParticipantId>,
+        deciders: Vec<ParticipantId>,
         losers: Vec<ParticipantId>,
     },
     /// No count reached a majority within [`MAX_VOTES`].
@@ -143,11 +143,11 @@ impl Unit {
                 .partition(|(_, v)| v.leaves == leaves);
             let names =
                 |pairs: Vec<(&ParticipantId, &Vote)>| pairs.into_iter().map(|(p, _)| p.clone()).collect();
-            let (machines, losers) = (names(agreed), names(lost));
+            let (deciders, losers) = (names(agreed), names(lost));
             return VoteOutcome::Decided {
                 leaves,
                 votes: std::mem::take(&mut self.votes),
-                machines,
+                deciders,
                 losers,
             };
         }
@@ -261,10 +261,10 @@ mod tests {
             VoteOutcome::Decided {
                 leaves,
                 votes,
-                machines,
+                deciders,
                 losers,
             } => {
-                assert_eq!(machines, [p("a"), p("c")]);
+                assert_eq!(deciders, [p("a"), p("c")]);
                 assert_eq!(losers, [p("b")]);
                 assert_eq!(leaves, Leaves::full(7));
                 assert_eq!(votes.len(), 3);

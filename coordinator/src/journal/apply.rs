@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::codec::{leaves_blob, leaves_list_blob, machines_text, summary_blob};
+use super::codec::{deciders_text, leaves_blob, leaves_list_blob, summary_blob};
 use super::{participants, restore};
 use crate::ids::JobId;
 use crate::jobs::Op;
@@ -61,10 +61,10 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             job_id,
             unit_id,
             leaves,
-            machines,
+            deciders,
         } => {
             let blob = leaves_blob(*leaves);
-            let machines = machines_text(machines);
+            let machines = deciders_text(deciders);
             let sum = restore::count_checksum(job_id, *unit_id, &machines, &blob);
             tx.prepare_cached(
                 "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -32,8 +32,8 @@ impl ToSql for UnitId {
 
 /// Participants whose counts agreed, as a result row stores them: one a
 /// line.
-pub(crate) fn machines_text(machines: &[ParticipantId]) -> String {
-    machines
+pub(crate) fn deciders_text(deciders: &[ParticipantId]) -> String {
+    deciders
         .iter()
         .map(ParticipantId::as_str)
         .collect::<Vec<_>>()
