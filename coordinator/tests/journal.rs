@@ -423,3 +423,66 @@ fn an_older_journal_and_a_locked_dir_are_refused() {
     );
     drop(first);
 }
+
+/// Journals one small checkers job named `name`.
+async fn one_job(dir: &std::path::Path, name: &str) {
+    let request = PlanRequest {
+        position: None,
+        depth: 4,
+        split_depth: Some(1),
+        min_units: 1,
+        max_units: 1 << 20,
+        convention: None,
+    };
+    let planned = plan(GameKind::Checkers, &request).unwrap();
+    let spec = JobSpec {
+        game: GameKind::Checkers,
+        convention: None,
+        position: planned.position.clone(),
+        depth: 4,
+        verify: false,
+        owner: ParticipantId::parse("test").unwrap(),
+    };
+    let opened = Journal::open(dir).unwrap();
+    let mut jobs = Jobs::default();
+    submit(&opened.journal, &mut jobs, name, &spec, planned).await;
+}
+
+#[tokio::test]
+async fn ids_the_journal_holds_malformed_refuse_it() {
+    let damaged = |dir: &std::path::Path, sql: &str| {
+        let db = rusqlite::Connection::open(dir.join("journal.sqlite")).unwrap();
+        db.execute_batch(sql).unwrap();
+        drop(db);
+        let err = Journal::open(dir).unwrap_err();
+        assert!(matches!(err, JournalError::Corrupt { .. }), "{err}");
+        err.to_string()
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    one_job(dir.path(), "j").await;
+    let err = damaged(dir.path(), "UPDATE jobs SET id = 'a' || char(10) || 'b'");
+    assert!(
+        err.contains("is damaged (job id 'a\\nb' must be 1 to 64 bytes of printable characters)"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    one_job(dir.path(), "j").await;
+    let err = damaged(dir.path(), "UPDATE jobs SET owner = 'lab a'");
+    assert!(
+        err.contains("is damaged (job j: participant name 'lab a' must be 1 to 64 of A-Z a-z 0-9 . _ -)"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    drop(Journal::open(dir.path()).unwrap());
+    let err = damaged(
+        dir.path(),
+        "INSERT INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES ('', 1, zeroblob(32), 0, 0)",
+    );
+    assert!(
+        err.contains("is damaged (credit: participant name '' must be 1 to 64 of A-Z a-z 0-9 . _ -)"),
+        "{err}"
+    );
+}

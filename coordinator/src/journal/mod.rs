@@ -291,3 +291,6 @@ impl Journal {
         &self.path
     }
 }
+
+#[cfg(test)]
+mod tests;
