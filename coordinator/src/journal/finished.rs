@@ -33,6 +33,9 @@ pub struct FinishedJob {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecidedCount {
     pub leaves: Leaves,
+    /// As the journal names them, for the certificate to copy: a
+    /// participant, or a machine in a journal from before participants
+    /// (so not parsed as a `ParticipantId`, which would refuse those).
     pub deciders: Vec<String>,
 }
 
