@@ -8,10 +8,11 @@
 //! exactly with this machine's engine and a table on one thread, at the
 //! remaining depth when the budget allows (else shallower, and the rate
 //! in leaves per CPU second is carried to the predicted leaves). The time
-//! interval covers the sampling error only: the sample shares its table
-//! with fewer units than the run will, so the time leans high (measured:
-//! 1.0x the actual CPU time for Reversi perft(13), 1.7x for checkers
-//! perft(15)).
+//! interval covers the sampling error only. The sample shares its table
+//! with fewer units than the run will, so the time is divided by how much
+//! faster a whole run counts than the sample at a shallower depth where a
+//! whole run is cheap ([`sharing_factor`]); sharing grows with depth, so
+//! the time still leans high.
 
 use cpu_time::ThreadTime;
 use perft_core::{Counter, Game, GameVisitor, MoveSet, Plan, TranspositionTable};
@@ -88,6 +89,16 @@ pub struct Prediction {
     pub timed_depth: u32,
     pub timed_units: usize,
     pub leaves_per_cpu_second: f64,
+    /// Remaining depth at which a whole run was timed against the sample
+    /// (none when no shallower depth was cheap enough).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sharing_depth: Option<u32>,
+    /// How much faster the whole run counted than the sample there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sharing_measured: Option<f64>,
+    /// The same carried to the timed depth by its growth per ply over the
+    /// last two depths measured; the CPU time is divided by it.
+    pub sharing_factor: f64,
     pub threads: usize,
     pub wall_seconds_on_this_machine: f64,
     pub journal_bytes: u64,
@@ -198,6 +209,92 @@ fn time_units<G: Game>(
     Ok(timing)
 }
 
+/// How much faster a whole run counts than the timed sample, measured at
+/// a shallower remaining depth where the whole run is cheap: every unit
+/// counted in plan order with one table (as a worker does), against the
+/// sample's own procedure at that depth. A run's units share subtrees in
+/// the table across the whole plan, a sample's only within itself, so
+/// without this the time leans high (checkers perft(18): 3.6x). `None`
+/// when no shallower depth fits a quarter of the budget.
+fn sharing_factor<G: Game>(
+    units: &[G],
+    order: &[usize],
+    below: u32,
+    budget: f64,
+    table: Option<&mut TranspositionTable>,
+) -> Result<Option<Calibration>, CliError> {
+    let Some(table) = table else {
+        return Ok(None);
+    };
+    let mut passes: Vec<(u32, f64, u128)> = Vec::new();
+    let mut last_took = 0.0f64;
+    // The last pass's time ratio to the one before: a pass that would
+    // take more than a quarter of the budget is not started.
+    let mut growth: Option<f64> = None;
+    for depth in 1..below {
+        if growth.is_some_and(|g| last_took * g > budget / 4.0) {
+            break;
+        }
+        table.reset_for_game::<G>();
+        let mut counter = Counter::new(Some(&*table));
+        let cpu = thread_time()?;
+        let leaves: u128 = units.iter().map(|unit| counter.perft(unit, depth).leaves).sum();
+        let took = cpu_since(&cpu);
+        if took > budget / 4.0 {
+            break;
+        }
+        if last_took > 0.0 {
+            growth = Some((took / last_took).max(1.0));
+        }
+        last_took = took;
+        // Too cheap to time with any accuracy: not a calibration point.
+        if took >= 0.02 {
+            passes.push((depth, took, leaves));
+        }
+    }
+    // The factor at the deepest two passes, and its growth per ply carried
+    // down to the timed depth (sharing grows with depth; the growth is
+    // bounded so that a noisy pair cannot promise a free run).
+    let mut factors = Vec::new();
+    for &(depth, whole_seconds, whole_leaves) in passes.iter().rev().take(2).rev() {
+        table.reset_for_game::<G>();
+        let mut counter = Counter::new(Some(&*table));
+        let (mut spent, mut leaves) = (0.0, 0u128);
+        for &i in order {
+            let cpu = thread_time()?;
+            leaves += counter.perft(&units[i], depth).leaves;
+            spent += cpu_since(&cpu);
+            if spent > whole_seconds / 2.0 {
+                break;
+            }
+        }
+        let sample_rate = leaves as f64 / spent.max(1e-9);
+        let whole_rate = whole_leaves as f64 / whole_seconds.max(1e-9);
+        factors.push((depth, (whole_rate / sample_rate).clamp(0.25, 100.0)));
+    }
+    let Some(&(depth, factor)) = factors.last() else {
+        return Ok(None);
+    };
+    let per_ply = match factors.as_slice() {
+        [(_, before), (_, last)] => (last / before).clamp(1.0, 1.5),
+        _ => 1.0,
+    };
+    let carried = factor * per_ply.powi(below.saturating_sub(depth) as i32);
+    Ok(Some(Calibration {
+        depth,
+        factor: carried.clamp(0.25, 100.0),
+        measured: factor,
+    }))
+}
+
+/// The [`sharing_factor`]: measured at `depth`, and carried to the timed depth.
+#[derive(Debug, Clone, Copy)]
+struct Calibration {
+    depth: u32,
+    measured: f64,
+    factor: f64,
+}
+
 struct Estimate<'a>(&'a EstimateArgs);
 
 impl GameVisitor for Estimate<'_> {
@@ -279,12 +376,25 @@ impl GameVisitor for Estimate<'_> {
         };
         let spent: f64 = timing.seconds.iter().sum();
         let rate = timing.leaves as f64 / spent.max(1e-9);
+        let calibration = if n == 0 {
+            None
+        } else {
+            sharing_factor(
+                units.positions(),
+                &shuffled,
+                timing.depth,
+                args.time_budget,
+                table.as_mut(),
+            )?
+        };
+        let sharing = calibration.map_or(1.0, |c| c.factor);
         let cpu_seconds = if timing.depth == remaining {
             let (t_mean, t_error) = mean_and_error(&timing.seconds);
             Interval::of(t_mean, t_error, n as f64, 0.0)
         } else {
             unit_leaves.scaled(1.0 / rate.max(1.0))
-        };
+        }
+        .scaled(1.0 / sharing);
         let threads = args.engine.threads();
         let weights: u64 = (0..n).map(|i| units.weights(i).len() as u64).sum();
         Ok(Prediction {
@@ -303,6 +413,9 @@ impl GameVisitor for Estimate<'_> {
             timed_depth: timing.depth,
             timed_units: timing.units,
             leaves_per_cpu_second: rate,
+            sharing_depth: calibration.map(|c| c.depth),
+            sharing_measured: calibration.map(|c| c.measured),
+            sharing_factor: sharing,
             threads,
             wall_seconds_on_this_machine: cpu_seconds.estimate / threads as f64,
             journal_bytes: n as u64 * (JOURNAL_BYTES_PER_UNIT + G::PACKED_BYTES as u64) + weights * 16,
@@ -364,6 +477,13 @@ pub fn estimate(args: &EstimateArgs) -> Result<(), CliError> {
             ""
         }
     )?;
+    if let (Some(depth), Some(measured)) = (p.sharing_depth, p.sharing_measured) {
+        outln!(
+            "sharing: at depth {depth} below the units, the whole plan counted {measured:.2}x as fast a leaf as the sample (the table's hits across units); carried to depth {}: {:.2}x, and the cpu time is divided by it",
+            p.timed_depth,
+            p.sharing_factor
+        )?;
+    }
     outln!(
         "on {} thread{} of this machine: about {:.1} s of wall time",
         p.threads,

@@ -4,7 +4,8 @@
 use std::io::Write;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use perft_coordinator::participants::{Role, StoredParticipant, add_offline, list_offline};
+use perft_coordinator::participants::{Role, StoredParticipant};
+use perft_coordinator::{add_offline, list_offline};
 use perft_proto as pb;
 use perft_proto::participant_service_client::ParticipantServiceClient;
 

@@ -6,6 +6,7 @@
 
 use perft_certificate::{BuildError, Certificate, CountedUnit, Header, ParticipantId};
 
+use crate::ids::JobId;
 use crate::journal::{FinishedError, FinishedJob, Journal, JournalError};
 
 /// Why a job has no certificate.
@@ -15,7 +16,7 @@ pub enum CertifyError {
     Finished(#[from] FinishedError),
     #[error("job {id}: its root '{}' is no {game} position: {reason}", perft_core::shown(.position))]
     Root {
-        id: String,
+        id: JobId,
         game: perft_core::GameKind,
         position: String,
         reason: String,
@@ -23,10 +24,10 @@ pub enum CertifyError {
     #[error(
         "job {id} counts a list of units, not a root: it has no certificate (read its counts with GetUnitCounts)"
     )]
-    UnitList { id: String },
+    UnitList { id: JobId },
     #[error("job {id}: {source}")]
     Build {
-        id: String,
+        id: JobId,
         #[source]
         source: BuildError,
     },
@@ -81,16 +82,18 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
 
 /// The certificate file of done job `job_id` in the journal `journal`.
 /// Blocking: reads every unit and compresses them.
-pub fn certificate_file(journal: &Journal, job_id: &str) -> Result<Vec<u8>, CertifyError> {
+pub fn certificate_file(journal: &Journal, job_id: &JobId) -> Result<Vec<u8>, CertifyError> {
     let job = journal.read_finished(job_id)?;
     Ok(certificate_of(job)?.encode())
 }
 
 /// [`certificate_file`] from a data dir whose coordinator is stopped (it
-/// holds the dir's lock while it runs, and this refuses then).
+/// holds the dir's lock while it runs, and this refuses then). `job_id`
+/// is as the user typed it: one no job can have is an unknown job.
 pub fn certificate_offline(data_dir: &std::path::Path, job_id: &str) -> Result<Vec<u8>, CertifyError> {
     let opened = Journal::open(data_dir)?;
-    certificate_file(&opened.journal, job_id)
+    let id = JobId::parse(job_id).map_err(|_| FinishedError::NotFound(job_id.to_owned()))?;
+    certificate_file(&opened.journal, &id)
 }
 
 /// Certificates made at once by a running coordinator: each reads a whole
@@ -99,10 +102,7 @@ pub(crate) const AT_ONCE: usize = 1;
 
 /// A done job's certificate file, made off the async threads, one at a
 /// time (see [`AT_ONCE`]).
-pub(crate) async fn served(
-    coordinator: &crate::Coordinator,
-    job_id: String,
-) -> Result<Vec<u8>, CertifyError> {
+pub(crate) async fn served(coordinator: &crate::Coordinator, job_id: JobId) -> Result<Vec<u8>, CertifyError> {
     let stopped = |e: String| {
         CertifyError::from(JournalError::Write(format!(
             "making the certificate stopped: {e}"

@@ -12,6 +12,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
+use crate::ids::JobId;
 use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
 use crate::participants::{Action, Caller};
 use crate::planning::{PlanRequest, PlannedJob, PlanningError, plan, plan_units};
@@ -45,7 +46,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         seconds: view.seconds,
         disagreements: view.disagreements,
         work_done: view.work_done,
-        owner: view.spec.owner.clone(),
+        owner: view.spec.owner.to_string(),
         convention: pb::Convention::from_core(view.spec.convention).into(),
     }
 }
@@ -73,6 +74,12 @@ fn not_found(err: JobError) -> Status {
             Status::failed_precondition(err.to_string())
         }
     }
+}
+
+/// The job a request names. An id no job can have is answered as any
+/// unknown job is: NOT_FOUND, naming it.
+fn job_id(asked: &str) -> Result<JobId, Status> {
+    JobId::parse(asked).map_err(|_| not_found(JobError::NotFound(asked.to_owned())))
 }
 
 /// Largest page of jobs or disagreements, and the default one.
@@ -106,23 +113,25 @@ fn page(size: u32, token: &str) -> Result<(usize, usize), Status> {
 const MAX_POSITION_BYTES: usize = 1024;
 
 impl ClientApi {
-    /// PERMISSION_DENIED unless the caller may act on job `id` (its owner
-    /// with the submit role, or an admin); NOT_FOUND for no such job.
-    async fn may_change(&self, caller: &Caller, id: &str) -> Result<(), Status> {
+    /// The job `asked` names, once the caller may act on it (its owner
+    /// with the submit role, or an admin): PERMISSION_DENIED otherwise,
+    /// NOT_FOUND for no such job.
+    async fn may_change(&self, caller: &Caller, asked: &str) -> Result<JobId, Status> {
         caller.may(Action::Submit)?;
-        let asked = id.to_owned();
+        let id = job_id(asked)?;
+        let asked = id.clone();
         let view = self
             .0
             .peek(move |jobs| jobs.view(&asked))
             .await?
             .map_err(not_found)?;
-        if view.spec.owner != caller.participant.as_str() && !caller.role.allows(Action::Manage) {
+        if view.spec.owner != caller.participant && !caller.role.allows(Action::Manage) {
             return Err(Status::permission_denied(format!(
                 "job {} belongs to participant '{}': only it or an admin may change it",
                 view.id, view.spec.owner
             )));
         }
-        Ok(())
+        Ok(id)
     }
 
     /// Journals a planned job and queues it; answers with its id.
@@ -134,14 +143,14 @@ impl ClientApi {
         req: &pb::SubmitJobRequest,
         planned: PlannedJob,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
-        let id = uuid::Uuid::new_v4().simple().to_string()[..12].to_owned();
+        let id = JobId::generate();
         let spec = JobSpec {
             game,
             convention,
             position: planned.position.clone(),
             depth: req.depth,
             verify: req.verify,
-            owner: caller.participant.to_string(),
+            owner: caller.participant.clone(),
         };
         tracing::info!(job = %id, %game, convention = ?convention, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         crate::space::check_room(self.0.journal.path(), planned.units.len())?;
@@ -159,13 +168,15 @@ impl ClientApi {
         self.0.durable(commit).await?;
         tracing::info!(job = %id, "job queued");
         self.0.notify();
-        Ok(Response::new(pb::SubmitJobResponse { job_id: id }))
+        Ok(Response::new(pb::SubmitJobResponse {
+            job_id: id.to_string(),
+        }))
     }
 
     /// Writes a new job's plan to the journal, a transaction a chunk, each
     /// awaited: reports are acknowledged in between, and memory holds one
     /// chunk's copy at a time.
-    async fn journal_plan(&self, id: &str, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
+    async fn journal_plan(&self, id: &JobId, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
         for op in crate::journal::plan_ops(id, spec, planned) {
             self.0.writable()?;
             let commit = self.0.scheduler.write(vec![op]).await?;
@@ -245,7 +256,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::Job>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
-        let id = request.into_inner().job_id;
+        let id = job_id(&request.into_inner().job_id)?;
         let view = self
             .0
             .read(move |jobs| jobs.view(&id))
@@ -274,10 +285,11 @@ impl pb::perft_service_server::PerftService for ClientApi {
     ) -> Result<Response<pb::GetDisagreementsResponse>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
         let req = request.into_inner();
+        let id = job_id(&req.job_id)?;
         let (size, start) = page(req.page_size, &req.page_token)?;
         let (found, next) = self
             .0
-            .read(move |jobs| jobs.disagreements(&req.job_id, start, size))
+            .read(move |jobs| jobs.disagreements(&id, start, size))
             .await?
             .map_err(not_found)?;
         Ok(Response::new(pb::GetDisagreementsResponse {
@@ -289,8 +301,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     async fn cancel_job(&self, request: Request<pb::CancelJobRequest>) -> Result<Response<pb::Job>, Status> {
         let caller = Caller::of(&request)?;
         self.0.writable()?;
-        let id = request.into_inner().job_id;
-        self.may_change(&caller, &id).await?;
+        let id = self.may_change(&caller, &request.into_inner().job_id).await?;
         let (view, commit) = self.0.change(move |jobs| jobs.cancel(&id)).await?;
         // Acknowledged only once the cancel is durable.
         self.0.durable(commit).await?;
@@ -302,8 +313,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
     async fn resume_job(&self, request: Request<pb::ResumeJobRequest>) -> Result<Response<pb::Job>, Status> {
         let caller = Caller::of(&request)?;
         self.0.writable()?;
-        let id = request.into_inner().job_id;
-        self.may_change(&caller, &id).await?;
+        let id = self.may_change(&caller, &request.into_inner().job_id).await?;
         let check_id = id.clone();
         self.0
             .peek(move |jobs| jobs.check_resumable(&check_id))
@@ -328,7 +338,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
-        let id = request.into_inner().job_id;
+        let id = job_id(&request.into_inner().job_id)?;
         let first_id = id.clone();
         self.0
             .read(move |jobs| jobs.view(&first_id))
@@ -366,7 +376,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         request: Request<pb::GetDivideRequest>,
     ) -> Result<Response<pb::DivideTable>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
-        let id = request.into_inner().job_id;
+        let id = job_id(&request.into_inner().job_id)?;
         let divide = self
             .0
             .read(move |jobs| jobs.divide(&id))
@@ -395,7 +405,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         request: Request<pb::GetCertificateRequest>,
     ) -> Result<Response<ChunkStream>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
-        let id = request.into_inner().job_id;
+        let id = job_id(&request.into_inner().job_id)?;
         let bytes = crate::certify::served(&self.0, id)
             .await
             .map_err(|e| e.status())?;
@@ -419,13 +429,14 @@ impl pb::perft_service_server::PerftService for ClientApi {
     ) -> Result<Response<pb::GetUnitCountsResponse>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
         let req = request.into_inner();
+        let id = job_id(&req.job_id)?;
         let size = match req.page_size {
             0 => DEFAULT_COUNT_PAGE,
             n => u64::from(n).min(MAX_COUNT_PAGE),
         };
         let journal = Arc::clone(&self.0.journal);
         let (units_total, counts) =
-            tokio::task::spawn_blocking(move || journal.read_count_page(&req.job_id, req.start, size))
+            tokio::task::spawn_blocking(move || journal.read_count_page(&id, req.start, size))
                 .await
                 .map_err(|e| Status::internal(format!("reading the counts stopped: {e}")))?
                 .map_err(|e| crate::certify::CertifyError::from(e).status())?;
@@ -437,13 +448,14 @@ impl pb::perft_service_server::PerftService for ClientApi {
 
     async fn delete_job(&self, request: Request<pb::DeleteJobRequest>) -> Result<Response<pb::Job>, Status> {
         Caller::of(&request)?.may(Action::Manage)?;
-        self.delete(request.into_inner().job_id).await.map(Response::new)
+        let id = job_id(&request.into_inner().job_id)?;
+        self.delete(id).await.map(Response::new)
     }
 }
 
 impl ClientApi {
     /// `DeleteJob`: removes a finished job from the table and the journal.
-    pub(crate) async fn delete(&self, job_id: String) -> Result<pb::Job, Status> {
+    pub(crate) async fn delete(&self, job_id: JobId) -> Result<pb::Job, Status> {
         self.0.writable()?;
         let (view, commit) = self.0.change(move |jobs| jobs.delete(&job_id)).await?;
         self.0.durable(commit).await?;

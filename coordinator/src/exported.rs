@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use crate::ids::ParticipantId;
 use crate::{Coordinator, Worker};
 
 /// Publishes the coordinator's gauges every second (a no-op unless a
@@ -79,10 +80,10 @@ impl NameTotals {
 /// Sessions grouped by participant.
 pub(crate) fn totals_by_participant<'w>(
     workers: impl IntoIterator<Item = &'w Worker>,
-) -> BTreeMap<String, NameTotals> {
-    let mut names: BTreeMap<String, NameTotals> = BTreeMap::new();
+) -> BTreeMap<ParticipantId, NameTotals> {
+    let mut names: BTreeMap<ParticipantId, NameTotals> = BTreeMap::new();
     for worker in workers {
-        let totals = names.entry(worker.participant.to_string()).or_default();
+        let totals = names.entry(worker.participant.clone()).or_default();
         totals.threads += u64::from(worker.threads);
         if let Some(stats) = &worker.stats {
             totals.table_probes = totals.table_probes.saturating_add(stats.table_probes);
@@ -107,7 +108,7 @@ async fn publish_per_participant(coordinator: &Coordinator) {
         .map(|entry| entry.value().clone())
         .collect();
     for (participant, totals) in totals_by_participant(&workers) {
-        let p = participant;
+        let p = participant.to_string();
         metrics::gauge!("perft_workers_threads", "participant" => p.clone()).set(totals.threads as f64);
         metrics::gauge!("perft_workers_units_done", "participant" => p.clone()).set(totals.units_done as f64);
         metrics::gauge!("perft_workers_leaves_done", "participant" => p.clone())
@@ -119,18 +120,18 @@ async fn publish_per_participant(coordinator: &Coordinator) {
             metrics::gauge!("perft_workers_table_fill", "participant" => p).set(fill);
         }
     }
-    let mut names: Vec<String> = coordinator
+    let mut names: Vec<ParticipantId> = coordinator
         .participants
         .list()
         .into_iter()
         .filter(|p| !p.revoked)
-        .map(|p| p.id.to_string())
+        .map(|p| p.id)
         .collect();
     if coordinator.config.token.is_some() {
-        names.push(crate::ids::ParticipantId::OPERATOR.to_owned());
+        names.push(ParticipantId::builtin(ParticipantId::OPERATOR));
     }
     if coordinator.participants.is_open() {
-        names.push(crate::ids::ParticipantId::ANONYMOUS.to_owned());
+        names.push(ParticipantId::builtin(ParticipantId::ANONYMOUS));
     }
     let Ok(credit) = coordinator
         .peek(move |jobs| {
@@ -148,6 +149,7 @@ async fn publish_per_participant(coordinator: &Coordinator) {
         return;
     };
     for (p, c, quarantined) in credit {
+        let p = p.to_string();
         metrics::gauge!("perft_participant_units", "participant" => p.clone()).set(c.units as f64);
         metrics::gauge!("perft_participant_leaves", "participant" => p.clone()).set(c.leaves as f64);
         metrics::gauge!("perft_participant_cpu_seconds", "participant" => p.clone())
@@ -169,9 +171,9 @@ mod tests {
 
     fn worker(name: &str, threads: u32, stats: Option<WorkerStats>) -> Worker {
         Worker {
-            participant: crate::ids::ParticipantId::parse(name).unwrap(),
+            participant: ParticipantId::parse(name).unwrap(),
             label: std::sync::Arc::from(format!("{name}/{name}-host")),
-            name: format!("{name}-host"),
+            name: crate::ids::MachineName::parse(&format!("{name}-host")).unwrap(),
             threads,
             last_seen: Instant::now(),
             progress: Instant::now(),
@@ -201,14 +203,14 @@ mod tests {
             worker("a", 4, stats(300, 175, 0.25, 5, 24)),
         ];
         let names = totals_by_participant(&workers);
-        let a = names["a"];
+        let a = names[&ParticipantId::parse("a").unwrap()];
         assert_eq!(
             (a.threads, a.units_done, a.leaves_done, a.reporting),
             (8, 8, 1024, 2)
         );
         assert_eq!(a.hit_ratio(), Some(0.5));
         assert_eq!(a.fill(), Some(0.375));
-        let b = names["b"];
+        let b = names[&ParticipantId::parse("b").unwrap()];
         assert_eq!((b.threads, b.hit_ratio(), b.fill()), (2, None, None));
     }
 }

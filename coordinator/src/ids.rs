@@ -9,6 +9,18 @@ use perft_core::shown;
 /// Longest id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 64;
 
+/// `value` if it is 1 to [`MAX_ID_BYTES`] bytes of printable characters;
+/// else the line saying what `field` must be.
+pub fn printable<'v>(field: &str, value: &'v str) -> Result<&'v str, String> {
+    if value.is_empty() || value.len() > MAX_ID_BYTES || value.chars().any(char::is_control) {
+        return Err(format!(
+            "{field} '{}' must be 1 to {MAX_ID_BYTES} bytes of printable characters",
+            shown(value)
+        ));
+    }
+    Ok(value)
+}
+
 /// A participant: an owner of credentials (a person or an organisation),
 /// the identity verification counts. 1 to 64 of `A-Z a-z 0-9 . _ -`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,9 +77,11 @@ impl SessionId {
         SessionId(Arc::from(uuid::Uuid::new_v4().simple().to_string()))
     }
 
-    /// A session id as a caller gave it (checked for shape by the caller).
-    pub fn from_wire(id: &str) -> SessionId {
-        SessionId(Arc::from(id))
+    /// A session id as a caller gave it: 1 to [`MAX_ID_BYTES`] bytes of
+    /// printable characters (whether it is a live session is the
+    /// registry's business).
+    pub fn parse(id: &str) -> Result<SessionId, String> {
+        printable("worker id", id).map(|id| SessionId(Arc::from(id)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -78,13 +92,6 @@ impl SessionId {
     /// never enough to use one.
     pub fn short(&self) -> &str {
         self.0.get(..8).unwrap_or(&self.0)
-    }
-}
-
-/// Sessions are looked up by the id a call carries, without a copy.
-impl std::borrow::Borrow<str> for SessionId {
-    fn borrow(&self) -> &str {
-        &self.0
     }
 }
 
@@ -102,13 +109,20 @@ impl fmt::Display for SessionId {
 }
 
 /// A job's id, as `SubmitJob` hands it out and the journal keys it.
+/// Shared, not copied: every lease and report names its job.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JobId(String);
+pub struct JobId(Arc<str>);
 
 impl JobId {
-    /// A job id as a caller or the journal gave it.
-    pub fn new(id: impl Into<String>) -> JobId {
-        JobId(id.into())
+    /// A fresh job id: 12 hex digits of a random UUID.
+    pub fn generate() -> JobId {
+        JobId(Arc::from(&uuid::Uuid::new_v4().simple().to_string()[..12]))
+    }
+
+    /// A job id as a caller or the journal gave it: 1 to
+    /// [`MAX_ID_BYTES`] bytes of printable characters.
+    pub fn parse(id: &str) -> Result<JobId, String> {
+        printable("job id", id).map(|id| JobId(Arc::from(id)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -125,11 +139,13 @@ impl fmt::Display for JobId {
 /// A machine's name as its worker declared it: shown on the dashboard and
 /// in metrics, never an identity (that is its participant).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MachineName(String);
+pub struct MachineName(Arc<str>);
 
 impl MachineName {
-    pub fn new(name: impl Into<String>) -> MachineName {
-        MachineName(name.into())
+    /// A machine's name as its worker gave it: 1 to [`MAX_ID_BYTES`] bytes
+    /// of printable characters.
+    pub fn parse(name: &str) -> Result<MachineName, String> {
+        printable("worker name", name).map(|name| MachineName(Arc::from(name)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -176,6 +192,25 @@ mod tests {
             let err = ParticipantId::parse(bad).unwrap_err();
             assert!(!err.contains('\n'), "{err}");
         }
+    }
+
+    #[test]
+    fn printable_ids_are_checked_with_the_field_named() {
+        assert_eq!(JobId::parse("0a1b2c3d4e5f").unwrap().as_str(), "0a1b2c3d4e5f");
+        assert_eq!(JobId::generate().as_str().len(), 12);
+        assert!(MachineName::parse("host 1 (lab)").is_ok());
+        for bad in ["", "x\n", "\u{1b}[2J", &"a".repeat(65)] {
+            let err = JobId::parse(bad).unwrap_err();
+            assert!(err.starts_with("job id '") && !err.contains('\n'), "{err}");
+            let err = MachineName::parse(bad).unwrap_err();
+            assert!(err.starts_with("worker name '"), "{err}");
+            let err = SessionId::parse(bad).unwrap_err();
+            assert!(err.starts_with("worker id '"), "{err}");
+        }
+        assert_eq!(
+            JobId::parse("x\n").unwrap_err(),
+            "job id 'x\\n' must be 1 to 64 bytes of printable characters"
+        );
     }
 
     #[test]

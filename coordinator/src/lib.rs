@@ -13,6 +13,7 @@ pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
 mod legacy;
+mod participant_api;
 pub mod participants;
 pub mod planning;
 mod scheduler;
@@ -36,10 +37,11 @@ use tonic_health::server::HealthReporter;
 
 pub use crate::connections::ConnectionLimits;
 pub use crate::exported::IDLE_GAUGE_SECONDS;
-use crate::ids::{ParticipantId, SessionId};
+use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
+pub use crate::participant_api::{OfflineError, add_offline, list_offline};
 use crate::participants::{Authenticate, Participants};
 use crate::scheduler::Scheduler;
 
@@ -126,7 +128,7 @@ pub(crate) struct Worker {
     /// For people and logs: `participant/machine (short session id)`.
     pub label: Arc<str>,
     /// The machine's name, for people.
-    pub name: String,
+    pub name: MachineName,
     pub threads: u32,
     pub last_seen: Instant,
     /// The last count or hand-back (or the start of holding units): the
@@ -136,7 +138,7 @@ pub(crate) struct Worker {
     pub proven: bool,
     /// The only job it leases from (perft loadgen); it does not count
     /// toward other jobs' automatic split.
-    pub only_job: Option<String>,
+    pub only_job: Option<JobId>,
     /// Shutting down: it leases nothing more and hands back its units.
     pub draining: bool,
     pub stats: Option<WorkerStats>,
@@ -351,7 +353,6 @@ impl Coordinator {
         if lost.is_empty() {
             return Ok(());
         }
-        let lost: Vec<String> = lost.iter().map(|id| id.as_str().to_owned()).collect();
         let (expired, commit) = self.change(move |jobs| jobs.expire(&lost)).await?;
         if expired > 0 {
             tracing::warn!(units = expired, "leases expired; units queued again");
@@ -453,7 +454,7 @@ pub async fn serve(
         );
     }
     let participants = perft_proto::participant_service_server::ParticipantServiceServer::new(
-        participants::ParticipantApi(Arc::clone(&coordinator)),
+        participant_api::ParticipantApi(Arc::clone(&coordinator)),
     )
     .max_decoding_message_size(MAX_MESSAGE_BYTES)
     .max_encoding_message_size(MAX_MESSAGE_BYTES);

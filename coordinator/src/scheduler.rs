@@ -197,9 +197,14 @@ mod tests {
     use perft_core::{Checkers, Game, GameKind};
 
     use super::Scheduler;
-    use crate::jobs::{JobSpec, JobState, Jobs, Reported, WorkerRef};
+    use crate::ids::JobId;
+    use crate::jobs::{JobSpec, JobState, Jobs, Lessee, Reported};
     use crate::journal::{Journal, plan_ops};
     use crate::planning::{PlanRequest, plan};
+
+    fn j() -> JobId {
+        JobId::parse("j").unwrap()
+    }
 
     /// A scheduler over a real journal file holding one checkers job of
     /// `units` units or so.
@@ -223,14 +228,14 @@ mod tests {
             position: planned.position.clone(),
             depth: 7,
             verify: false,
-            owner: "test".to_owned(),
+            owner: crate::ids::ParticipantId::parse("test").unwrap(),
         };
-        for op in plan_ops("j", &spec, &planned) {
+        for op in plan_ops(&j(), &spec, &planned) {
             journal.send(vec![op]).wait().await.unwrap();
         }
         let scheduler = Scheduler::start(Jobs::default(), Arc::clone(&journal)).unwrap();
         let ((), commit) = scheduler
-            .change(move |jobs| jobs.submit("j".into(), spec, planned))
+            .change(move |jobs| jobs.submit(j(), spec, planned))
             .await
             .unwrap();
         commit.wait().await.unwrap();
@@ -243,7 +248,7 @@ mod tests {
         let (scheduler, journal, units) = scheduler_with_job(dir.path()).await;
         let scheduler = Arc::new(scheduler);
         let (leased, commit) = scheduler
-            .change(|jobs| jobs.lease(WorkerRef::named("w"), 1024, None))
+            .change(|jobs| jobs.lease(&Lessee::named("w").unwrap(), 1024, None))
             .await
             .unwrap();
         commit.wait().await.unwrap();
@@ -257,7 +262,9 @@ mod tests {
             reports.spawn(async move {
                 let leaves = perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), depth);
                 let (reported, commit) = scheduler
-                    .change(move |jobs| jobs.report("j", unit.unit_id, leaves, 0, WorkerRef::named("w")))
+                    .change(move |jobs| {
+                        jobs.report(&j(), unit.unit_id, leaves, 0, &Lessee::named("w").unwrap())
+                    })
                     .await
                     .unwrap();
                 commit.wait().await.unwrap();
@@ -267,7 +274,7 @@ mod tests {
         while let Some(reported) = reports.join_next().await {
             assert_eq!(reported.unwrap(), Reported::Accepted);
         }
-        let view = scheduler.read(|jobs| jobs.divide("j")).await.unwrap().0.unwrap();
+        let view = scheduler.read(|jobs| jobs.divide(&j())).await.unwrap().0.unwrap();
         assert_eq!(view.job.state, JobState::Done);
         let published = GameKind::Checkers.fns().published(7).unwrap();
         assert_eq!(view.total, published.total);
@@ -285,7 +292,7 @@ mod tests {
             .change(|_: &mut Jobs| -> u32 { panic!("a bug in a task") })
             .await;
         assert!(failed.is_err());
-        let (view, _) = scheduler.read(|jobs| jobs.view("j")).await.unwrap();
+        let (view, _) = scheduler.read(|jobs| jobs.view(&j())).await.unwrap();
         assert_eq!(view.unwrap().units_total, units as u64);
     }
 
@@ -293,7 +300,7 @@ mod tests {
     async fn a_task_alone_runs_after_the_changes_before_it_are_written() {
         let dir = tempfile::tempdir().unwrap();
         let (scheduler, _journal, _) = scheduler_with_job(dir.path()).await;
-        let (view, commit) = scheduler.change(|jobs| jobs.cancel("j")).await.unwrap();
+        let (view, commit) = scheduler.change(|jobs| jobs.cancel(&j())).await.unwrap();
         assert_eq!(view.unwrap().state, JobState::Cancelled);
         // The rebuild sees the cancel: it was written before the rebuild ran.
         let states = scheduler
@@ -310,7 +317,7 @@ mod tests {
             .unwrap();
         commit.wait().await.unwrap();
         assert_eq!(states, [JobState::Cancelled]);
-        let (view, _) = scheduler.read(|jobs| jobs.view("j")).await.unwrap();
+        let (view, _) = scheduler.read(|jobs| jobs.view(&j())).await.unwrap();
         assert_eq!(view.unwrap().state, JobState::Cancelled);
     }
 }

@@ -14,8 +14,8 @@ use perft_core::{Leaves, shown};
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::ids::{Epoch, ParticipantId, SessionId, UnitId};
-use crate::jobs::{Reported, WorkerRef};
+use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
+use crate::jobs::{Lessee, Reported};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
 
@@ -25,33 +25,16 @@ pub(crate) struct WorkerApi(pub Arc<Coordinator>);
 const MAX_UNITS_PER_LEASE: usize = 1024;
 /// Most threads a worker is taken to have.
 pub(crate) const MAX_WORKER_THREADS: u32 = 1024;
-/// Longest worker name, job id or worker id accepted, in bytes.
-const MAX_NAME_BYTES: usize = 64;
-
-/// `value` if it is a non-empty, printable string of at most
-/// [`MAX_NAME_BYTES`]; InvalidArgument naming `field` otherwise.
-pub(crate) fn checked_name<'v>(field: &str, value: &'v str) -> Result<&'v str, Status> {
-    if value.is_empty() || value.len() > MAX_NAME_BYTES || value.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(format!(
-            "{field} '{}' must be 1 to {MAX_NAME_BYTES} bytes of printable characters",
-            shown(value)
-        )));
-    }
-    Ok(value)
-}
-
 fn unknown_worker(id: &str) -> Status {
     Status::not_found(format!("unknown worker '{}': register again", shown(id)))
 }
 
 /// What a call of a session needs of it, read in one lookup.
 struct Session {
-    id: SessionId,
-    /// The identity verification counts.
-    participant: ParticipantId,
-    /// For people: `participant/machine (short id)`.
-    label: Arc<str>,
-    only_job: Option<String>,
+    /// The session, its participant (the identity verification counts)
+    /// and its label for people (`participant/machine (short id)`).
+    lessee: Lessee,
+    only_job: Option<JobId>,
     draining: bool,
 }
 
@@ -60,47 +43,23 @@ struct Session {
 /// session id is worth nothing without its owner's credential.
 fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<Session, Status> {
     caller.may(Action::Work)?;
-    checked_name("worker id", worker_id)?;
+    let id = SessionId::parse(worker_id).map_err(Status::invalid_argument)?;
     let mut worker = api
         .0
         .workers
-        .get_mut(worker_id)
+        .get_mut(&id)
         .filter(|w| w.participant == caller.participant)
         .ok_or_else(|| unknown_worker(worker_id))?;
     worker.last_seen = Instant::now();
     Ok(Session {
-        id: worker.key().clone(),
-        participant: worker.participant.clone(),
-        label: Arc::clone(&worker.label),
+        lessee: Lessee {
+            session: id,
+            identity: worker.participant.clone(),
+            label: Arc::clone(&worker.label),
+        },
         only_job: worker.only_job.clone(),
         draining: worker.draining,
     })
-}
-
-/// A worker session as a task on the scheduler holds it: owned, since the
-/// task outlives the borrow of the request.
-struct Lessee {
-    session: SessionId,
-    identity: ParticipantId,
-    label: Arc<str>,
-}
-
-impl Lessee {
-    fn of(session: &Session) -> Lessee {
-        Lessee {
-            session: session.id.clone(),
-            identity: session.participant.clone(),
-            label: Arc::clone(&session.label),
-        }
-    }
-
-    fn as_ref(&self) -> WorkerRef<'_> {
-        WorkerRef {
-            session: self.session.as_str(),
-            identity: self.identity.as_str(),
-            label: &self.label,
-        }
-    }
 }
 
 /// A reported count as the engine's type, checked for what any true count
@@ -152,7 +111,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let caller = Caller::of(&request)?;
         caller.may(Action::Work)?;
         let req = request.into_inner();
-        let name = checked_name("worker name", &req.name)?.to_owned();
+        let name = MachineName::parse(&req.name).map_err(Status::invalid_argument)?;
         let live = self
             .0
             .workers
@@ -168,12 +127,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let only_job = if req.only_job.is_empty() {
             None
         } else {
-            let job = checked_name("job id", &req.only_job)?;
-            let asked = job.to_owned();
+            let job = JobId::parse(&req.only_job).map_err(Status::invalid_argument)?;
+            let asked = job.clone();
             if !self.0.peek(move |jobs| jobs.contains(&asked)).await? {
-                return Err(Status::not_found(format!("no job '{}'", shown(job))));
+                return Err(Status::not_found(format!("no job '{}'", shown(job.as_str()))));
             }
-            Some(job.to_owned())
+            Some(job)
         };
         let threads = req.threads.clamp(1, MAX_WORKER_THREADS);
         let id = SessionId::new();
@@ -217,18 +176,18 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             }));
         }
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
-        let lessee = Lessee::of(&session);
+        let lessee = session.lessee.clone();
         let only_job = session.only_job;
         let ((held_before, leased), commit) = self
             .0
             .change(move |jobs| {
-                let held = jobs.held_by(lessee.session.as_str());
-                (held, jobs.lease(lessee.as_ref(), max, only_job.as_deref()))
+                let held = jobs.held_by(&lessee.session);
+                (held, jobs.lease(&lessee, max, only_job.as_ref()))
             })
             .await?;
         if held_before == 0
             && !leased.is_empty()
-            && let Some(mut worker) = self.0.workers.get_mut(&session.id)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
         {
             // Its leases' clock starts when it starts holding units.
             worker.progress = Instant::now();
@@ -252,12 +211,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         .into_iter()
                         .map(|u| pb::UnitLease {
                             lease_tag: signer
-                                .sign(
-                                    job.job_id.as_str(),
-                                    u.unit_id.0,
-                                    u.epoch.0,
-                                    session.participant.as_str(),
-                                )
+                                .sign(&job.job_id, u.unit_id, u.epoch, &session.lessee.identity)
                                 .to_vec(),
                             unit_id: u.unit_id.0,
                             epoch: u.epoch.0,
@@ -285,50 +239,44 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 counted.push((job.job_id.as_str(), result, reported_count(&job.job_id, result)?));
             }
         }
-        // Then provenance: only leases issued to this participant count.
+        // Then provenance: only leases issued to this participant count,
+        // and the job they name becomes an id only then.
         let signer = &self.0.signer;
-        let genuine = |job_id: &str, unit_id, epoch, tag: &[u8]| {
-            checked_name("job id", job_id).is_ok()
-                && signer.verify(job_id, unit_id, epoch, session.participant.as_str(), tag)
-        };
         let mut refused = 0u32;
-        let results: Vec<(String, UnitId, Leaves, u64)> = counted
+        let mut genuine = |job_id: &str, unit_id: UnitId, epoch: Epoch, tag: &[u8]| {
+            let job = JobId::parse(job_id)
+                .ok()
+                .filter(|job| signer.verify(job, unit_id, epoch, &session.lessee.identity, tag));
+            refused += u32::from(job.is_none());
+            job
+        };
+        let results: Vec<(JobId, UnitId, Leaves, u64)> = counted
             .into_iter()
-            .filter(|(job_id, r, _)| {
-                let ok = genuine(job_id, r.unit_id, r.epoch, &r.lease_tag);
-                refused += u32::from(!ok);
-                ok
-            })
-            .map(|(job_id, r, leaves)| {
-                (
-                    job_id.to_owned(),
-                    UnitId(r.unit_id),
-                    leaves,
-                    cpu_ms(r.cpu_seconds),
-                )
+            .filter_map(|(job_id, r, leaves)| {
+                let unit_id = UnitId(r.unit_id);
+                let job = genuine(job_id, unit_id, Epoch(r.epoch), &r.lease_tag)?;
+                Some((job, unit_id, leaves, cpu_ms(r.cpu_seconds)))
             })
             .collect();
-        let released: Vec<(String, UnitId, Epoch)> = req
+        let released: Vec<(JobId, UnitId, Epoch)> = req
             .jobs
             .iter()
             .flat_map(|job| job.released.iter().map(move |u| (job.job_id.as_str(), u)))
-            .filter(|(job_id, u)| {
-                let ok = genuine(job_id, u.unit_id, u.epoch, &u.lease_tag);
-                refused += u32::from(!ok);
-                ok
+            .filter_map(|(job_id, u)| {
+                let (unit_id, epoch) = (UnitId(u.unit_id), Epoch(u.epoch));
+                let job = genuine(job_id, unit_id, epoch, &u.lease_tag)?;
+                Some((job, unit_id, epoch))
             })
-            .map(|(job_id, u)| (job_id.to_owned(), UnitId(u.unit_id), Epoch(u.epoch)))
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
-            tracing::warn!(worker = %shown(&session.label), refused, "results refused: they answer no lease issued to this participant");
+            tracing::warn!(worker = %shown(&session.lessee.label), refused, "results refused: they answer no lease issued to this participant");
         }
-        let reporter = Lessee::of(&session);
+        let reporter = session.lessee.clone();
         let any_released = !released.is_empty();
         let (outcome, commit) = self
             .0
             .change(move |jobs| {
-                let worker = reporter.as_ref();
                 for (job_id, unit_id, leaves, _) in &results {
                     if let Some(limit) = jobs.count_limit(job_id)
                         && leaves.leaves > limit
@@ -336,19 +284,19 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         return Err(Status::invalid_argument(format!(
                             "the count {} for unit {unit_id} of job {} is above the {limit} leaves any tree of that depth has",
                             leaves.leaves,
-                            shown(job_id)
+                            shown(job_id.as_str())
                         )));
                     }
                 }
                 let (mut accepted, mut ignored) = (0, 0);
                 for (job_id, unit_id, leaves, cpu_ms) in &results {
-                    match jobs.report(job_id, *unit_id, *leaves, *cpu_ms, worker) {
+                    match jobs.report(job_id, *unit_id, *leaves, *cpu_ms, &reporter) {
                         Reported::Accepted => accepted += 1,
                         Reported::Ignored => ignored += 1,
                     }
                 }
                 for (job_id, unit_id, epoch) in &released {
-                    jobs.release(job_id, *unit_id, *epoch, worker);
+                    jobs.release(job_id, *unit_id, *epoch, &reporter);
                 }
                 Ok((accepted, ignored))
             })
@@ -358,7 +306,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         self.0.durable(commit).await?;
         let (accepted, ignored) = outcome?;
         if (accepted + ignored > 0 || any_released)
-            && let Some(mut worker) = self.0.workers.get_mut(&session.id)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
         {
             // Progress: its leases live on; a count makes its threads real.
             worker.progress = Instant::now();
@@ -380,7 +328,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        let session_id = session(&caller, self, &req.worker_id)?.id;
+        let session_id = session(&caller, self, &req.worker_id)?.lessee.session;
         if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
             if req.draining && !worker.draining {
                 tracing::info!(worker = %session_id, name = %worker.name, "worker draining: it hands back its units and leaves");

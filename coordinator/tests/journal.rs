@@ -2,10 +2,15 @@
 //! with the results already accepted, and a journal this build must not use
 //! is refused with a clear message.
 
-use perft_coordinator::jobs::{JobSpec, JobState, Jobs, WorkerRef};
+use perft_coordinator::ids::{JobId, ParticipantId};
+use perft_coordinator::jobs::{JobSpec, JobState, Jobs, Lessee};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
 use perft_core::{Checkers, Convention, Game, GameKind, GameVisitor, Leaves};
+
+fn id(job: &str) -> JobId {
+    JobId::parse(job).unwrap()
+}
 
 fn count(position: &[u8], depth: u32) -> Leaves {
     perft_core::perft(&Checkers::unpack(position).unwrap(), depth)
@@ -15,14 +20,14 @@ fn count(position: &[u8], depth: u32) -> Leaves {
 /// how many.
 fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
     let mut counted = 0;
-    for group in jobs.lease(WorkerRef::named(worker), max, None) {
+    for group in jobs.lease(&Lessee::named(worker).unwrap(), max, None) {
         for unit in &group.units {
             jobs.report(
-                group.job_id.as_str(),
+                &group.job_id,
                 unit.unit_id,
                 count(&unit.position, group.depth),
                 0,
-                WorkerRef::named(worker),
+                &Lessee::named(worker).unwrap(),
             );
             counted += 1;
         }
@@ -32,10 +37,11 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
 
 /// Journals a plan as the coordinator does, then hands it to the jobs.
 async fn submit(journal: &Journal, jobs: &mut Jobs, id: &str, spec: &JobSpec, planned: PlannedJob) {
-    for op in plan_ops(id, spec, &planned) {
+    let id = JobId::parse(id).unwrap();
+    for op in plan_ops(&id, spec, &planned) {
         journal.send(vec![op]).wait().await.unwrap();
     }
-    jobs.submit(id.into(), spec.clone(), planned);
+    jobs.submit(id, spec.clone(), planned);
 }
 
 #[tokio::test]
@@ -57,7 +63,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         position: planned.position.clone(),
         depth: 8,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
 
     let half = {
@@ -68,7 +74,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         submit(&journal, &mut jobs, "a", &spec, planned.clone()).await;
         submit(&journal, &mut jobs, "b", &spec, planned).await;
         let counted = count_some(&mut jobs, "w", units / 2);
-        jobs.cancel("b").unwrap();
+        jobs.cancel(&id("b")).unwrap();
         journal.send(jobs.take_ops()).wait().await.unwrap();
         counted
         // The journal and the jobs are dropped here, as in a crash.
@@ -77,7 +83,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     let opened = Journal::open(dir.path()).unwrap();
     let (journal, restored) = (opened.journal, opened.restored.jobs);
     assert_eq!(restored.len(), 2);
-    assert_eq!(restored[0].id, "a");
+    assert_eq!(restored[0].id.as_str(), "a");
     assert_eq!(restored[0].results.len(), half);
     assert_eq!(restored[0].plan.units.len(), units);
     assert_eq!(restored[1].state, JobState::Cancelled);
@@ -90,8 +96,8 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     for job in restored {
         jobs.restore(job);
     }
-    assert_eq!(jobs.view("b").unwrap().units_total, units as u64);
-    let view = jobs.view("a").unwrap();
+    assert_eq!(jobs.view(&id("b")).unwrap().units_total, units as u64);
+    let view = jobs.view(&id("a")).unwrap();
     assert_eq!(
         (view.state, view.units_done, view.units_total),
         (JobState::Running, half as u64, units as u64)
@@ -99,7 +105,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     // Only the units without a result are handed out again.
     assert_eq!(count_some(&mut jobs, "v", usize::MAX), units - half);
     journal.send(jobs.take_ops()).wait().await.unwrap();
-    let divide = jobs.divide("a").unwrap();
+    let divide = jobs.divide(&id("a")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(divide.total, Leaves::full(845_931));
     drop(journal);
@@ -118,7 +124,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         jobs.restore(job);
     }
     assert_eq!(jobs.unit_bytes(), 0);
-    let again = jobs.divide("a").unwrap();
+    let again = jobs.divide(&id("a")).unwrap();
     assert_eq!(again.total, Leaves::full(845_931));
     assert_eq!(
         again
@@ -168,30 +174,33 @@ async fn counted_job(
         position: planned.position.clone(),
         depth,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
     submit(journal, jobs, id, &spec, planned).await;
-    while let Some(group) = jobs.lease(WorkerRef::named("w"), 64, None).pop() {
+    while let Some(group) = jobs.lease(&Lessee::named("w").unwrap(), 64, None).pop() {
         for unit in &group.units {
             let leaves = game
                 .dispatch_in(group.convention, CountIn(&unit.position, group.depth))
                 .unwrap();
             jobs.report(
-                group.job_id.as_str(),
+                &group.job_id,
                 unit.unit_id,
                 leaves,
                 0,
-                WorkerRef::named("w"),
+                &Lessee::named("w").unwrap(),
             );
         }
     }
     journal.send(jobs.take_ops()).wait().await.unwrap();
-    assert_eq!(jobs.view(id).unwrap().state, JobState::Done);
+    assert_eq!(
+        jobs.view(&JobId::parse(id).unwrap()).unwrap().state,
+        JobState::Done
+    );
 }
 
 /// The total of a done job's certificate made from the journal.
 fn certified_total(journal: &Journal, id: &str) -> Leaves {
-    let bytes = perft_coordinator::certify::certificate_file(journal, id).unwrap();
+    let bytes = perft_coordinator::certify::certificate_file(journal, &JobId::parse(id).unwrap()).unwrap();
     perft_certificate::Certificate::decode(&bytes).unwrap().total
 }
 
@@ -256,14 +265,14 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         10,
     )
     .await;
-    assert_eq!(jobs.divide("o").unwrap().total, oeis);
+    assert_eq!(jobs.divide(&id("o")).unwrap().total, oeis);
     drop(opened.journal);
     let opened = Journal::open(dir.path()).unwrap();
     let restored = &opened.restored.jobs;
     assert_eq!(restored[2].spec.convention, Some(Convention::Oeis));
     assert!(restored[2].damage.is_empty());
     let certificate = perft_certificate::Certificate::decode(
-        &perft_coordinator::certify::certificate_file(&opened.journal, "o").unwrap(),
+        &perft_coordinator::certify::certificate_file(&opened.journal, &id("o")).unwrap(),
     )
     .unwrap();
     assert_eq!(
@@ -295,17 +304,17 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         position: planned.position.clone(),
         depth: 12,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
     {
         let opened = Journal::open(dir.path()).unwrap();
         let (journal, _) = (opened.journal, opened.restored.jobs);
         // Everything but the mark that the plan is complete: a crash.
-        let ops: Vec<_> = plan_ops("cut", &spec, &planned).collect();
+        let ops: Vec<_> = plan_ops(&id("cut"), &spec, &planned).collect();
         for op in &ops[..ops.len() - 1] {
             journal.send(vec![op.clone()]).wait().await.unwrap();
         }
-        for op in plan_ops("whole", &spec, &planned) {
+        for op in plan_ops(&id("whole"), &spec, &planned) {
             journal.send(vec![op]).wait().await.unwrap();
         }
     }
@@ -313,7 +322,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         let opened = Journal::open(dir.path()).unwrap();
         let (_, restored) = (opened.journal, opened.restored.jobs);
         assert_eq!(restored.len(), 1, "the cut plan is dropped");
-        assert_eq!(restored[0].id, "whole");
+        assert_eq!(restored[0].id.as_str(), "whole");
         assert_eq!(
             restored[0].plan.units, planned.units,
             "every unit read back exactly"
@@ -333,7 +342,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
     for job in restored {
         jobs.restore(job);
     }
-    let view = jobs.view("whole").unwrap();
+    let view = jobs.view(&id("whole")).unwrap();
     assert_eq!(view.state, JobState::Failed);
     assert!(
         view.error.unwrap().contains("unit chunk 1"),
@@ -414,4 +423,67 @@ fn an_older_journal_and_a_locked_dir_are_refused() {
         "{err}"
     );
     drop(first);
+}
+
+/// Journals one small checkers job named `name`.
+async fn one_job(dir: &std::path::Path, name: &str) {
+    let request = PlanRequest {
+        position: None,
+        depth: 4,
+        split_depth: Some(1),
+        min_units: 1,
+        max_units: 1 << 20,
+        convention: None,
+    };
+    let planned = plan(GameKind::Checkers, &request).unwrap();
+    let spec = JobSpec {
+        game: GameKind::Checkers,
+        convention: None,
+        position: planned.position.clone(),
+        depth: 4,
+        verify: false,
+        owner: ParticipantId::parse("test").unwrap(),
+    };
+    let opened = Journal::open(dir).unwrap();
+    let mut jobs = Jobs::default();
+    submit(&opened.journal, &mut jobs, name, &spec, planned).await;
+}
+
+#[tokio::test]
+async fn ids_the_journal_holds_malformed_refuse_it() {
+    let damaged = |dir: &std::path::Path, sql: &str| {
+        let db = rusqlite::Connection::open(dir.join("journal.sqlite")).unwrap();
+        db.execute_batch(sql).unwrap();
+        drop(db);
+        let err = Journal::open(dir).unwrap_err();
+        assert!(matches!(err, JournalError::Corrupt { .. }), "{err}");
+        err.to_string()
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    one_job(dir.path(), "j").await;
+    let err = damaged(dir.path(), "UPDATE jobs SET id = 'a' || char(10) || 'b'");
+    assert!(
+        err.contains("is damaged (job id 'a\\nb' must be 1 to 64 bytes of printable characters)"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    one_job(dir.path(), "j").await;
+    let err = damaged(dir.path(), "UPDATE jobs SET owner = 'lab a'");
+    assert!(
+        err.contains("is damaged (job j: participant name 'lab a' must be 1 to 64 of A-Z a-z 0-9 . _ -)"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    drop(Journal::open(dir.path()).unwrap());
+    let err = damaged(
+        dir.path(),
+        "INSERT INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES ('', 1, zeroblob(32), 0, 0)",
+    );
+    assert!(
+        err.contains("is damaged (credit: participant name '' must be 1 to 64 of A-Z a-z 0-9 . _ -)"),
+        "{err}"
+    );
 }

@@ -44,7 +44,9 @@ pub enum Outcome {
     Counted {
         lease: UnitLease,
         leaves: Leaves,
-        seconds: f64,
+        /// CPU seconds of the counting thread (a unit is counted on one
+        /// thread): the participant's credit, not wall time.
+        cpu_seconds: f64,
     },
     /// The unit could not be counted here (bad game or position: a bug or a
     /// version mismatch); it is handed back.
@@ -181,6 +183,7 @@ fn count_lease(
     #[cfg(feature = "fault-injection")] faults: Option<&FaultInjector>,
 ) -> Outcome {
     let started = Instant::now();
+    let cpu = cpu_time::ThreadTime::now();
     let game = lease.game;
     // Reversi's conventions share one table: their entries are told apart
     // by their depth tags.
@@ -202,6 +205,7 @@ fn count_lease(
     #[cfg(feature = "fault-injection")]
     let leaves = faults.map_or(leaves, |faults| faults.apply(&lease, leaves));
     let seconds = started.elapsed().as_secs_f64();
+    let cpu_seconds = cpu.elapsed().as_secs_f64();
     metrics::counter!("perft_worker_units_total").increment(1);
     tables.totals.units_done.fetch_add(1, Ordering::Relaxed);
     let _ = tables
@@ -218,7 +222,7 @@ fn count_lease(
     Outcome::Counted {
         lease,
         leaves,
-        seconds,
+        cpu_seconds,
     }
 }
 

@@ -124,8 +124,8 @@ struct Kept {
     lease_tag: Vec<u8>,
     /// `None`: the unit is handed back uncounted.
     leaves: Option<perft_core::Leaves>,
-    /// Seconds the counting thread spent on it (credit for the participant).
-    seconds: f64,
+    /// CPU seconds the counting thread spent on it (credit for the participant).
+    cpu_seconds: f64,
 }
 
 /// Counts and hand-backs kept until the coordinator acknowledges them.
@@ -142,14 +142,14 @@ impl Unreported {
             Outcome::Counted {
                 lease,
                 leaves,
-                seconds,
+                cpu_seconds,
             } => self.0.push(Kept {
                 job_id: lease.job_id,
                 unit_id: lease.unit_id,
                 epoch: lease.epoch,
                 lease_tag: lease.lease_tag,
                 leaves: Some(leaves),
-                seconds,
+                cpu_seconds,
             }),
             Outcome::Refused { lease, reason } => {
                 tracing::error!(job = %lease.job_id, unit = lease.unit_id, %reason, "unit refused; handing it back");
@@ -175,7 +175,7 @@ impl Unreported {
             epoch,
             lease_tag,
             leaves: None,
-            seconds: 0.0,
+            cpu_seconds: 0.0,
         });
     }
 
@@ -199,7 +199,7 @@ impl Unreported {
                     epoch: kept.epoch,
                     leaves: Some(leaves.into()),
                     lease_tag: kept.lease_tag.clone(),
-                    cpu_seconds: kept.seconds,
+                    cpu_seconds: kept.cpu_seconds,
                 }),
                 None => jobs[at].released.push(pb::UnitRef {
                     unit_id: kept.unit_id,

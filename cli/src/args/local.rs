@@ -233,8 +233,9 @@ pub struct EstimateArgs {
     /// Random paths per sampled unit.
     #[arg(long, default_value_t = 64)]
     pub paths: usize,
-    /// Seconds spent timing exact counts of sampled units.
-    #[arg(long, default_value_t = 3.0)]
+    /// CPU seconds spent timing exact counts of sampled units, and whole
+    /// shallower runs for the table's sharing between units.
+    #[arg(long, default_value_t = 10.0)]
     pub time_budget: f64,
     /// Seed of the draws.
     #[arg(long, default_value_t = 1)]

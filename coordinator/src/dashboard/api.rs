@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
 use super::{Dash, refuse};
+use crate::ids::{JobId, SessionId};
 use crate::jobs::{JobSpec, JobState, JobView};
 
 /// Largest page of jobs, and the default one.
@@ -198,7 +199,7 @@ fn published_for(spec: &JobSpec) -> Option<Published> {
 
 /// A job id as this coordinator makes them: 1 to 64 of `[A-Za-z0-9_-]`;
 /// else the 400 answer.
-pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<String, Box<Response>> {
+pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<JobId, Box<Response>> {
     let bad = |shown: &str| {
         Box::new(refuse(
             StatusCode::BAD_REQUEST,
@@ -216,7 +217,10 @@ pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<Stri
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if well_formed { Ok(id) } else { Err(bad(&id)) }
+    match JobId::parse(&id) {
+        Ok(job) if well_formed => Ok(job),
+        _ => Err(bad(&id)),
+    }
 }
 
 /// `GET /api/jobs/{id}`: the job, its divide table so far, its first
@@ -292,8 +296,8 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             .into_iter()
             .map(|s| ServingJson {
                 id: short_session(&s.session),
-                participant: s.participant,
-                name: s.name,
+                participant: s.participant.map(|p| p.to_string()),
+                name: s.name.map(|n| n.to_string()),
                 units: s.units,
             })
             .collect(),
@@ -342,8 +346,8 @@ pub(super) async fn certificate(
 
 /// A session id as the dashboard shows it: its first 8 characters, never
 /// the whole (a session id is no credential, but nobody needs it whole).
-fn short_session(session: &str) -> String {
-    crate::ids::SessionId::from_wire(session).to_string()
+fn short_session(session: &SessionId) -> String {
+    session.to_string()
 }
 
 #[derive(Debug, Serialize)]
@@ -389,11 +393,11 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
             WorkerJson {
                 leaves_per_second: dash.rates.worker_rate(&w.session),
                 id: short_session(&w.session),
-                participant: Some(w.participant),
-                name: w.name,
+                participant: Some(w.participant.to_string()),
+                name: w.name.to_string(),
                 threads: w.threads,
                 status,
-                only_job: w.only_job,
+                only_job: w.only_job.map(|job| job.to_string()),
                 units_done: w.stats.map_or(0, |s| s.units_done),
                 leaves_done: w.stats.map(|s| s.leaves_done.to_string()),
                 table_hit_rate: w
@@ -410,7 +414,7 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
     out.extend(dash.rates.gone().into_iter().map(|g| WorkerJson {
         id: short_session(&g.session),
         participant: None,
-        name: g.name,
+        name: g.name.to_string(),
         threads: g.threads,
         status: if g.left { "left" } else { "lost" },
         only_job: None,

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::unix_ms;
+use crate::ids::{JobId, MachineName, SessionId};
 use crate::jobs::{JobState, JobView};
 
 /// Most samples kept per job.
@@ -60,7 +61,7 @@ impl JobSamples {
 /// A registered worker's recent leaves, and what it was last seen as.
 #[derive(Debug)]
 struct WorkerSamples {
-    name: String,
+    name: MachineName,
     threads: u32,
     draining: bool,
     units_done: u64,
@@ -70,8 +71,8 @@ struct WorkerSamples {
 /// A worker session no longer registered.
 #[derive(Clone, Debug)]
 pub(super) struct GoneWorker {
-    pub session: String,
-    pub name: String,
+    pub session: SessionId,
+    pub name: MachineName,
     pub threads: u32,
     pub units_done: u64,
     /// It drained and left (else it was lost: no heartbeat in time).
@@ -90,8 +91,8 @@ pub(super) struct JobRate {
 /// The samples of every job and worker.
 #[derive(Debug, Default)]
 pub(super) struct Rates {
-    jobs: Mutex<HashMap<String, JobSamples>>,
-    workers: Mutex<HashMap<String, WorkerSamples>>,
+    jobs: Mutex<HashMap<JobId, JobSamples>>,
+    workers: Mutex<HashMap<SessionId, WorkerSamples>>,
     gone: Mutex<VecDeque<GoneWorker>>,
 }
 
@@ -108,7 +109,7 @@ impl Rates {
         for view in views {
             // A job finished before it was ever sampled needs no samples:
             // its rate is its average.
-            let sampled = jobs.get(view.id.as_str()).map(|s| s.finished);
+            let sampled = jobs.get(&view.id).map(|s| s.finished);
             // A job resumed after it failed runs again: sample it again.
             let wanted = match sampled {
                 None => view.state == JobState::Running,
@@ -117,7 +118,7 @@ impl Rates {
             if !wanted {
                 continue;
             }
-            let samples = jobs.entry(view.id.to_string()).or_insert_with(|| JobSamples {
+            let samples = jobs.entry(view.id.clone()).or_insert_with(|| JobSamples {
                 samples: VecDeque::new(),
                 spacing_ms: 1000,
                 finished: false,
@@ -130,7 +131,7 @@ impl Rates {
             samples.finished = view.state.is_final();
         }
         if jobs.len() > JOBS_KEPT {
-            let mut finished: Vec<(u64, String)> = jobs
+            let mut finished: Vec<(u64, JobId)> = jobs
                 .iter()
                 .filter(|(_, s)| s.finished)
                 .map(|(id, s)| (s.samples.back().map_or(0, |x| x.at_ms), id.clone()))
@@ -143,7 +144,7 @@ impl Rates {
     }
 
     /// The job's leaves/s over its life: (unix ms, leaves/s) per interval.
-    pub fn chart(&self, job_id: &str) -> Vec<(u64, f64)> {
+    pub fn chart(&self, job_id: &JobId) -> Vec<(u64, f64)> {
         let jobs = lock(&self.jobs);
         let Some(samples) = jobs.get(job_id) else {
             return Vec::new();
@@ -169,7 +170,7 @@ impl Rates {
             };
         }
         let jobs = lock(&self.jobs);
-        let samples = jobs.get(view.id.as_str()).map(|s| &s.samples);
+        let samples = jobs.get(&view.id).map(|s| &s.samples);
         let last = samples.and_then(|s| s.back().copied());
         let since = |window_ms: u64| {
             let last = last?;
@@ -201,9 +202,9 @@ impl Rates {
         let at = Instant::now();
         let mut workers = lock(&self.workers);
         let mut gone = lock(&self.gone);
-        let present: std::collections::HashSet<&str> = now.iter().map(|w| w.session.as_str()).collect();
+        let present: std::collections::HashSet<&SessionId> = now.iter().map(|w| &w.session).collect();
         workers.retain(|session, w| {
-            let here = present.contains(session.as_str());
+            let here = present.contains(session);
             if !here {
                 gone.push_front(GoneWorker {
                     session: session.clone(),
@@ -244,7 +245,7 @@ impl Rates {
     }
 
     /// A registered worker's leaves/s over the last few seconds.
-    pub fn worker_rate(&self, session: &str) -> f64 {
+    pub fn worker_rate(&self, session: &SessionId) -> f64 {
         let workers = lock(&self.workers);
         let Some(w) = workers.get(session) else {
             return 0.0;

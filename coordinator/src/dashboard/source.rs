@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
 
@@ -19,10 +20,10 @@ pub(super) enum ReadError {
 /// A worker session holding units of a job.
 #[derive(Clone, Debug)]
 pub(super) struct Serving {
-    pub session: String,
+    pub session: SessionId,
     /// Its participant and machine name, if the session is still registered.
-    pub participant: Option<String>,
-    pub name: Option<String>,
+    pub participant: Option<ParticipantId>,
+    pub name: Option<MachineName>,
     pub units: u64,
 }
 
@@ -39,11 +40,11 @@ pub(super) struct JobDetail {
 /// A registered worker session as the registry holds it now.
 #[derive(Clone, Debug)]
 pub(super) struct WorkerRead {
-    pub session: String,
-    pub participant: String,
-    pub name: String,
+    pub session: SessionId,
+    pub participant: ParticipantId,
+    pub name: MachineName,
     pub threads: u32,
-    pub only_job: Option<String>,
+    pub only_job: Option<JobId>,
     pub draining: bool,
     /// Time since its last call.
     pub silent_for: Duration,
@@ -98,8 +99,8 @@ pub(super) async fn jobs_for_sampling(
 }
 
 /// One job's detail; `NotFound` for an unknown id.
-pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<JobDetail, ReadError> {
-    let id = id.to_owned();
+pub(super) async fn job_detail(coordinator: &Coordinator, id: &JobId) -> Result<JobDetail, ReadError> {
+    let id = id.clone();
     let read = durable_read(coordinator, move |jobs| {
         jobs.divide(&id).and_then(|divide| {
             let (disagreements, next) = jobs.disagreements(&id, 0, DISAGREEMENTS_SHOWN)?;
@@ -113,8 +114,8 @@ pub(super) async fn job_detail(coordinator: &Coordinator, id: &str) -> Result<Jo
         .map(|(session, units)| {
             let name = coordinator
                 .workers
-                .get(&crate::ids::SessionId::from_wire(&session))
-                .map(|w| (w.participant.to_string(), w.name.clone()));
+                .get(&session)
+                .map(|w| (w.participant.clone(), w.name.clone()));
             let (participant, name) = name.unzip();
             Serving {
                 session,
@@ -141,8 +142,8 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
         .map(|entry| {
             let w = entry.value();
             WorkerRead {
-                session: entry.key().as_str().to_owned(),
-                participant: w.participant.to_string(),
+                session: entry.key().clone(),
+                participant: w.participant.clone(),
                 name: w.name.clone(),
                 threads: w.threads,
                 only_job: w.only_job.clone(),
@@ -152,7 +153,11 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
             }
         })
         .collect();
-    workers.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.session.cmp(&b.session)));
+    workers.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| a.session.as_str().cmp(b.session.as_str()))
+    });
     workers
 }
 
@@ -172,8 +177,8 @@ pub(super) fn heartbeat_interval(coordinator: &Coordinator) -> Duration {
 }
 
 /// Whether a job of that id exists (no, while the scheduler is stopped).
-pub(super) async fn job_exists(coordinator: &Coordinator, id: &str) -> bool {
-    let id = id.to_owned();
+pub(super) async fn job_exists(coordinator: &Coordinator, id: &JobId) -> bool {
+    let id = id.clone();
     coordinator
         .peek(move |jobs| jobs.contains(&id))
         .await

@@ -11,7 +11,7 @@ use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
 use crate::clock::unix_ms;
 use crate::columns::{Bits, UnitColumns};
-use crate::ids::JobId;
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
 
@@ -48,16 +48,16 @@ pub(super) struct OpenUnits {
     done_ahead: u64,
     /// Units handed out before that want a lease again (handed back,
     /// expired, verification's next copy), most urgent first.
-    retry: VecDeque<u64>,
+    retry: VecDeque<UnitId>,
     /// Units with leases or votes: open work only.
-    pub active: HashMap<u64, Unit>,
+    pub active: HashMap<UnitId, Unit>,
     /// Units some worker holds.
     pub leased: u64,
 }
 
 #[derive(Debug)]
 pub(super) struct Job {
-    pub id: String,
+    pub id: JobId,
     pub spec: JobSpec,
     pub split_depth: u32,
     pub remaining_depth: u32,
@@ -79,7 +79,7 @@ pub(super) struct Job {
 
 impl Job {
     /// A queued job of `plan`, every unit open.
-    pub fn new(id: String, spec: JobSpec, plan: PlannedJob) -> Job {
+    pub fn new(id: JobId, spec: JobSpec, plan: PlannedJob) -> Job {
         let moves = plan.first_moves.len();
         let n = plan.units.len();
         let mut summary = Summary {
@@ -126,7 +126,7 @@ impl Job {
     }
 
     /// A finished job read back with its summary only.
-    pub fn finished(id: String, spec: JobSpec, plan: PlannedJob, units_total: u64, summary: Summary) -> Job {
+    pub fn finished(id: JobId, spec: JobSpec, plan: PlannedJob, units_total: u64, summary: Summary) -> Job {
         let mut job = Job::new(id, spec, plan);
         job.open = None;
         job.units_total = units_total;
@@ -139,20 +139,20 @@ impl Job {
     }
 
     /// Whether unit `u` is open and undecided.
-    pub fn is_open(&self, u: u64) -> bool {
+    pub fn is_open(&self, u: UnitId) -> bool {
         self.open
             .as_ref()
-            .is_some_and(|o| u < self.units_total && !o.decided.get(u))
+            .is_some_and(|o| u.0 < self.units_total && !o.decided.get(u.0))
     }
 
     /// Unit `u`'s packed position, while the job is open.
-    pub fn position(&self, u: u64) -> Option<&[u8]> {
+    pub fn position(&self, u: UnitId) -> Option<&[u8]> {
         let open = self.open.as_ref()?;
-        (u < self.units_total).then(|| open.columns.position(u as usize))
+        (u.0 < self.units_total).then(|| open.columns.position(u.0 as usize))
     }
 
     /// Unit `u`'s position as text, for people.
-    pub fn shown_position(&self, u: u64) -> String {
+    pub fn shown_position(&self, u: UnitId) -> String {
         match self.position(u) {
             Some(bytes) => self
                 .spec
@@ -167,7 +167,7 @@ impl Job {
     /// Runs `f` on unit `u`'s lease and vote state (made when first
     /// needed, dropped once idle), keeping the leased count. `None` when
     /// the unit is not open.
-    pub fn with_unit<R>(&mut self, u: u64, f: impl FnOnce(&mut Unit) -> R) -> Option<R> {
+    pub fn with_unit<R>(&mut self, u: UnitId, f: impl FnOnce(&mut Unit) -> R) -> Option<R> {
         if !self.is_open(u) {
             return None;
         }
@@ -189,11 +189,11 @@ impl Job {
     }
 
     /// Open units holding an undecided count of `identity`.
-    pub fn units_voted_by(&self, identity: &str) -> Vec<u64> {
+    pub fn units_voted_by(&self, identity: &ParticipantId) -> Vec<UnitId> {
         let Some(open) = &self.open else {
             return Vec::new();
         };
-        let mut units: Vec<u64> = open
+        let mut units: Vec<UnitId> = open
             .active
             .iter()
             .filter(|(_, unit)| unit.has_voter(identity))
@@ -203,40 +203,40 @@ impl Job {
         units
     }
 
-    fn needs_lease(&self, u: u64) -> bool {
+    fn needs_lease(&self, u: UnitId) -> bool {
         self.open
             .as_ref()
-            .is_some_and(|o| !o.decided.get(u) && o.active.get(&u).is_none_or(Unit::needs_lease))
+            .is_some_and(|o| !o.decided.get(u.0) && o.active.get(&u).is_none_or(Unit::needs_lease))
     }
 
-    fn can_take(&self, u: u64, identity: &str) -> bool {
+    fn can_take(&self, u: UnitId, identity: &ParticipantId) -> bool {
         self.open
             .as_ref()
             .is_some_and(|o| o.active.get(&u).is_none_or(|a| a.can_take(identity)))
     }
 
     /// Puts a unit that wants a lease back in the queue, first.
-    pub fn requeue(&mut self, u: u64) {
+    pub fn requeue(&mut self, u: UnitId) {
         if self.state.is_final() || !self.needs_lease(u) {
             return;
         }
         let Some(open) = self.open.as_mut() else {
             return;
         };
-        if u >= open.cursor || !open.queued.set(u) {
+        if u.0 >= open.cursor || !open.queued.set(u.0) {
             return;
         }
         open.retry.push_front(u);
     }
 
-    /// The next unit the machine `identity` may take: a unit handed out
-    /// before that wants another lease, else the next in plan order.
-    pub fn next_for(&mut self, identity: &str) -> Option<u64> {
-        // Units this machine may not take (it counted them): left queued.
+    /// The next unit the participant `identity` may take: a unit handed
+    /// out before that wants another lease, else the next in plan order.
+    pub fn next_for(&mut self, identity: &ParticipantId) -> Option<UnitId> {
+        // Units this participant may not take (it counted them): left queued.
         let mut passed = Vec::new();
         let mut found = None;
         while let Some(u) = self.open.as_mut()?.retry.pop_front() {
-            self.open.as_mut()?.queued.clear(u);
+            self.open.as_mut()?.queued.clear(u.0);
             if !self.needs_lease(u) {
                 continue;
             }
@@ -248,7 +248,7 @@ impl Job {
         }
         if let Some(open) = self.open.as_mut() {
             for &u in passed.iter().rev() {
-                open.queued.set(u);
+                open.queued.set(u.0);
                 open.retry.push_front(u);
             }
         }
@@ -260,9 +260,9 @@ impl Job {
             if open.cursor >= self.units_total {
                 return None;
             }
-            let u = open.cursor;
+            let u = UnitId(open.cursor);
             open.cursor += 1;
-            if open.decided.get(u) {
+            if open.decided.get(u.0) {
                 open.done_ahead -= 1;
                 continue;
             }
@@ -272,9 +272,9 @@ impl Job {
             if self.can_take(u, identity) {
                 return Some(u);
             }
-            // Restored with this machine's vote: another machine's turn.
+            // Restored with this participant's vote: another one's turn.
             let open = self.open.as_mut()?;
-            open.queued.set(u);
+            open.queued.set(u.0);
             open.retry.push_back(u);
         }
     }
@@ -350,7 +350,7 @@ impl Job {
             (self.summary.work_done / self.summary.work_total).clamp(0.0, 1.0)
         };
         JobView {
-            id: JobId::new(self.id.clone()),
+            id: self.id.clone(),
             spec: self.spec.clone(),
             split_depth: self.split_depth,
             state: self.state,
@@ -369,14 +369,14 @@ impl Job {
 
     /// Counts a decided unit in. A weighted sum past `u128` fails the job
     /// (returns false): no true count gets there.
-    pub fn decided(&mut self, u: u64, leaves: Leaves) -> bool {
+    pub fn decided(&mut self, u: UnitId, leaves: Leaves) -> bool {
         let Some(open) = self.open.as_mut() else {
             return true;
         };
-        if u >= self.units_total || !open.decided.set(u) {
+        if u.0 >= self.units_total || !open.decided.set(u.0) {
             return true;
         }
-        if u >= open.cursor {
+        if u.0 >= open.cursor {
             open.done_ahead += 1;
         }
         if let Some(unit) = open.active.remove(&u)
@@ -384,7 +384,7 @@ impl Job {
         {
             open.leased -= 1;
         }
-        let i = u as usize;
+        let i = u.0 as usize;
         self.summary.done += 1;
         self.summary.work_done += f64::from(open.columns.estimate(i));
         let mut overflow = false;

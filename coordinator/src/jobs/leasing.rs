@@ -5,16 +5,16 @@
 
 use std::collections::HashSet;
 
-use crate::ids::{Epoch, JobId, UnitId};
+use crate::ids::{Epoch, JobId, SessionId, UnitId};
 
-use super::{JobState, Jobs, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, WorkerRef};
+use super::{JobState, Jobs, LeasedJob, LeasedUnit, Lessee, MAX_UNIT_FAILURES};
 use crate::clock::unix_ms;
 
 /// The leases of one worker session.
 #[derive(Debug, Default)]
 pub(super) struct Holder {
     /// (job, unit) pairs leased to the session and not yet reported.
-    pub units: HashSet<(String, u64)>,
+    pub units: HashSet<(JobId, UnitId)>,
 }
 
 impl Jobs {
@@ -22,10 +22,10 @@ impl Jobs {
     /// with units wanting a lease (only `only_job` when given), grouped per
     /// job. A job hands out its units in plan order, so one call gets
     /// neighbouring subtrees, which share positions in the worker's table.
-    /// Never the same unit twice to one machine.
-    pub fn lease(&mut self, worker: WorkerRef<'_>, max: usize, only_job: Option<&str>) -> Vec<LeasedJob> {
+    /// Never the same unit twice to one participant.
+    pub fn lease(&mut self, worker: &Lessee, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
-        if self.ledger.is_quarantined(worker.identity) {
+        if self.ledger.is_quarantined(&worker.identity) {
             return out;
         }
         let mut handed = 0;
@@ -47,29 +47,31 @@ impl Jobs {
             }
             let mut units = Vec::new();
             while handed < max {
-                let Some(unit_id) = job.next_for(worker.identity) else {
+                let Some(unit_id) = job.next_for(&worker.identity) else {
                     break;
                 };
                 self.next_epoch += 1;
-                let epoch = self.next_epoch;
-                job.with_unit(unit_id, |unit| unit.lease(worker.session, worker.identity, epoch));
+                let epoch = Epoch(self.next_epoch);
+                job.with_unit(unit_id, |unit| {
+                    unit.lease(&worker.session, &worker.identity, epoch)
+                });
                 self.holders
-                    .entry(worker.session.to_owned())
+                    .entry(worker.session.clone())
                     .or_default()
                     .units
                     .insert((id.clone(), unit_id));
                 units.push(LeasedUnit {
-                    unit_id: UnitId(unit_id),
-                    epoch: Epoch(epoch),
+                    unit_id,
+                    epoch,
                     position: job.position(unit_id).unwrap_or_default().to_vec(),
                 });
                 handed += 1;
-                // With verification it also wants a second machine.
+                // With verification it also wants a second participant.
                 job.requeue(unit_id);
             }
             if !units.is_empty() {
                 out.push(LeasedJob {
-                    job_id: JobId::new(id.clone()),
+                    job_id: id.clone(),
                     game: job.spec.game,
                     convention: job.spec.convention,
                     depth: job.remaining_depth,
@@ -82,8 +84,7 @@ impl Jobs {
 
     /// Puts a leased unit back in the queue: `worker` gave back its lease
     /// of `epoch`. False when it held no such lease.
-    pub fn release(&mut self, job_id: &str, unit_id: UnitId, epoch: Epoch, worker: WorkerRef<'_>) -> bool {
-        let (UnitId(unit_id), Epoch(epoch)) = (unit_id, epoch);
+    pub fn release(&mut self, job_id: &JobId, unit_id: UnitId, epoch: Epoch, worker: &Lessee) -> bool {
         let Some(job) = self.jobs.get_mut(job_id) else {
             return false;
         };
@@ -91,13 +92,13 @@ impl Jobs {
             return false;
         }
         let Some(session) = job
-            .with_unit(unit_id, |unit| unit.release(epoch, worker.identity))
+            .with_unit(unit_id, |unit| unit.release(epoch, &worker.identity))
             .flatten()
         else {
             return false;
         };
         if let Some(holder) = self.holders.get_mut(&session) {
-            holder.units.remove(&(job_id.to_owned(), unit_id));
+            holder.units.remove(&(job_id.clone(), unit_id));
         }
         job.released += 1;
         job.requeue(unit_id);
@@ -106,15 +107,15 @@ impl Jobs {
     }
 
     /// How many units the session `session` holds.
-    pub fn held_by(&self, session: &str) -> usize {
+    pub fn held_by(&self, session: &SessionId) -> usize {
         self.holders.get(session).map_or(0, |h| h.units.len())
     }
 
     /// The worker sessions holding units of `job_id`, with how many each
     /// holds, most first: the workers serving the job now. One step per
     /// lease held, over all jobs.
-    pub fn holders_of(&self, job_id: &str) -> Vec<(String, u64)> {
-        let mut serving: Vec<(String, u64)> = self
+    pub fn holders_of(&self, job_id: &JobId) -> Vec<(SessionId, u64)> {
+        let mut serving: Vec<(SessionId, u64)> = self
             .holders
             .iter()
             .filter_map(|(session, holder)| {
@@ -122,7 +123,7 @@ impl Jobs {
                 (held > 0).then(|| (session.clone(), held))
             })
             .collect();
-        serving.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        serving.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.as_str().cmp(b.0.as_str())));
         serving
     }
 
@@ -130,7 +131,7 @@ impl Jobs {
     /// found them silent, or they left): the one path for a lost, killed or
     /// cut-off worker. A unit that keeps failing fails its job (`perft
     /// resume` queues it again). Returns the number of leases that ended.
-    pub fn expire(&mut self, lost: &[String]) -> u64 {
+    pub fn expire(&mut self, lost: &[SessionId]) -> u64 {
         let mut expired = 0;
         let mut changed = HashSet::new();
         for session in lost {

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::ids::ParticipantId;
 use crate::jobs::Op;
 
 /// What a participant contributed.
@@ -43,15 +44,15 @@ const CREDIT_WRITE_INTERVAL: std::time::Duration = std::time::Duration::from_sec
 /// or a lost vote.
 #[derive(Debug)]
 pub(super) struct Ledger {
-    totals: HashMap<String, Credit>,
-    dirty: std::collections::HashSet<String>,
+    totals: HashMap<ParticipantId, Credit>,
+    dirty: std::collections::HashSet<ParticipantId>,
     /// A lost vote is waiting: write at once.
     urgent: bool,
     last_written: std::time::Instant,
     /// Lost votes past which a participant is quarantined.
     quarantine_after: Option<u64>,
     /// Participants quarantined since last asked.
-    newly_quarantined: Vec<String>,
+    newly_quarantined: Vec<ParticipantId>,
 }
 
 impl Default for Ledger {
@@ -61,7 +62,7 @@ impl Default for Ledger {
 }
 
 impl Ledger {
-    pub fn new(restored: Vec<(String, Credit)>, quarantine_after: Option<u64>) -> Ledger {
+    pub fn new(restored: Vec<(ParticipantId, Credit)>, quarantine_after: Option<u64>) -> Ledger {
         Ledger {
             totals: restored.into_iter().collect(),
             dirty: std::collections::HashSet::new(),
@@ -72,30 +73,30 @@ impl Ledger {
         }
     }
 
-    pub fn credit(&mut self, participant: &str, delta: Credit) {
+    pub fn credit(&mut self, participant: &ParticipantId, delta: Credit) {
         let was = self.is_quarantined(participant);
-        self.totals.entry(participant.to_owned()).or_default().add(&delta);
-        self.dirty.insert(participant.to_owned());
+        self.totals.entry(participant.clone()).or_default().add(&delta);
+        self.dirty.insert(participant.clone());
         self.urgent |= delta.lost_votes > 0;
         if !was && self.is_quarantined(participant) {
             tracing::warn!(
-                participant,
+                %participant,
                 "participant quarantined: too many of its counts lost a majority vote"
             );
-            self.newly_quarantined.push(participant.to_owned());
+            self.newly_quarantined.push(participant.clone());
         }
     }
 
-    pub fn is_quarantined(&self, participant: &str) -> bool {
+    pub fn is_quarantined(&self, participant: &ParticipantId) -> bool {
         self.quarantine_after
             .is_some_and(|n| self.totals.get(participant).is_some_and(|c| c.lost_votes >= n))
     }
 
-    pub fn get(&self, participant: &str) -> Credit {
+    pub fn get(&self, participant: &ParticipantId) -> Credit {
         self.totals.get(participant).copied().unwrap_or_default()
     }
 
-    pub fn take_newly_quarantined(&mut self) -> Vec<String> {
+    pub fn take_newly_quarantined(&mut self) -> Vec<ParticipantId> {
         std::mem::take(&mut self.newly_quarantined)
     }
 
@@ -106,7 +107,7 @@ impl Ledger {
         }
         self.urgent = false;
         self.last_written = std::time::Instant::now();
-        let mut dirty: Vec<String> = self.dirty.drain().collect();
+        let mut dirty: Vec<ParticipantId> = self.dirty.drain().collect();
         dirty.sort();
         dirty
             .into_iter()
@@ -129,9 +130,10 @@ mod tests {
 
     #[test]
     fn credit_merges_and_quarantines_once() {
+        let a = ParticipantId::parse("a").unwrap();
         let mut ledger = Ledger::new(
             vec![(
-                "a".into(),
+                a.clone(),
                 Credit {
                     units: 1,
                     ..Credit::default()
@@ -143,23 +145,23 @@ mod tests {
             lost_votes: 1,
             ..Credit::default()
         };
-        ledger.credit("a", lost);
-        assert!(!ledger.is_quarantined("a"));
-        ledger.credit("a", lost);
-        ledger.credit("a", lost);
-        assert!(ledger.is_quarantined("a"));
-        assert_eq!(ledger.take_newly_quarantined(), ["a"]);
+        ledger.credit(&a, lost);
+        assert!(!ledger.is_quarantined(&a));
+        ledger.credit(&a, lost);
+        ledger.credit(&a, lost);
+        assert!(ledger.is_quarantined(&a));
+        assert_eq!(ledger.take_newly_quarantined(), std::slice::from_ref(&a));
         assert!(ledger.take_newly_quarantined().is_empty());
-        assert_eq!(ledger.get("a").units, 1);
+        assert_eq!(ledger.get(&a).units, 1);
         let ops: Vec<Op> = ledger.take_ops();
         assert!(matches!(
             &ops[..],
-            [Op::Credit { participant, total }] if participant == "a" && total.lost_votes == 3 && total.units == 1
+            [Op::Credit { participant, total }] if *participant == a && total.lost_votes == 3 && total.units == 1
         ));
         assert!(!ledger.has_pending());
         // Plain credit waits for the interval; a lost vote does not.
         ledger.credit(
-            "a",
+            &a,
             Credit {
                 units: 1,
                 ..Credit::default()

@@ -21,10 +21,11 @@ mod views;
 
 use crate::clock::unix_ms;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use perft_core::{Convention, GameKind, Leaves};
 
-use crate::ids::{Epoch, JobId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::planning::PlannedJob;
 use job::Job;
 pub use job::Summary;
@@ -79,7 +80,7 @@ pub struct JobSpec {
     /// Count every unit for two different participants.
     pub verify: bool,
     /// The participant that submitted it.
-    pub owner: String,
+    pub owner: ParticipantId,
 }
 
 impl JobSpec {
@@ -89,23 +90,26 @@ impl JobSpec {
     }
 }
 
-/// Who is asking: a worker session, the participant it belongs to (the
-/// identity verification counts), and how people know it.
-#[derive(Clone, Copy, Debug)]
-pub struct WorkerRef<'a> {
-    pub session: &'a str,
-    pub identity: &'a str,
-    pub label: &'a str,
+/// Who is asking for or answering leases: a worker session, the
+/// participant it belongs to (the identity verification counts), and how
+/// people know it. Cheap to clone: its parts are shared.
+#[derive(Clone, Debug)]
+pub struct Lessee {
+    pub session: SessionId,
+    pub identity: ParticipantId,
+    pub label: Arc<str>,
 }
 
-impl<'a> WorkerRef<'a> {
-    /// A worker whose session, machine and label are all `name`.
-    pub fn named(name: &'a str) -> WorkerRef<'a> {
-        WorkerRef {
-            session: name,
-            identity: name,
-            label: name,
-        }
+impl Lessee {
+    /// A worker whose session, participant and label are all `name` (one
+    /// worker per participant, as tests play them); why not, for a name
+    /// that is no participant's.
+    pub fn named(name: &str) -> Result<Lessee, String> {
+        Ok(Lessee {
+            identity: ParticipantId::parse(name)?,
+            session: SessionId::parse(name)?,
+            label: Arc::from(name),
+        })
     }
 }
 
@@ -146,14 +150,15 @@ pub const MAX_UNIT_FAILURES: u32 = 8;
 /// Why a job operation was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobError {
+    /// The id as it was asked for: it may be no well-formed id at all.
     #[error("no job '{}'", perft_core::shown(.0))]
     NotFound(String),
     #[error("job {id} is {state:?}, not failed: only a failed job can be resumed")]
-    NotFailed { id: String, state: JobState },
+    NotFailed { id: JobId, state: JobState },
     #[error("job {id} cannot be resumed: {reason}")]
-    CannotResume { id: String, reason: String },
+    CannotResume { id: JobId, reason: String },
     #[error("job {id} is {}: cancel it before deleting it", .state.name())]
-    NotFinished { id: String, state: JobState },
+    NotFinished { id: JobId, state: JobState },
 }
 
 /// A new job with its units laid out, built where it costs nothing to
@@ -162,7 +167,7 @@ pub enum JobError {
 pub struct NewJob(Job);
 
 impl NewJob {
-    pub fn new(id: String, spec: JobSpec, plan: PlannedJob) -> NewJob {
+    pub fn new(id: JobId, spec: JobSpec, plan: PlannedJob) -> NewJob {
         NewJob(Job::new(id, spec, plan))
     }
 }
@@ -170,9 +175,9 @@ impl NewJob {
 /// Every job, in submission order.
 #[derive(Debug)]
 pub struct Jobs {
-    order: Vec<String>,
-    jobs: HashMap<String, Job>,
-    holders: HashMap<String, Holder>,
+    order: Vec<JobId>,
+    jobs: HashMap<JobId, Job>,
+    holders: HashMap<SessionId, Holder>,
     next_epoch: u64,
     /// Changes not yet handed to the journal, in the order they happened.
     outbox: Vec<Op>,
@@ -195,14 +200,14 @@ impl Default for Jobs {
     }
 }
 
-fn not_found(job_id: &str) -> JobError {
-    JobError::NotFound(job_id.to_owned())
+fn not_found(job_id: &JobId) -> JobError {
+    JobError::NotFound(job_id.to_string())
 }
 
 impl Jobs {
     /// No jobs, with the participants' credit read back from the journal
     /// and the quarantine threshold.
-    pub fn with_credit(credit: Vec<(String, Credit)>, quarantine_after: Option<u64>) -> Jobs {
+    pub fn with_credit(credit: Vec<(ParticipantId, Credit)>, quarantine_after: Option<u64>) -> Jobs {
         Jobs {
             ledger: Ledger::new(credit, quarantine_after),
             ..Jobs::default()
@@ -229,30 +234,30 @@ impl Jobs {
     }
 
     /// A participant's credit.
-    pub fn credit(&self, participant: &str) -> Credit {
+    pub fn credit(&self, participant: &ParticipantId) -> Credit {
         self.ledger.get(participant)
     }
 
     /// Whether a participant lost too many votes to lease.
-    pub fn is_quarantined(&self, participant: &str) -> bool {
+    pub fn is_quarantined(&self, participant: &ParticipantId) -> bool {
         self.ledger.is_quarantined(participant)
     }
 
     /// Participants quarantined since the last call: what they decided
     /// alone is to be counted again.
-    pub fn take_newly_quarantined(&mut self) -> Vec<String> {
+    pub fn take_newly_quarantined(&mut self) -> Vec<ParticipantId> {
         self.ledger.take_newly_quarantined()
     }
 
     /// The most leaves a count of one of the job's units can be (`None` for
     /// no such job).
-    pub fn count_limit(&self, job_id: &str) -> Option<u128> {
+    pub fn count_limit(&self, job_id: &JobId) -> Option<u128> {
         let job = self.jobs.get(job_id)?;
         Some(job.spec.game.fns().max_leaves(job.remaining_depth))
     }
 
     /// Whether a job of that id exists.
-    pub fn contains(&self, job_id: &str) -> bool {
+    pub fn contains(&self, job_id: &JobId) -> bool {
         self.jobs.contains_key(job_id)
     }
 
@@ -264,7 +269,7 @@ impl Jobs {
     /// Takes a job whose plan the journal already holds (see
     /// [`Op::Submit`]): it is queued, or done at once when
     /// planning settled everything.
-    pub fn submit(&mut self, id: String, spec: JobSpec, plan: PlannedJob) {
+    pub fn submit(&mut self, id: JobId, spec: JobSpec, plan: PlannedJob) {
         self.add(NewJob::new(id, spec, plan));
     }
 
@@ -288,7 +293,7 @@ impl Jobs {
 
     /// Cancels a job that has not finished; its units are released and
     /// late results for it are ignored.
-    pub fn cancel(&mut self, job_id: &str) -> Result<JobView, JobError> {
+    pub fn cancel(&mut self, job_id: &JobId) -> Result<JobView, JobError> {
         let job = self.jobs.get_mut(job_id).ok_or_else(|| not_found(job_id))?;
         if !job.state.is_final() {
             job.finish(JobState::Cancelled, None);
@@ -296,7 +301,7 @@ impl Jobs {
             // A cancelled job is never resumed: its plan and counts go, its
             // summary, divide and disagreements stay.
             self.outbox.push(Op::DropPlan {
-                job_id: job_id.to_owned(),
+                job_id: job_id.clone(),
             });
         }
         Ok(job.view())
@@ -304,11 +309,11 @@ impl Jobs {
 
     /// Removes a finished job entirely, from the table and the journal; an
     /// open one must be cancelled first. Returns it as it was.
-    pub fn delete(&mut self, job_id: &str) -> Result<JobView, JobError> {
+    pub fn delete(&mut self, job_id: &JobId) -> Result<JobView, JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         if !job.state.is_final() {
             return Err(JobError::NotFinished {
-                id: job_id.to_owned(),
+                id: job_id.clone(),
                 state: job.state,
             });
         }
@@ -319,7 +324,7 @@ impl Jobs {
             holder.units.retain(|(job, _)| job != job_id);
         }
         self.outbox.push(Op::DeleteJob {
-            job_id: job_id.to_owned(),
+            job_id: job_id.clone(),
         });
         Ok(view)
     }

@@ -4,6 +4,7 @@
 
 use perft_core::Leaves;
 
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -14,7 +15,7 @@ pub enum Op {
     /// A new job's row, its plan without the units (written next, in
     /// chunks); it stays "planning" until [`Op::Planned`].
     Submit {
-        id: String,
+        id: JobId,
         spec: JobSpec,
         /// The plan without its units ([`PlannedJob::header`]).
         plan: PlannedJob,
@@ -23,39 +24,39 @@ pub enum Op {
     /// Units `first_unit..` of a job's plan as a [`UnitColumns`] blob: one
     /// chunk, one transaction.
     Units {
-        job_id: String,
+        job_id: JobId,
         chunk: u64,
-        first_unit: u64,
+        first_unit: UnitId,
         blob: Vec<u8>,
     },
     /// Every chunk of the job's plan is written: the job is queued.
-    Planned { job_id: String },
+    Planned { job_id: JobId },
     /// A unit's decided count (its pending votes are dropped), with the
-    /// names of the machines whose counts agreed, one a line.
+    /// participants whose counts agreed (stored one a line).
     Result {
-        job_id: String,
-        unit_id: u64,
+        job_id: JobId,
+        unit_id: UnitId,
         leaves: Leaves,
-        machines: String,
+        deciders: Vec<ParticipantId>,
     },
     /// A count that does not decide its unit yet (verification).
     Vote {
-        job_id: String,
-        unit_id: u64,
-        voter: String,
+        job_id: JobId,
+        unit_id: UnitId,
+        voter: ParticipantId,
         label: String,
         leaves: Leaves,
     },
     /// A unit's votes are dropped (a resumed job counts it afresh).
-    ClearVotes { job_id: String, unit_id: u64 },
+    ClearVotes { job_id: JobId, unit_id: UnitId },
     /// Workers sent different counts for a unit.
     Disagreement {
-        job_id: String,
+        job_id: JobId,
         disagreement: Disagreement,
     },
     /// The job's state, timing and counters.
     JobState {
-        job_id: String,
+        job_id: JobId,
         state: JobState,
         error: Option<String>,
         started_ms: Option<u64>,
@@ -67,15 +68,18 @@ pub enum Op {
     /// A participant's row: new, or revoked.
     Participant(StoredParticipant),
     /// A participant's credit as it now stands.
-    Credit { participant: String, total: Credit },
+    Credit {
+        participant: ParticipantId,
+        total: Credit,
+    },
     /// Every undecided vote of a participant is dropped (it was revoked).
-    DropVotesOf { voter: String },
+    DropVotesOf { voter: ParticipantId },
     /// Units of a job are counted again: their counts go, and a done job
     /// runs again.
-    Reopen { job_id: String, unit_ids: Vec<u64> },
+    Reopen { job_id: JobId, unit_ids: Vec<UnitId> },
     /// A cancelled job's plan, counts and votes go (its row, summary and
     /// disagreements stay); their pages are given back to the file system.
-    DropPlan { job_id: String },
+    DropPlan { job_id: JobId },
     /// A job goes entirely.
-    DeleteJob { job_id: String },
+    DeleteJob { job_id: JobId },
 }

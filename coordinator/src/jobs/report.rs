@@ -5,23 +5,24 @@
 use perft_core::Leaves;
 
 use super::unit::VoteOutcome;
-use super::{Credit, Disagreement, JobState, Jobs, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op, WorkerRef};
-use crate::ids::UnitId;
+use super::{Credit, Disagreement, JobState, Jobs, Lessee, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
+use crate::ids::{JobId, ParticipantId, UnitId};
 
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reported {
-    /// Kept: it decided its unit, or it waits for another machine's count.
+    /// Kept: it decided its unit, or it waits for another participant's
+    /// count.
     Accepted,
     /// Unknown job or unit, a finished job, a unit already decided, or a
-    /// second count from the same machine.
+    /// second count from the same participant.
     Ignored,
 }
 
 impl Jobs {
     /// Drops every undecided vote of `participant` (it was revoked): its
     /// units want another count.
-    pub fn drop_votes_of(&mut self, participant: &str) -> u64 {
+    pub fn drop_votes_of(&mut self, participant: &ParticipantId) -> u64 {
         let mut dropped = 0;
         for id in &self.order {
             let job = self.jobs.get_mut(id).expect("ordered jobs exist");
@@ -36,7 +37,7 @@ impl Jobs {
             }
         }
         self.outbox.push(Op::DropVotesOf {
-            voter: participant.to_owned(),
+            voter: participant.clone(),
         });
         dropped
     }
@@ -45,15 +46,14 @@ impl Jobs {
     /// it took `cpu_ms` of CPU time (the worker's word, for credit only).
     pub fn report(
         &mut self,
-        job_id: &str,
+        job_id: &JobId,
         unit_id: UnitId,
         leaves: Leaves,
         cpu_ms: u64,
-        worker: WorkerRef<'_>,
+        worker: &Lessee,
     ) -> Reported {
-        let UnitId(unit_id) = unit_id;
-        if let Some(holder) = self.holders.get_mut(worker.session) {
-            holder.units.remove(&(job_id.to_owned(), unit_id));
+        if let Some(holder) = self.holders.get_mut(&worker.session) {
+            holder.units.remove(&(job_id.clone(), unit_id));
         }
         let Some(job) = self.jobs.get_mut(job_id) else {
             return Reported::Ignored;
@@ -63,20 +63,20 @@ impl Jobs {
         }
         let quorum = job.spec.quorum();
         let vote_op = || Op::Vote {
-            job_id: job_id.to_owned(),
+            job_id: job_id.clone(),
             unit_id,
-            voter: worker.identity.to_owned(),
-            label: worker.label.to_owned(),
+            voter: worker.identity.clone(),
+            label: worker.label.to_string(),
             leaves,
         };
         let outcome = job
             .with_unit(unit_id, |unit| {
-                unit.vote(worker.identity, worker.label, leaves, quorum)
+                unit.vote(&worker.identity, &worker.label, leaves, quorum)
             })
             .unwrap_or(VoteOutcome::Ignored);
         if outcome != VoteOutcome::Ignored {
             self.ledger.credit(
-                worker.identity,
+                &worker.identity,
                 Credit {
                     units: 1,
                     leaves: leaves.leaves,
@@ -95,7 +95,7 @@ impl Jobs {
             VoteOutcome::Decided {
                 leaves,
                 votes,
-                machines,
+                deciders,
                 losers,
             } => {
                 for loser in &losers {
@@ -108,21 +108,21 @@ impl Jobs {
                     );
                 }
                 self.outbox.push(Op::Result {
-                    job_id: job_id.to_owned(),
+                    job_id: job_id.clone(),
                     unit_id,
                     leaves,
-                    machines: machines.join("\n"),
+                    deciders,
                 });
                 if votes.iter().any(|v| v.leaves != leaves) {
                     let disagreement = Disagreement {
-                        unit_id: UnitId(unit_id),
+                        unit_id,
                         position: job.shown_position(unit_id),
                         votes,
                         decided: Some(leaves),
                     };
                     tracing_disagreement(job_id, &disagreement);
                     self.outbox.push(Op::Disagreement {
-                        job_id: job_id.to_owned(),
+                        job_id: job_id.clone(),
                         disagreement: disagreement.clone(),
                     });
                     job.disagreements.push(disagreement);
@@ -137,14 +137,14 @@ impl Jobs {
             VoteOutcome::NoMajority { votes } => {
                 self.outbox.push(vote_op());
                 let disagreement = Disagreement {
-                    unit_id: UnitId(unit_id),
+                    unit_id,
                     position: job.shown_position(unit_id),
                     votes,
                     decided: None,
                 };
                 tracing_disagreement(job_id, &disagreement);
                 self.outbox.push(Op::Disagreement {
-                    job_id: job_id.to_owned(),
+                    job_id: job_id.clone(),
                     disagreement: disagreement.clone(),
                 });
                 job.disagreements.push(disagreement);
@@ -161,11 +161,11 @@ impl Jobs {
     }
 }
 
-fn tracing_disagreement(job_id: &str, d: &Disagreement) {
+fn tracing_disagreement(job_id: &JobId, d: &Disagreement) {
     let votes: Vec<String> = d
         .votes
         .iter()
         .map(|v| format!("{}={}", v.worker, v.leaves.leaves))
         .collect();
-    tracing::warn!(job = job_id, unit = d.unit_id.0, position = %d.position, votes = %votes.join(" "), "workers disagree");
+    tracing::warn!(job = %job_id, unit = d.unit_id.0, position = %d.position, votes = %votes.join(" "), "workers disagree");
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::job::Job;
 use super::{JobError, JobState, JobView, Jobs, MAX_VOTES, Op, RestoredJob, not_found};
+use crate::ids::{JobId, UnitId};
 
 impl Jobs {
     /// Rebuilds a job read back from the journal: a finished one from its
@@ -54,7 +55,7 @@ impl Jobs {
             return;
         }
         for unit_id in &damaged_counts {
-            tracing::error!(job = %id, unit = unit_id, "journal: a stored count failed its checksum; the unit is counted again");
+            tracing::error!(job = %id, unit = unit_id.0, "journal: a stored count failed its checksum; the unit is counted again");
         }
         let mut overflowed = false;
         for (unit_id, leaves) in results {
@@ -103,11 +104,11 @@ impl Jobs {
 
     /// Checks that `job_id` is a failed job, which [`Jobs::resume`] can
     /// take once its units are read back from the journal.
-    pub fn check_resumable(&self, job_id: &str) -> Result<(), JobError> {
+    pub fn check_resumable(&self, job_id: &JobId) -> Result<(), JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         if job.state != JobState::Failed {
             return Err(JobError::NotFailed {
-                id: job_id.to_owned(),
+                id: job_id.clone(),
                 state: job.state,
             });
         }
@@ -117,7 +118,7 @@ impl Jobs {
     /// Queues a failed job's open units again, keeping every accepted
     /// count; a unit that found no majority is counted afresh. `restored`
     /// is the job as the journal holds it.
-    pub fn resume(&mut self, job_id: &str, restored: RestoredJob) -> Result<JobView, JobError> {
+    pub fn resume(&mut self, job_id: &JobId, restored: RestoredJob) -> Result<JobView, JobError> {
         self.check_resumable(job_id)?;
         self.rebuild_open(job_id, restored)
     }
@@ -125,7 +126,7 @@ impl Jobs {
     /// Counts some of a job's units again: `restored` is the job as the
     /// journal holds it once their counts went ([`Op::Reopen`]). A done
     /// job runs again; a cancelled one is left alone.
-    pub fn reopen(&mut self, job_id: &str, restored: RestoredJob) -> Result<JobView, JobError> {
+    pub fn reopen(&mut self, job_id: &JobId, restored: RestoredJob) -> Result<JobView, JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         if job.state == JobState::Cancelled {
             return Ok(job.view());
@@ -133,10 +134,10 @@ impl Jobs {
         self.rebuild_open(job_id, restored)
     }
 
-    fn rebuild_open(&mut self, job_id: &str, mut restored: RestoredJob) -> Result<JobView, JobError> {
+    fn rebuild_open(&mut self, job_id: &JobId, mut restored: RestoredJob) -> Result<JobView, JobError> {
         if !restored.damage.is_empty() {
             return Err(JobError::CannotResume {
-                id: job_id.to_owned(),
+                id: job_id.clone(),
                 reason: format!(
                     "the journal's copy of {} failed its checksum",
                     restored.damage.join(", ")
@@ -144,18 +145,18 @@ impl Jobs {
             });
         }
         // Votes that found no majority are dropped: counted afresh.
-        let mut per_unit: HashMap<u64, usize> = HashMap::new();
+        let mut per_unit: HashMap<UnitId, usize> = HashMap::new();
         for vote in &restored.votes {
             *per_unit.entry(vote.unit_id).or_default() += 1;
         }
-        let stuck: Vec<u64> = per_unit
+        let stuck: Vec<UnitId> = per_unit
             .into_iter()
             .filter(|&(_, n)| n >= MAX_VOTES as usize)
             .map(|(u, _)| u)
             .collect();
         for &unit_id in &stuck {
             self.outbox.push(Op::ClearVotes {
-                job_id: job_id.to_owned(),
+                job_id: job_id.clone(),
                 unit_id,
             });
         }
@@ -164,7 +165,7 @@ impl Jobs {
             let old = &self.jobs[job_id];
             (old.released, old.started_ms, old.disagreements.clone())
         };
-        let mut job = Job::new(job_id.to_owned(), restored.spec, restored.plan);
+        let mut job = Job::new(job_id.clone(), restored.spec, restored.plan);
         job.released = released;
         job.started_ms = started_ms;
         job.disagreements = disagreements;
@@ -187,7 +188,7 @@ impl Jobs {
         }
         self.outbox.push(job.state_op());
         let view = job.view();
-        self.jobs.insert(job_id.to_owned(), job);
+        self.jobs.insert(job_id.clone(), job);
         Ok(view)
     }
 }

@@ -3,14 +3,15 @@
 
 use perft_core::Leaves;
 
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::planning::PlannedJob;
 
 /// A vote read back from the journal.
 #[derive(Debug, Clone)]
 pub struct RestoredVote {
-    pub unit_id: u64,
-    pub voter: String,
+    pub unit_id: UnitId,
+    pub voter: ParticipantId,
     pub label: String,
     pub leaves: Leaves,
 }
@@ -18,7 +19,7 @@ pub struct RestoredVote {
 /// A job read back from the journal.
 #[derive(Debug, Clone)]
 pub struct RestoredJob {
-    pub id: String,
+    pub id: JobId,
     pub spec: JobSpec,
     /// The plan; its units only for an open job (or one without summary).
     pub plan: PlannedJob,
@@ -30,13 +31,13 @@ pub struct RestoredJob {
     pub started_ms: Option<u64>,
     pub finished_ms: Option<u64>,
     pub released: u64,
-    pub results: Vec<(u64, Leaves)>,
+    pub results: Vec<(UnitId, Leaves)>,
     pub votes: Vec<RestoredVote>,
     pub disagreements: Vec<Disagreement>,
     /// Parts of the plan whose checksum failed: the job cannot be trusted.
     pub damage: Vec<String>,
     /// Units whose stored count failed its checksum: counted again.
-    pub damaged_counts: Vec<u64>,
+    pub damaged_counts: Vec<UnitId>,
 }
 
 /// What the journal holds of the jobs and of who counted them.
@@ -44,5 +45,5 @@ pub struct RestoredJob {
 pub struct Restored {
     pub jobs: Vec<RestoredJob>,
     /// Every participant's credit.
-    pub credit: Vec<(String, Credit)>,
+    pub credit: Vec<(ParticipantId, Credit)>,
 }

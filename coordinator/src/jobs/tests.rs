@@ -4,6 +4,10 @@ use super::*;
 use crate::planning::{PlanRequest, plan};
 use perft_core::{Checkers, Game};
 
+fn id(job: &str) -> JobId {
+    JobId::parse(job).unwrap()
+}
+
 /// A leased unit with its job's facts, as the wire's group flattened.
 #[derive(Debug)]
 struct Flat {
@@ -14,7 +18,7 @@ struct Flat {
     depth: u32,
 }
 
-fn lease(jobs: &mut Jobs, worker: WorkerRef<'_>, max: usize) -> Vec<Flat> {
+fn lease(jobs: &mut Jobs, worker: &Lessee, max: usize) -> Vec<Flat> {
     jobs.lease(worker, max, None)
         .into_iter()
         .flat_map(|group| {
@@ -29,8 +33,12 @@ fn lease(jobs: &mut Jobs, worker: WorkerRef<'_>, max: usize) -> Vec<Flat> {
         .collect()
 }
 
-fn lost(session: &str) -> Vec<String> {
-    vec![session.to_owned()]
+fn lost(session: &str) -> Vec<SessionId> {
+    vec![SessionId::parse(session).unwrap()]
+}
+
+fn worker(name: &str) -> Lessee {
+    Lessee::named(name).unwrap()
 }
 
 fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
@@ -49,7 +57,7 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
         position: planned.position.clone(),
         depth,
         verify: false,
-        owner: "test".to_owned(),
+        owner: ParticipantId::parse("test").unwrap(),
     };
     (spec, planned)
 }
@@ -64,22 +72,22 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(7, 3);
     let units = planned.units.len();
-    jobs.submit("j".into(), spec, planned);
-    assert_eq!(jobs.view("j").unwrap().state, JobState::Queued);
-    let leased = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
+    jobs.submit(id("j"), spec, planned);
+    assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Queued);
+    let leased = lease(&mut jobs, &worker("w"), usize::MAX);
     assert_eq!(leased.len(), units);
-    assert_eq!(jobs.view("j").unwrap().state, JobState::Running);
+    assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Running);
     assert!(
-        lease(&mut jobs, WorkerRef::named("w"), 10).is_empty(),
+        lease(&mut jobs, &worker("w"), 10).is_empty(),
         "nothing left to lease"
     );
     for unit in &leased {
         assert_eq!(
-            jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("w")),
+            jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("w")),
             Reported::Accepted
         );
     }
-    let divide = jobs.divide("j").unwrap();
+    let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     let published = GameKind::Checkers.fns().published(7).unwrap();
     assert_eq!(divide.total, published.total);
@@ -99,47 +107,47 @@ fn a_job_runs_to_done_with_the_exact_divide() {
 fn duplicate_and_late_results_are_counted_once() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 2);
-    jobs.submit("j".into(), spec, planned);
-    let first = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
+    jobs.submit(id("j"), spec, planned);
+    let first = lease(&mut jobs, &worker("slow"), 1).remove(0);
     // The slow worker's lease runs out; the unit goes to another worker.
     assert_eq!(jobs.expire(&lost("slow")), 1);
-    let second = lease(&mut jobs, WorkerRef::named("fast"), 1).remove(0);
+    let second = lease(&mut jobs, &worker("fast"), 1).remove(0);
     assert_eq!((second.unit_id, second.job_id.as_str()), (first.unit_id, "j"));
     assert!(second.epoch > first.epoch);
     // Whichever result arrives first counts; the other is ignored.
     assert_eq!(
-        jobs.report("j", first.unit_id, count(&first), 0, WorkerRef::named("slow")),
+        jobs.report(&id("j"), first.unit_id, count(&first), 0, &worker("slow")),
         Reported::Accepted
     );
     assert_eq!(
-        jobs.report("j", second.unit_id, count(&second), 0, WorkerRef::named("fast")),
+        jobs.report(&id("j"), second.unit_id, count(&second), 0, &worker("fast")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report("j", first.unit_id, count(&first), 0, WorkerRef::named("slow")),
+        jobs.report(&id("j"), first.unit_id, count(&first), 0, &worker("slow")),
         Reported::Ignored
     );
-    let view = jobs.view("j").unwrap();
+    let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_done, view.units_released), (1, 1));
     // A late result for a unit back in the queue is taken, and the unit
     // is no longer handed out.
-    let third = lease(&mut jobs, WorkerRef::named("slow"), 1).remove(0);
+    let third = lease(&mut jobs, &worker("slow"), 1).remove(0);
     jobs.expire(&lost("slow"));
     assert_eq!(
-        jobs.report("j", third.unit_id, count(&third), 0, WorkerRef::named("slow")),
+        jobs.report(&id("j"), third.unit_id, count(&third), 0, &worker("slow")),
         Reported::Accepted
     );
-    let rest = lease(&mut jobs, WorkerRef::named("fast"), usize::MAX);
+    let rest = lease(&mut jobs, &worker("fast"), usize::MAX);
     assert!(
         rest.iter()
             .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
     );
     assert_eq!(
-        jobs.report("nope", UnitId(0), Leaves::ZERO, 0, WorkerRef::named("w")),
+        jobs.report(&id("nope"), UnitId(0), Leaves::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report("j", UnitId(1 << 40), Leaves::ZERO, 0, WorkerRef::named("w")),
+        jobs.report(&id("j"), UnitId(1 << 40), Leaves::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
 }
@@ -148,18 +156,18 @@ fn duplicate_and_late_results_are_counted_once() {
 fn lost_sessions_lose_their_leases_and_released_units_return() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 2);
-    jobs.submit("j".into(), spec, planned);
-    let held = lease(&mut jobs, WorkerRef::named("w"), 2);
-    assert_eq!(jobs.held_by("w"), 2);
-    assert_eq!(jobs.view("j").unwrap().units_leased, 2);
+    jobs.submit(id("j"), spec, planned);
+    let held = lease(&mut jobs, &worker("w"), 2);
+    assert_eq!(jobs.held_by(&worker("w").session), 2);
+    assert_eq!(jobs.view(&id("j")).unwrap().units_leased, 2);
     assert_eq!(
         jobs.expire(&lost("other")),
         0,
         "another session's loss touches nothing"
     );
     assert_eq!(jobs.expire(&lost("w")), 2);
-    assert_eq!(jobs.view("j").unwrap().units_leased, 0);
-    let again = lease(&mut jobs, WorkerRef::named("w"), 2);
+    assert_eq!(jobs.view(&id("j")).unwrap().units_leased, 0);
+    let again = lease(&mut jobs, &worker("w"), 2);
     assert_eq!(
         again.iter().map(|u| u.unit_id).collect::<Vec<_>>(),
         held.iter().map(|u| u.unit_id).rev().collect::<Vec<_>>(),
@@ -167,15 +175,15 @@ fn lost_sessions_lose_their_leases_and_released_units_return() {
     );
     assert!(
         !jobs.release(
-            "j",
+            &id("j"),
             again[0].unit_id,
             Epoch(again[0].epoch.0 + 100),
-            WorkerRef::named("w")
+            &worker("w")
         ),
         "another epoch releases nothing"
     );
-    assert!(jobs.release("j", again[0].unit_id, again[0].epoch, WorkerRef::named("w")));
-    let back = lease(&mut jobs, WorkerRef::named("w"), 1);
+    assert!(jobs.release(&id("j"), again[0].unit_id, again[0].epoch, &worker("w")));
+    let back = lease(&mut jobs, &worker("w"), 1);
     assert_eq!(back[0].unit_id, again[0].unit_id, "a released unit is first");
 }
 
@@ -184,17 +192,17 @@ fn units_go_out_in_plan_order_and_counters_follow() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(6, 3);
     let total = planned.units.len() as u64;
-    jobs.submit("j".into(), spec, planned);
-    let a = lease(&mut jobs, WorkerRef::named("a"), 5);
-    let b = lease(&mut jobs, WorkerRef::named("b"), 5);
+    jobs.submit(id("j"), spec, planned);
+    let a = lease(&mut jobs, &worker("a"), 5);
+    let b = lease(&mut jobs, &worker("b"), 5);
     assert_eq!(a.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
     assert_eq!(b.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [5, 6, 7, 8, 9]);
-    let view = jobs.view("j").unwrap();
+    let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
     for unit in &a {
-        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("a"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("a"));
     }
-    let view = jobs.view("j").unwrap();
+    let view = jobs.view(&id("j")).unwrap();
     assert_eq!(
         (view.units_done, view.units_leased, view.units_queued),
         (5, 5, total - 10)
@@ -206,20 +214,20 @@ fn units_go_out_in_plan_order_and_counters_follow() {
 fn a_finished_job_releases_its_units() {
     let mut jobs = Jobs::default();
     let (spec, plan_j) = planned(5, 2);
-    jobs.submit("j".into(), spec, plan_j);
+    jobs.submit(id("j"), spec, plan_j);
     assert!(jobs.unit_bytes() > 0);
-    let all = lease(&mut jobs, WorkerRef::named("w"), usize::MAX);
+    let all = lease(&mut jobs, &worker("w"), usize::MAX);
     for unit in &all {
-        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("w"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("w"));
     }
-    let divide = jobs.divide("j").unwrap();
+    let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(jobs.unit_bytes(), 0, "a done job keeps its summary only");
     assert_eq!(divide.total, GameKind::Checkers.fns().published(5).unwrap().total);
     let (spec, plan_c) = planned(5, 2);
-    jobs.submit("c".into(), spec, plan_c);
+    jobs.submit(id("c"), spec, plan_c);
     assert!(jobs.unit_bytes() > 0);
-    jobs.cancel("c").unwrap();
+    jobs.cancel(&id("c")).unwrap();
     assert_eq!(jobs.unit_bytes(), 0, "a cancelled job releases its units");
 }
 
@@ -227,34 +235,37 @@ fn a_finished_job_releases_its_units() {
 fn a_unit_that_keeps_failing_fails_its_job() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(5, 1);
-    jobs.submit("j".into(), spec, planned);
+    jobs.submit(id("j"), spec, planned);
     for _ in 0..MAX_UNIT_FAILURES {
-        assert!(!lease(&mut jobs, WorkerRef::named("w"), 1).is_empty());
+        assert!(!lease(&mut jobs, &worker("w"), 1).is_empty());
         jobs.expire(&lost("w"));
     }
-    let view = jobs.view("j").unwrap();
+    let view = jobs.view(&id("j")).unwrap();
     assert_eq!(view.state, JobState::Failed);
     assert!(view.error.unwrap().contains("lost its lease 8 times"));
-    assert!(lease(&mut jobs, WorkerRef::named("w"), 1).is_empty());
+    assert!(lease(&mut jobs, &worker("w"), 1).is_empty());
 }
 
 #[test]
 fn jobs_run_in_order_and_cancel_frees_units() {
     let mut jobs = Jobs::default();
     let (spec, planned_a) = planned(5, 1);
-    jobs.submit("a".into(), spec.clone(), planned_a);
+    jobs.submit(id("a"), spec.clone(), planned_a);
     let (_, planned_b) = planned(5, 1);
-    jobs.submit("b".into(), spec, planned_b);
-    let first = lease(&mut jobs, WorkerRef::named("w"), 3);
+    jobs.submit(id("b"), spec, planned_b);
+    let first = lease(&mut jobs, &worker("w"), 3);
     assert!(first.iter().all(|u| u.job_id == "a"));
-    assert_eq!(jobs.cancel("a").unwrap().state, JobState::Cancelled);
+    assert_eq!(jobs.cancel(&id("a")).unwrap().state, JobState::Cancelled);
     assert_eq!(
-        jobs.report("a", first[0].unit_id, count(&first[0]), 0, WorkerRef::named("w")),
+        jobs.report(&id("a"), first[0].unit_id, count(&first[0]), 0, &worker("w")),
         Reported::Ignored
     );
-    let next = lease(&mut jobs, WorkerRef::named("w"), 3);
+    let next = lease(&mut jobs, &worker("w"), 3);
     assert!(next.iter().all(|u| u.job_id == "b"));
-    assert_eq!(jobs.cancel("zzz").unwrap_err(), JobError::NotFound("zzz".into()));
+    assert_eq!(
+        jobs.cancel(&id("zzz")).unwrap_err(),
+        JobError::NotFound("zzz".into())
+    );
     let (page, next) = jobs.list(0, 1);
     assert_eq!((page.len(), page[0].id.as_str(), next), (1, "a", Some(1)));
     let (page, next) = jobs.list(1, 100);
@@ -267,37 +278,41 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     let (mut spec, planned) = planned(6, 2);
     spec.verify = true;
     let units = planned.units.len();
-    jobs.submit("j".into(), spec, planned);
+    jobs.submit(id("j"), spec, planned);
     // Every unit goes to two different workers; the liar adds one leaf.
-    let from_honest = lease(&mut jobs, WorkerRef::named("honest"), usize::MAX);
-    let from_liar = lease(&mut jobs, WorkerRef::named("liar"), usize::MAX);
+    let from_honest = lease(&mut jobs, &worker("honest"), usize::MAX);
+    let from_liar = lease(&mut jobs, &worker("liar"), usize::MAX);
     assert_eq!((from_honest.len(), from_liar.len()), (units, units));
     assert!(
-        lease(&mut jobs, WorkerRef::named("honest"), usize::MAX).is_empty(),
+        lease(&mut jobs, &worker("honest"), usize::MAX).is_empty(),
         "never the same unit twice"
     );
     for unit in &from_liar {
         let wrong = Leaves::full(count(unit).leaves + 1);
         assert_eq!(
-            jobs.report("j", unit.unit_id, wrong, 0, WorkerRef::named("liar")),
+            jobs.report(&id("j"), unit.unit_id, wrong, 0, &worker("liar")),
             Reported::Accepted
         );
     }
     for unit in &from_honest {
-        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("honest"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("honest"));
     }
-    assert_eq!(jobs.view("j").unwrap().units_done, 0, "no two counts agree yet");
+    assert_eq!(
+        jobs.view(&id("j")).unwrap().units_done,
+        0,
+        "no two counts agree yet"
+    );
     // Each disagreement goes to a third worker, whose count decides.
-    let tie_breaks = lease(&mut jobs, WorkerRef::named("third"), usize::MAX);
+    let tie_breaks = lease(&mut jobs, &worker("third"), usize::MAX);
     assert_eq!(tie_breaks.len(), units);
     for unit in &tie_breaks {
-        jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("third"));
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("third"));
     }
-    let divide = jobs.divide("j").unwrap();
+    let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(divide.total, GameKind::Checkers.fns().published(6).unwrap().total);
     assert_eq!(divide.job.disagreements, units as u64);
-    let (found, next) = jobs.disagreements("j", 0, 1000).unwrap();
+    let (found, next) = jobs.disagreements(&id("j"), 0, 1000).unwrap();
     assert_eq!((found.len(), next), (units, None));
     for d in &found {
         let liar_vote = d
@@ -317,52 +332,52 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
 fn the_sessions_holding_a_jobs_units_are_known() {
     let mut jobs = Jobs::default();
     let (spec, planned_job) = planned(6, 2);
-    jobs.submit("j".into(), spec, planned_job);
+    jobs.submit(id("j"), spec, planned_job);
     let (spec, planned_job) = planned(5, 2);
-    jobs.submit("k".into(), spec, planned_job);
-    let first = lease(&mut jobs, WorkerRef::named("a"), 3);
-    lease(&mut jobs, WorkerRef::named("b"), 1);
+    jobs.submit(id("k"), spec, planned_job);
+    let first = lease(&mut jobs, &worker("a"), 3);
+    lease(&mut jobs, &worker("b"), 1);
     assert_eq!(
-        jobs.holders_of("j"),
-        vec![("a".to_owned(), 3), ("b".to_owned(), 1)]
+        jobs.holders_of(&id("j")),
+        vec![(worker("a").session, 3), (worker("b").session, 1)]
     );
-    assert_eq!(jobs.holders_of("k"), vec![]);
+    assert_eq!(jobs.holders_of(&id("k")), vec![]);
     let unit = &first[0];
-    jobs.report("j", unit.unit_id, count(unit), 0, WorkerRef::named("a"));
+    jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("a"));
     assert_eq!(
-        jobs.holders_of("j"),
-        vec![("a".to_owned(), 2), ("b".to_owned(), 1)]
+        jobs.holders_of(&id("j")),
+        vec![(worker("a").session, 2), (worker("b").session, 1)]
     );
     jobs.expire(&lost("a"));
-    assert_eq!(jobs.holders_of("j"), vec![("b".to_owned(), 1)]);
-    assert_eq!(jobs.holders_of("nope"), vec![]);
+    assert_eq!(jobs.holders_of(&id("j")), vec![(worker("b").session, 1)]);
+    assert_eq!(jobs.holders_of(&id("nope")), vec![]);
 }
 
 #[test]
 fn a_cancel_drops_the_plan_and_only_a_finished_job_is_deleted() {
     let mut jobs = Jobs::default();
     let (spec, plan) = planned(6, 2);
-    jobs.submit("j".into(), spec.clone(), plan.clone());
-    jobs.submit("k".into(), spec, plan);
+    jobs.submit(id("j"), spec.clone(), plan.clone());
+    jobs.submit(id("k"), spec, plan);
     jobs.take_ops();
     assert_eq!(
-        jobs.delete("j").unwrap_err(),
+        jobs.delete(&id("j")).unwrap_err(),
         JobError::NotFinished {
-            id: "j".into(),
+            id: id("j"),
             state: JobState::Queued
         }
     );
-    jobs.cancel("j").unwrap();
+    jobs.cancel(&id("j")).unwrap();
     let ops = jobs.take_ops();
-    assert!(matches!(&ops[..], [Op::JobState { .. }, Op::DropPlan { job_id }] if job_id == "j"));
+    assert!(matches!(&ops[..], [Op::JobState { .. }, Op::DropPlan { job_id }] if job_id.as_str() == "j"));
     // Cancelling again changes nothing.
-    jobs.cancel("j").unwrap();
+    jobs.cancel(&id("j")).unwrap();
     assert!(jobs.take_ops().is_empty());
-    assert_eq!(jobs.delete("j").unwrap().state, JobState::Cancelled);
-    assert!(matches!(&jobs.take_ops()[..], [Op::DeleteJob { job_id }] if job_id == "j"));
-    assert_eq!(jobs.view("j").unwrap_err(), JobError::NotFound("j".into()));
+    assert_eq!(jobs.delete(&id("j")).unwrap().state, JobState::Cancelled);
+    assert!(matches!(&jobs.take_ops()[..], [Op::DeleteJob { job_id }] if job_id.as_str() == "j"));
+    assert_eq!(jobs.view(&id("j")).unwrap_err(), JobError::NotFound("j".into()));
     let (listed, next) = jobs.list(0, 10);
     assert_eq!(listed.iter().map(|v| v.id.as_str()).collect::<Vec<_>>(), ["k"]);
     assert_eq!(next, None);
-    assert_eq!(jobs.delete("j").unwrap_err(), JobError::NotFound("j".into()));
+    assert_eq!(jobs.delete(&id("j")).unwrap_err(), JobError::NotFound("j".into()));
 }

@@ -9,6 +9,8 @@
 
 use perft_core::Leaves;
 
+use crate::ids::{Epoch, ParticipantId, SessionId};
+
 /// Most counts gathered for one unit before the job fails for want of a
 /// majority.
 pub const MAX_VOTES: u32 = 5;
@@ -16,10 +18,10 @@ pub const MAX_VOTES: u32 = 5;
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Lease {
     /// The registration that holds it.
-    session: String,
-    /// The machine's name.
-    identity: String,
-    epoch: u64,
+    session: SessionId,
+    /// The participant it belongs to.
+    identity: ParticipantId,
+    epoch: Epoch,
 }
 
 /// A count a worker sent for a unit.
@@ -40,13 +42,13 @@ pub enum VoteOutcome {
     /// The counts disagree: one more worker is needed.
     Disagreed,
     /// The unit's count is settled; `votes` are all counts it got (more
-    /// than the quorum when some disagreed), `machines` the participants
+    /// than the quorum when some disagreed), `deciders` the participants
     /// whose counts agreed, `losers` those whose counts lost.
     Decided {
         leaves: Leaves,
         votes: Vec<Vote>,
-        machines: Vec<String>,
-        losers: Vec<String>,
+        deciders: Vec<ParticipantId>,
+        losers: Vec<ParticipantId>,
     },
     /// No count reached a majority within [`MAX_VOTES`].
     NoMajority { votes: Vec<Vote> },
@@ -56,8 +58,8 @@ pub enum VoteOutcome {
 pub(crate) struct Unit {
     leases: Vec<Lease>,
     votes: Vec<Vote>,
-    /// Machine names of the votes: one vote per machine.
-    voters: Vec<String>,
+    /// The participants of the votes: one vote per participant.
+    voters: Vec<ParticipantId>,
     done: Option<Leaves>,
     /// Counts wanted before a verdict: the quorum, plus one per
     /// disagreement.
@@ -99,28 +101,34 @@ impl Unit {
         self.done.is_none() && self.leases.len() + self.votes.len() < self.wanted as usize
     }
 
-    /// True unless the machine `identity` holds a lease on it or already
-    /// counted it.
-    pub fn can_take(&self, identity: &str) -> bool {
-        !self.leases.iter().any(|l| l.identity == identity) && !self.voters.iter().any(|v| v == identity)
+    /// True unless the participant `identity` holds a lease on it or
+    /// already counted it.
+    pub fn can_take(&self, identity: &ParticipantId) -> bool {
+        !self.leases.iter().any(|l| l.identity == *identity) && !self.voters.contains(identity)
     }
 
-    pub fn lease(&mut self, session: &str, identity: &str, epoch: u64) {
+    pub fn lease(&mut self, session: &SessionId, identity: &ParticipantId, epoch: Epoch) {
         self.leases.push(Lease {
-            session: session.to_owned(),
-            identity: identity.to_owned(),
+            session: session.clone(),
+            identity: identity.clone(),
             epoch,
         });
     }
 
-    /// Takes a count from the machine `identity` (shown as `worker`), with
-    /// `quorum` equal counts from distinct machines deciding.
-    pub fn vote(&mut self, identity: &str, worker: &str, leaves: Leaves, quorum: u32) -> VoteOutcome {
-        if self.done.is_some() || self.voters.iter().any(|v| v == identity) {
+    /// Takes a count from the participant `identity` (shown as `worker`),
+    /// with `quorum` equal counts from distinct participants deciding.
+    pub fn vote(
+        &mut self,
+        identity: &ParticipantId,
+        worker: &str,
+        leaves: Leaves,
+        quorum: u32,
+    ) -> VoteOutcome {
+        if self.done.is_some() || self.voters.contains(identity) {
             return VoteOutcome::Ignored;
         }
-        self.leases.retain(|l| l.identity != identity);
-        self.voters.push(identity.to_owned());
+        self.leases.retain(|l| l.identity != *identity);
+        self.voters.push(identity.clone());
         self.votes.push(Vote {
             worker: worker.to_owned(),
             leaves,
@@ -133,12 +141,13 @@ impl Unit {
                 .iter()
                 .zip(&self.votes)
                 .partition(|(_, v)| v.leaves == leaves);
-            let names = |pairs: Vec<(&String, &Vote)>| pairs.into_iter().map(|(p, _)| p.clone()).collect();
-            let (machines, losers) = (names(agreed), names(lost));
+            let names =
+                |pairs: Vec<(&ParticipantId, &Vote)>| pairs.into_iter().map(|(p, _)| p.clone()).collect();
+            let (deciders, losers) = (names(agreed), names(lost));
             return VoteOutcome::Decided {
                 leaves,
                 votes: std::mem::take(&mut self.votes),
-                machines,
+                deciders,
                 losers,
             };
         }
@@ -154,34 +163,34 @@ impl Unit {
         VoteOutcome::Counted
     }
 
-    /// Ends the lease of `epoch` held by the machine `identity` (it gave
-    /// the unit back); returns the session that held it.
-    pub fn release(&mut self, epoch: u64, identity: &str) -> Option<String> {
+    /// Ends the lease of `epoch` held by the participant `identity` (it
+    /// gave the unit back); returns the session that held it.
+    pub fn release(&mut self, epoch: Epoch, identity: &ParticipantId) -> Option<SessionId> {
         let at = self
             .leases
             .iter()
-            .position(|l| l.epoch == epoch && l.identity == identity)?;
+            .position(|l| l.epoch == epoch && l.identity == *identity)?;
         Some(self.leases.swap_remove(at).session)
     }
 
     /// Ends `session`'s lease without a count (the worker was lost).
-    pub fn drop_lease(&mut self, session: &str) -> bool {
+    pub fn drop_lease(&mut self, session: &SessionId) -> bool {
         let before = self.leases.len();
-        self.leases.retain(|l| l.session != session);
+        self.leases.retain(|l| l.session != *session);
         let dropped = self.leases.len() != before;
         self.failures += u32::from(dropped);
         dropped
     }
 
     /// True when `identity` sent a count still waiting for a verdict.
-    pub fn has_voter(&self, identity: &str) -> bool {
-        self.done.is_none() && self.voters.iter().any(|v| v == identity)
+    pub fn has_voter(&self, identity: &ParticipantId) -> bool {
+        self.done.is_none() && self.voters.contains(identity)
     }
 
     /// Forgets `identity`'s undecided count and its leases (it was
     /// revoked); true when a count went.
-    pub fn drop_voter(&mut self, identity: &str) -> bool {
-        self.leases.retain(|l| l.identity != identity);
+    pub fn drop_voter(&mut self, identity: &ParticipantId) -> bool {
+        self.leases.retain(|l| l.identity != *identity);
         let Some(at) = self
             .voters
             .iter()
@@ -209,46 +218,54 @@ mod tests {
         Unit::new(quorum)
     }
 
+    fn p(name: &str) -> ParticipantId {
+        ParticipantId::parse(name).unwrap()
+    }
+
+    fn s(id: &str) -> SessionId {
+        SessionId::parse(id).unwrap()
+    }
+
     #[test]
     fn one_count_decides_without_verification() {
         let mut u = unit(1);
         assert!(u.needs_lease());
-        u.lease("a", "a", 1);
+        u.lease(&s("a"), &p("a"), Epoch(1));
         assert!(!u.needs_lease());
         assert!(matches!(
-            u.vote("a", "A", Leaves::full(7), 1),
+            u.vote(&p("a"), "A", Leaves::full(7), 1),
             VoteOutcome::Decided { .. }
         ));
         assert_eq!(u.done(), Some(Leaves::full(7)));
-        assert_eq!(u.vote("b", "B", Leaves::full(7), 1), VoteOutcome::Ignored);
+        assert_eq!(u.vote(&p("b"), "B", Leaves::full(7), 1), VoteOutcome::Ignored);
     }
 
     #[test]
     fn verification_needs_two_workers_and_takes_the_majority() {
         let mut u = unit(2);
-        u.lease("a", "a", 1);
+        u.lease(&s("a"), &p("a"), Epoch(1));
         assert!(u.needs_lease(), "a second worker is wanted at once");
-        assert!(!u.can_take("a"), "not the same worker twice");
-        u.lease("b", "b", 2);
+        assert!(!u.can_take(&p("a")), "not the same worker twice");
+        u.lease(&s("b"), &p("b"), Epoch(2));
         assert!(!u.needs_lease());
-        assert_eq!(u.vote("a", "A", Leaves::full(7), 2), VoteOutcome::Counted);
+        assert_eq!(u.vote(&p("a"), "A", Leaves::full(7), 2), VoteOutcome::Counted);
         assert_eq!(
-            u.vote("a", "A", Leaves::full(7), 2),
+            u.vote(&p("a"), "A", Leaves::full(7), 2),
             VoteOutcome::Ignored,
             "one vote per worker"
         );
-        assert_eq!(u.vote("b", "B", Leaves::full(8), 2), VoteOutcome::Disagreed);
-        assert!(u.needs_lease() && !u.can_take("b") && u.can_take("c"));
-        u.lease("c", "c", 3);
-        match u.vote("c", "C", Leaves::full(7), 2) {
+        assert_eq!(u.vote(&p("b"), "B", Leaves::full(8), 2), VoteOutcome::Disagreed);
+        assert!(u.needs_lease() && !u.can_take(&p("b")) && u.can_take(&p("c")));
+        u.lease(&s("c"), &p("c"), Epoch(3));
+        match u.vote(&p("c"), "C", Leaves::full(7), 2) {
             VoteOutcome::Decided {
                 leaves,
                 votes,
-                machines,
+                deciders,
                 losers,
             } => {
-                assert_eq!(machines, ["a", "c"]);
-                assert_eq!(losers, ["b"]);
+                assert_eq!(deciders, [p("a"), p("c")]);
+                assert_eq!(losers, [p("b")]);
                 assert_eq!(leaves, Leaves::full(7));
                 assert_eq!(votes.len(), 3);
                 assert_eq!(
@@ -264,23 +281,41 @@ mod tests {
     }
 
     #[test]
-    fn one_machine_never_confirms_itself() {
+    fn one_participant_never_confirms_itself() {
         let mut u = unit(2);
-        u.lease("session-1", "host-a", 1);
-        assert!(!u.can_take("host-a"), "another session of the same machine");
-        assert_eq!(u.vote("host-a", "A", Leaves::full(7), 2), VoteOutcome::Counted);
-        // Restarted under its name: a new session, the same machine.
-        assert!(!u.can_take("host-a"));
+        u.lease(&s("session-1"), &p("lab-a"), Epoch(1));
+        assert!(
+            !u.can_take(&p("lab-a")),
+            "another session of the same participant"
+        );
+        assert_eq!(u.vote(&p("lab-a"), "A", Leaves::full(7), 2), VoteOutcome::Counted);
+        // Restarted: a new session, the same participant.
+        assert!(!u.can_take(&p("lab-a")));
         assert_eq!(
-            u.vote("host-a", "A again", Leaves::full(7), 2),
+            u.vote(&p("lab-a"), "A again", Leaves::full(7), 2),
             VoteOutcome::Ignored
         );
         assert_eq!(u.done(), None);
-        u.lease("session-2", "host-b", 2);
+        u.lease(&s("session-2"), &p("lab-b"), Epoch(2));
+        assert_eq!(u.release(Epoch(2), &p("lab-a")), None, "not its lease");
+        assert_eq!(u.release(Epoch(1), &p("lab-b")), None, "not its epoch");
         assert!(matches!(
-            u.vote("host-b", "B", Leaves::full(7), 2),
+            u.vote(&p("lab-b"), "B", Leaves::full(7), 2),
             VoteOutcome::Decided { .. }
         ));
+    }
+
+    #[test]
+    fn a_lease_is_released_by_its_participant_and_epoch_and_dropped_by_its_session() {
+        let mut u = unit(2);
+        u.lease(&s("session-1"), &p("a"), Epoch(1));
+        u.lease(&s("session-2"), &p("b"), Epoch(2));
+        assert_eq!(u.release(Epoch(1), &p("b")), None);
+        assert_eq!(u.release(Epoch(1), &p("a")), Some(s("session-1")));
+        assert!(!u.drop_lease(&s("session-1")), "released already");
+        assert!(u.drop_lease(&s("session-2")));
+        assert_eq!(u.failures, 1);
+        assert!(!u.leased());
     }
 
     #[test]
@@ -288,7 +323,7 @@ mod tests {
         let mut u = unit(2);
         let mut last = VoteOutcome::Counted;
         for (i, worker) in ["a", "b", "c", "d", "e"].into_iter().enumerate() {
-            last = u.vote(worker, worker, Leaves::full(i as u128), 2);
+            last = u.vote(&p(worker), worker, Leaves::full(i as u128), 2);
         }
         assert!(
             matches!(last, VoteOutcome::NoMajority { ref votes } if votes.len() == 5),

@@ -66,7 +66,7 @@ pub struct DivideView {
 }
 
 impl Jobs {
-    pub fn view(&self, job_id: &str) -> Result<JobView, JobError> {
+    pub fn view(&self, job_id: &JobId) -> Result<JobView, JobError> {
         self.jobs
             .get(job_id)
             .map(Job::view)
@@ -91,7 +91,7 @@ impl Jobs {
     /// the next page.
     pub fn disagreements(
         &self,
-        job_id: &str,
+        job_id: &JobId,
         start: usize,
         limit: usize,
     ) -> Result<(Vec<Disagreement>, Option<usize>), JobError> {
@@ -126,7 +126,7 @@ impl Jobs {
     }
 
     /// The divide table from the units decided so far.
-    pub fn divide(&self, job_id: &str) -> Result<DivideView, JobError> {
+    pub fn divide(&self, job_id: &JobId) -> Result<DivideView, JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         // A sum past u128 already failed the job; show it saturated.
         let per_move = job

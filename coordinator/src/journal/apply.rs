@@ -3,8 +3,9 @@
 
 use rusqlite::params;
 
-use super::codec::{leaves_blob, leaves_list_blob, summary_blob};
+use super::codec::{deciders_text, leaves_blob, leaves_list_blob, summary_blob};
 use super::{participants, restore};
+use crate::ids::JobId;
 use crate::jobs::Op;
 
 pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
@@ -50,7 +51,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached(
                 "INSERT INTO unit_chunks (job_id, chunk, first_unit, units, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, *chunk as i64, *first_unit as i64, blob, sum])?;
+            .execute(params![job_id, *chunk as i64, first_unit, blob, sum])?;
         }
         Op::Planned { job_id } => {
             tx.prepare_cached("UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'planning'")?
@@ -60,16 +61,17 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             job_id,
             unit_id,
             leaves,
-            machines,
+            deciders,
         } => {
             let blob = leaves_blob(*leaves);
-            let sum = restore::count_checksum(job_id, *unit_id, machines, &blob);
+            let machines = deciders_text(deciders);
+            let sum = restore::count_checksum(job_id, *unit_id, &machines, &blob);
             tx.prepare_cached(
                 "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, *unit_id as i64, blob, machines, sum])?;
+            .execute(params![job_id, unit_id, blob, machines, sum])?;
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
-                .execute(params![job_id, *unit_id as i64])?;
+                .execute(params![job_id, unit_id])?;
         }
         Op::Vote {
             job_id,
@@ -79,15 +81,15 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             leaves,
         } => {
             let blob = leaves_blob(*leaves);
-            let sum = restore::count_checksum(job_id, *unit_id, voter, &blob);
+            let sum = restore::count_checksum(job_id, *unit_id, voter.as_str(), &blob);
             tx.prepare_cached(
                 "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![job_id, *unit_id as i64, voter, label, blob, sum])?;
+            .execute(params![job_id, unit_id, voter, label, blob, sum])?;
         }
         Op::ClearVotes { job_id, unit_id } => {
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
-                .execute(params![job_id, *unit_id as i64])?;
+                .execute(params![job_id, unit_id])?;
         }
         Op::Disagreement {
             job_id,
@@ -97,7 +99,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             let decided = d.decided.map(leaves_blob);
             let sum = restore::disagreement_checksum(
                 job_id,
-                d.unit_id.0,
+                d.unit_id,
                 &votes,
                 decided.as_deref().unwrap_or_default(),
             );
@@ -105,14 +107,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                 "INSERT INTO disagreements (job_id, unit_id, position, votes, decided, checksum)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![
-                job_id,
-                d.unit_id.0 as i64,
-                d.position,
-                votes,
-                decided,
-                sum
-            ])?;
+            .execute(params![job_id, d.unit_id, d.position, votes, decided, sum])?;
         }
         Op::JobState {
             job_id,
@@ -158,7 +153,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
 }
 
 /// Deletes a job's units, counts and votes.
-fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &str) -> rusqlite::Result<()> {
+fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &JobId) -> rusqlite::Result<()> {
     for table in ["unit_chunks", "results", "votes"] {
         tx.execute(&format!("DELETE FROM {table} WHERE job_id = ?1"), params![job_id])?;
     }

@@ -2,8 +2,43 @@
 //! every stored count: a flipped bit is found on restore, never served.
 
 use perft_core::Leaves;
+use rusqlite::types::{ToSql, ToSqlOutput};
 
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobState, Summary};
+
+/// A job id is stored as its text (read back through [`JobId::parse`]).
+impl ToSql for JobId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+/// A participant is stored as its name (read back through
+/// [`ParticipantId::parse`]).
+impl ToSql for ParticipantId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+/// A unit id is stored as an INTEGER: its bits as an i64, as every
+/// unit number in the journal is.
+impl ToSql for UnitId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.0 as i64))
+    }
+}
+
+/// Participants whose counts agreed, as a result row stores them: one a
+/// line.
+pub(crate) fn deciders_text(deciders: &[ParticipantId]) -> String {
+    deciders
+        .iter()
+        .map(ParticipantId::as_str)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// A 64-bit checksum of `parts`, each length-prefixed so that no two
 /// different sequences of parts hash alike.

@@ -13,13 +13,14 @@ use rusqlite::{Connection, OpenFlags};
 use super::JournalError;
 use super::codec::blob_leaves;
 use super::restore::{count_checksum, errors, job_row, restore_units};
+use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
 use crate::planning::PlannedJob;
 
 /// A done job as the journal holds it.
 #[derive(Debug)]
 pub struct FinishedJob {
-    pub id: String,
+    pub id: JobId,
     pub spec: JobSpec,
     /// The plan, with its units.
     pub plan: PlannedJob,
@@ -32,18 +33,22 @@ pub struct FinishedJob {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecidedCount {
     pub leaves: Leaves,
+    /// As the journal names them, for the certificate to copy: a
+    /// participant, or a machine in a journal from before participants
+    /// (so not parsed as a `ParticipantId`, which would refuse those).
     pub deciders: Vec<String>,
 }
 
 /// Why a done job cannot be read back.
 #[derive(Debug, thiserror::Error)]
 pub enum FinishedError {
+    /// The id as it was asked for: it may be no well-formed id at all.
     #[error("no job '{}'", perft_core::shown(.0))]
     NotFound(String),
     #[error("job {id} is {}, not done: its certificate and unit counts exist once it is done", .state.name())]
-    NotDone { id: String, state: JobState },
+    NotDone { id: JobId, state: JobState },
     #[error("job {id}: the journal holds it damaged ({reason})")]
-    Damaged { id: String, reason: String },
+    Damaged { id: JobId, reason: String },
     #[error(transparent)]
     Journal(#[from] JournalError),
 }
@@ -79,7 +84,11 @@ fn snapshot<R>(
 }
 
 /// The job's row, refused unless it is done and undamaged.
-fn done_row(conn: &Connection, path: &Path, job_id: &str) -> Result<crate::jobs::RestoredJob, FinishedError> {
+fn done_row(
+    conn: &Connection,
+    path: &Path,
+    job_id: &JobId,
+) -> Result<crate::jobs::RestoredJob, FinishedError> {
     let (_, sql) = errors(path);
     let mut stmt = conn
         .prepare(&format!(
@@ -89,7 +98,7 @@ fn done_row(conn: &Connection, path: &Path, job_id: &str) -> Result<crate::jobs:
         .map_err(sql)?;
     let mut rows = stmt.query([job_id]).map_err(sql)?;
     let Some(row) = rows.next().map_err(sql)? else {
-        return Err(FinishedError::NotFound(job_id.to_owned()));
+        return Err(FinishedError::NotFound(job_id.to_string()));
     };
     let job = job_row(row, path)?;
     if job.state != JobState::Done {
@@ -113,7 +122,7 @@ fn done_row(conn: &Connection, path: &Path, job_id: &str) -> Result<crate::jobs:
 fn read_counts(
     conn: &Connection,
     path: &Path,
-    job_id: &str,
+    job_id: &JobId,
     units_total: u64,
     start: u64,
     limit: u64,
@@ -123,7 +132,7 @@ fn read_counts(
     let start = start.min(units_total);
     let end = start.saturating_add(limit).min(units_total);
     let damaged = |reason: String| FinishedError::Damaged {
-        id: job_id.to_owned(),
+        id: job_id.clone(),
         reason,
     };
     let mut stmt = conn
@@ -146,7 +155,7 @@ fn read_counts(
             return Err(damaged(format!("no count for unit {expected}")));
         }
         let leaves = blob_leaves(&blob)
-            .filter(|_| count_checksum(job_id, unit_id, &machines, &blob) == sum)
+            .filter(|_| count_checksum(job_id, UnitId(unit_id), &machines, &blob) == sum)
             .ok_or_else(|| damaged(format!("the count of unit {unit_id} fails its checksum")))?;
         let deciders: Vec<String> = machines.split('\n').map(str::to_owned).collect();
         if deciders.iter().any(String::is_empty) {
@@ -164,7 +173,7 @@ fn read_counts(
 }
 
 /// A done job with every unit and count, from the journal at `path`.
-pub(super) fn read_finished(path: &Path, job_id: &str) -> Result<FinishedJob, FinishedError> {
+pub(super) fn read_finished(path: &Path, job_id: &JobId) -> Result<FinishedJob, FinishedError> {
     let conn = reader(path)?;
     snapshot(&conn, path, || {
         let mut job = done_row(&conn, path, job_id)?;
@@ -190,7 +199,7 @@ pub(super) fn read_finished(path: &Path, job_id: &str) -> Result<FinishedJob, Fi
 /// its number of units.
 pub(super) fn read_count_page(
     path: &Path,
-    job_id: &str,
+    job_id: &JobId,
     start: u64,
     limit: u64,
 ) -> Result<(u64, Vec<DecidedCount>), FinishedError> {

@@ -28,6 +28,7 @@ use std::sync::{Mutex, mpsc};
 use rusqlite::Connection;
 use tokio::sync::watch;
 
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op, Restored, RestoredJob};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -68,12 +69,12 @@ pub const CHUNK_UNITS: usize = 65_536;
 /// complete. Until that mark no client knows the job and a restart drops
 /// it.
 pub fn plan_ops<'p>(
-    id: &'p str,
+    id: &'p JobId,
     spec: &'p JobSpec,
     planned: &'p PlannedJob,
 ) -> impl Iterator<Item = Op> + 'p {
     let submit = Op::Submit {
-        id: id.to_owned(),
+        id: id.clone(),
         spec: spec.clone(),
         plan: planned.header(),
         units_total: planned.units.len() as u64,
@@ -84,17 +85,15 @@ pub fn plan_ops<'p>(
         .map(move |(chunk, first)| {
             let end = (first + CHUNK_UNITS).min(planned.units.len());
             Op::Units {
-                job_id: id.to_owned(),
+                job_id: id.clone(),
                 chunk: chunk as u64,
-                first_unit: first as u64,
+                first_unit: UnitId(first as u64),
                 blob: planned.units.blob_of(first..end),
             }
         });
     std::iter::once(submit)
         .chain(chunks)
-        .chain(std::iter::once(Op::Planned {
-            job_id: id.to_owned(),
-        }))
+        .chain(std::iter::once(Op::Planned { job_id: id.clone() }))
 }
 
 /// Handle to the journal thread.
@@ -243,11 +242,11 @@ impl Journal {
     /// Reads one job back as the journal holds it, units and all (a
     /// finished job's are not kept in memory). Blocking: call it off the
     /// async threads, and not on the scheduler's loop.
-    pub fn load_job(&self, job_id: &str) -> Result<RestoredJob, JournalError> {
+    pub fn load_job(&self, job_id: &JobId) -> Result<RestoredJob, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender
-            .send(Request::Load(job_id.to_owned(), answer))
+            .send(Request::Load(job_id.clone(), answer))
             .map_err(|_| stopped())?;
         reply.recv().map_err(|_| stopped())?
     }
@@ -257,13 +256,13 @@ impl Journal {
     /// after every write handed over before it.
     pub fn decided_by(
         &self,
-        participant: &str,
+        participant: &ParticipantId,
         alone: bool,
-    ) -> Result<Vec<(String, Vec<u64>)>, JournalError> {
+    ) -> Result<Vec<(JobId, Vec<UnitId>)>, JournalError> {
         let (answer, reply) = mpsc::channel();
         let stopped = || JournalError::Write("the journal thread stopped".to_owned());
         self.sender
-            .send(Request::DecidedBy(participant.to_owned(), alone, answer))
+            .send(Request::DecidedBy(participant.clone(), alone, answer))
             .map_err(|_| stopped())?;
         reply.recv().map_err(|_| stopped())?
     }
@@ -272,7 +271,7 @@ impl Journal {
     /// deciders (for its certificate). Read on a connection of its own
     /// while the journal goes on writing. Blocking: call it off the async
     /// threads.
-    pub fn read_finished(&self, job_id: &str) -> Result<FinishedJob, FinishedError> {
+    pub fn read_finished(&self, job_id: &JobId) -> Result<FinishedJob, FinishedError> {
         finished::read_finished(&self.path, job_id)
     }
 
@@ -280,7 +279,7 @@ impl Journal {
     /// number of units. Blocking, like [`Journal::read_finished`].
     pub fn read_count_page(
         &self,
-        job_id: &str,
+        job_id: &JobId,
         start: u64,
         limit: u64,
     ) -> Result<(u64, Vec<DecidedCount>), FinishedError> {
@@ -292,3 +291,6 @@ impl Journal {
         &self.path
     }
 }
+
+#[cfg(test)]
+mod tests;

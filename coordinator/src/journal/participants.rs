@@ -9,7 +9,7 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::JournalError;
 use super::codec::{blob_leaves, checksum, leaves_blob};
-use crate::ids::ParticipantId;
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Credit;
 use crate::participants::{Role, StoredParticipant};
 
@@ -41,7 +41,11 @@ pub(super) fn store(tx: &Transaction<'_>, p: &StoredParticipant) -> rusqlite::Re
 }
 
 /// Writes a participant's credit as it now stands.
-pub(super) fn store_credit(tx: &Transaction<'_>, participant: &str, credit: &Credit) -> rusqlite::Result<()> {
+pub(super) fn store_credit(
+    tx: &Transaction<'_>,
+    participant: &ParticipantId,
+    credit: &Credit,
+) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
@@ -91,12 +95,17 @@ pub(super) fn load(conn: &Connection, path: &Path) -> Result<Vec<StoredParticipa
     Ok(all)
 }
 
-/// Every participant's credit.
-pub(super) fn load_credit(conn: &Connection, path: &Path) -> Result<Vec<(String, Credit)>, JournalError> {
-    let sql = |e: rusqlite::Error| JournalError::Corrupt {
+/// Every participant's credit; a row that names no participant refuses
+/// the journal.
+pub(super) fn load_credit(
+    conn: &Connection,
+    path: &Path,
+) -> Result<Vec<(ParticipantId, Credit)>, JournalError> {
+    let corrupt = |reason: String| JournalError::Corrupt {
         path: path.to_owned(),
-        reason: e.to_string(),
+        reason,
     };
+    let sql = |e: rusqlite::Error| corrupt(e.to_string());
     let mut stmt = conn
         .prepare("SELECT participant, units, leaves, cpu_ms, lost_votes FROM credit")
         .map_err(sql)?;
@@ -114,38 +123,53 @@ pub(super) fn load_credit(conn: &Connection, path: &Path) -> Result<Vec<(String,
             ))
         })
         .map_err(sql)?;
-    rows.collect::<Result<_, _>>().map_err(sql)
+    rows.map(|row| {
+        let (name, credit) = row.map_err(sql)?;
+        let participant = ParticipantId::parse(&name).map_err(|e| corrupt(format!("credit: {e}")))?;
+        Ok((participant, credit))
+    })
+    .collect()
 }
 
 /// The units each job's counts from `participant` decided, per job in
 /// submission order; with `alone`, only those it decided by itself.
 pub(super) fn decided_by(
     conn: &Connection,
-    participant: &str,
+    path: &Path,
+    participant: &ParticipantId,
     alone: bool,
-) -> rusqlite::Result<Vec<(String, Vec<u64>)>> {
-    let mut stmt = conn.prepare(
-        "SELECT r.job_id, r.unit_id, r.machines FROM results r JOIN jobs j ON j.id = r.job_id
+) -> Result<Vec<(JobId, Vec<UnitId>)>, JournalError> {
+    let sql = |e: rusqlite::Error| JournalError::Write(e.to_string());
+    let mut stmt = conn
+        .prepare(
+            "SELECT r.job_id, r.unit_id, r.machines FROM results r JOIN jobs j ON j.id = r.job_id
          WHERE j.state IN ('queued', 'running', 'done', 'failed') ORDER BY j.seq, r.unit_id",
-    )?;
-    let mut rows = stmt.query([])?;
-    let mut out: Vec<(String, Vec<u64>)> = Vec::new();
-    while let Some(row) = rows.next()? {
-        let machines: String = row.get(2)?;
+        )
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let mut out: Vec<(JobId, Vec<UnitId>)> = Vec::new();
+    while let Some(row) = rows.next().map_err(sql)? {
+        let machines: String = row.get(2).map_err(sql)?;
         let deciders: Vec<&str> = machines.split('\n').collect();
         let hit = if alone {
-            deciders == [participant]
+            deciders == [participant.as_str()]
         } else {
-            deciders.contains(&participant)
+            deciders.contains(&participant.as_str())
         };
         if !hit {
             continue;
         }
-        let job: String = row.get(0)?;
-        let unit = row.get::<_, i64>(1)? as u64;
+        let job: String = row.get(0).map_err(sql)?;
+        let unit = UnitId(row.get::<_, i64>(1).map_err(sql)? as u64);
         match out.last_mut() {
-            Some((last, units)) if *last == job => units.push(unit),
-            _ => out.push((job, vec![unit])),
+            Some((last, units)) if last.as_str() == job => units.push(unit),
+            _ => {
+                let job = JobId::parse(&job).map_err(|reason| JournalError::Corrupt {
+                    path: path.to_owned(),
+                    reason,
+                })?;
+                out.push((job, vec![unit]));
+            }
         }
     }
     Ok(out)
@@ -154,10 +178,10 @@ pub(super) fn decided_by(
 /// Reopens units of a job for counting again: their counts go, and a done
 /// job is running again (one transaction, so the journal never holds a
 /// done job short of counts).
-pub(super) fn reopen(tx: &Transaction<'_>, job_id: &str, unit_ids: &[u64]) -> rusqlite::Result<()> {
+pub(super) fn reopen(tx: &Transaction<'_>, job_id: &JobId, unit_ids: &[UnitId]) -> rusqlite::Result<()> {
     for unit in unit_ids {
         tx.prepare_cached("DELETE FROM results WHERE job_id = ?1 AND unit_id = ?2")?
-            .execute(params![job_id, *unit as i64])?;
+            .execute(params![job_id, unit])?;
     }
     tx.prepare_cached(
         "UPDATE jobs SET state = 'running', summary = NULL, summary_checksum = NULL, finished_ms = NULL

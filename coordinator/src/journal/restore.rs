@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use super::JournalError;
 use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
 use crate::columns::UnitColumns;
-use crate::ids::UnitId;
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
@@ -49,7 +49,7 @@ fn parse_votes(text: &str) -> Option<Vec<Vote>> {
 }
 
 /// The checksum of a job row's plan fields.
-pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
+pub(crate) fn job_checksum(id: &JobId, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     let settled = super::codec::leaves_list_blob(&plan.settled);
     let root = plan
         .root_leaves
@@ -65,7 +65,7 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     };
     let first_moves = plan.first_moves.join("\n");
     let parts: [&[u8]; 10] = [
-        id.as_bytes(),
+        id.as_str().as_bytes(),
         spec.game.name().as_bytes(),
         spec.position.as_bytes(),
         &spec.depth.to_le_bytes(),
@@ -86,27 +86,32 @@ pub(crate) fn job_checksum(id: &str, spec: &JobSpec, plan: &PlannedJob) -> i64 {
     }
 }
 
-pub(crate) fn chunk_checksum(job_id: &str, chunk: u64, first_unit: u64, units: &[u8]) -> i64 {
+pub(crate) fn chunk_checksum(job_id: &JobId, chunk: u64, first_unit: UnitId, units: &[u8]) -> i64 {
     checksum(&[
-        job_id.as_bytes(),
+        job_id.as_str().as_bytes(),
         &chunk.to_le_bytes(),
-        &first_unit.to_le_bytes(),
+        &first_unit.0.to_le_bytes(),
         units,
     ])
 }
 
-pub(crate) fn summary_checksum(job_id: &str, summary: &[u8]) -> i64 {
-    checksum(&[job_id.as_bytes(), b"summary", summary])
+pub(crate) fn summary_checksum(job_id: &JobId, summary: &[u8]) -> i64 {
+    checksum(&[job_id.as_str().as_bytes(), b"summary", summary])
 }
 
-pub(crate) fn count_checksum(job_id: &str, unit_id: u64, who: &str, leaves: &[u8]) -> i64 {
-    checksum(&[job_id.as_bytes(), &unit_id.to_le_bytes(), who.as_bytes(), leaves])
-}
-
-pub(crate) fn disagreement_checksum(job_id: &str, unit_id: u64, votes: &str, decided: &[u8]) -> i64 {
+pub(crate) fn count_checksum(job_id: &JobId, unit_id: UnitId, who: &str, leaves: &[u8]) -> i64 {
     checksum(&[
-        job_id.as_bytes(),
-        &unit_id.to_le_bytes(),
+        job_id.as_str().as_bytes(),
+        &unit_id.0.to_le_bytes(),
+        who.as_bytes(),
+        leaves,
+    ])
+}
+
+pub(crate) fn disagreement_checksum(job_id: &JobId, unit_id: UnitId, votes: &str, decided: &[u8]) -> i64 {
+    checksum(&[
+        job_id.as_str().as_bytes(),
+        &unit_id.0.to_le_bytes(),
         votes.as_bytes(),
         decided,
     ])
@@ -139,7 +144,7 @@ pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>
 }
 
 /// One job with all its units, whatever its state (to resume it).
-pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<RestoredJob, JournalError> {
+pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &JobId) -> Result<RestoredJob, JournalError> {
     let (_, sql) = errors(path);
     let mut stmt = conn
         .prepare(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))
@@ -148,7 +153,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<R
     let Some(row) = rows.next().map_err(sql)? else {
         return Err(errors(path).0(format!(
             "job {} is not in the journal",
-            perft_core::shown(job_id)
+            perft_core::shown(job_id.as_str())
         )));
     };
     let mut job = job_row(row, path)?;
@@ -160,6 +165,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &str) -> Result<R
 pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
     let (bad, sql) = errors(path);
     let id: String = row.get(0).map_err(sql)?;
+    let id = JobId::parse(&id).map_err(bad)?;
     let game: String = row.get(1).map_err(sql)?;
     let game: GameKind = game
         .parse()
@@ -169,6 +175,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
     let root_leaves: Option<Vec<u8>> = row.get(9).map_err(sql)?;
     let state: String = row.get(10).map_err(sql)?;
     let position: String = row.get(2).map_err(sql)?;
+    let owner: String = row.get(19).map_err(sql)?;
     let mut damage = Vec::new();
     let settled = blob_leaves_list(&settled).unwrap_or_else(|| {
         damage.push("its settled counts".to_owned());
@@ -200,7 +207,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
         position: position.clone(),
         depth: row.get(3).map_err(sql)?,
         verify: row.get::<_, i64>(4).map_err(sql)? != 0,
-        owner: row.get(19).map_err(sql)?,
+        owner: ParticipantId::parse(&owner).map_err(|e| bad(format!("job {id}: {e}")))?,
     };
     let plan = PlannedJob {
         position,
@@ -309,7 +316,7 @@ pub(super) fn restore_units(
         let sum: i64 = row.get(3).map_err(sql)?;
         let columns = UnitColumns::from_blob(&blob)
             .filter(|c| c.stride() == job.plan.units.stride())
-            .filter(|_| chunk_checksum(&job.id, chunk, first_unit, &blob) == sum);
+            .filter(|_| chunk_checksum(&job.id, chunk, UnitId(first_unit), &blob) == sum);
         let in_order = chunk == expected_chunk && first_unit == job.plan.units.len() as u64;
         match columns {
             Some(columns) if in_order && job.plan.units.extend(&columns).is_ok() => {}
@@ -342,10 +349,10 @@ fn restore_counts(
         .map_err(sql)?;
     let mut rows = results.query([&job.id]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let blob: Vec<u8> = row.get(1).map_err(sql)?;
         let worker: String = row.get(2).map_err(sql)?;
-        if unit_id >= units {
+        if unit_id.0 >= units {
             return Err(bad(format!("job {}: count for unknown unit {unit_id}", job.id)));
         }
         match blob_leaves(&blob) {
@@ -363,10 +370,10 @@ fn restore_counts(
         .map_err(sql)?;
     let mut rows = votes.query([&job.id]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let voter: String = row.get(1).map_err(sql)?;
         let blob: Vec<u8> = row.get(3).map_err(sql)?;
-        if unit_id >= units {
+        if unit_id.0 >= units {
             return Err(bad(format!("job {}: vote for unknown unit {unit_id}", job.id)));
         }
         match blob_leaves(&blob) {
@@ -374,12 +381,20 @@ fn restore_counts(
                 if count_checksum(&job.id, unit_id, &voter, &blob)
                     == row.get::<_, i64>(4).map_err(sql)? =>
             {
-                job.votes.push(RestoredVote {
-                    unit_id,
-                    voter,
-                    label: row.get(2).map_err(sql)?,
-                    leaves,
-                });
+                // A vote journaled before participants existed names a
+                // machine: it confirms no participant's count, so its unit
+                // is counted afresh.
+                match ParticipantId::parse(&voter) {
+                    Ok(voter) => job.votes.push(RestoredVote {
+                        unit_id,
+                        voter,
+                        label: row.get(2).map_err(sql)?,
+                        leaves,
+                    }),
+                    Err(e) => {
+                        tracing::warn!(job = %job.id, unit = unit_id.0, error = %e, "journal: a pending vote of no participant is left out; its unit is counted again");
+                    }
+                }
             }
             _ => job.damaged_counts.push(unit_id),
         }
@@ -389,18 +404,18 @@ fn restore_counts(
         .map_err(sql)?;
     let mut rows = found.query([&job.id]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
-        let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
+        let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let votes: String = row.get(2).map_err(sql)?;
         let decided: Option<Vec<u8>> = row.get(3).map_err(sql)?;
         let sum = disagreement_checksum(&job.id, unit_id, &votes, decided.as_deref().unwrap_or_default());
         let parsed = parse_votes(&votes);
         let decided_count = decided.as_deref().map(blob_leaves);
         if sum != row.get::<_, i64>(4).map_err(sql)? || parsed.is_none() || decided_count == Some(None) {
-            tracing::error!(job = %job.id, unit = unit_id, "journal: a damaged disagreement record is left out");
+            tracing::error!(job = %job.id, unit = unit_id.0, "journal: a damaged disagreement record is left out");
             continue;
         }
         job.disagreements.push(Disagreement {
-            unit_id: UnitId(unit_id),
+            unit_id,
             position: row.get(1).map_err(sql)?,
             votes: parsed.unwrap_or_default(),
             decided: decided_count.flatten(),

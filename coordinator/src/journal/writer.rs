@@ -11,6 +11,7 @@ use tokio::sync::watch;
 use super::apply::apply;
 use super::commit::Progress;
 use super::{JournalError, compact, participants, restore, restored};
+use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Op, Restored, RestoredJob};
 
 pub(super) enum Request {
@@ -23,13 +24,13 @@ pub(super) enum Request {
     /// Reads every job back, and takes writes again after a failure.
     Restore(mpsc::Sender<Result<Restored, JournalError>>),
     /// Reads one job back with all its units (to resume it).
-    Load(String, mpsc::Sender<Result<RestoredJob, JournalError>>),
+    Load(JobId, mpsc::Sender<Result<RestoredJob, JournalError>>),
     /// The units a participant's counts decided (alone, or with others).
-    DecidedBy(String, bool, mpsc::Sender<DecidedUnits>),
+    DecidedBy(ParticipantId, bool, mpsc::Sender<DecidedUnits>),
 }
 
 /// Per job, the units a participant's counts decided.
-pub(super) type DecidedUnits = Result<Vec<(String, Vec<u64>)>, JournalError>;
+pub(super) type DecidedUnits = Result<Vec<(JobId, Vec<UnitId>)>, JournalError>;
 
 /// Most writes folded into one transaction.
 const MAX_GROUP: usize = 4096;
@@ -146,9 +147,7 @@ pub(super) fn writer(
                 let _ = answer.send(restore::load_job(&conn, &path, &job_id));
             }
             Request::DecidedBy(participant, alone, answer) => {
-                let found = participants::decided_by(&conn, &participant, alone)
-                    .map_err(|e| JournalError::Write(e.to_string()));
-                let _ = answer.send(found);
+                let _ = answer.send(participants::decided_by(&conn, &path, &participant, alone));
             }
         }
     }

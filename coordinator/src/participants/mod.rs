@@ -5,10 +5,6 @@
 
 mod credential;
 mod interceptor;
-mod service;
-
-pub(crate) use service::ParticipantApi;
-pub use service::{OfflineError, add_offline, list_offline};
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -147,9 +143,9 @@ pub enum ParticipantError {
     #[error("participant '{0}' exists already (revoked names are not reused)")]
     Exists(ParticipantId),
     #[error("no participant '{0}'")]
-    NotFound(String),
+    NotFound(ParticipantId),
     #[error("'{0}' is built in and cannot be added or revoked")]
-    Builtin(String),
+    Builtin(ParticipantId),
     #[error("no randomness for a secret: {0}")]
     Randomness(String),
 }
@@ -257,7 +253,7 @@ impl Participants {
     pub fn mint(&self, name: &str, role: Role) -> Result<(StoredParticipant, Secret), ParticipantError> {
         let id = ParticipantId::parse(name).map_err(ParticipantError::BadName)?;
         if [ParticipantId::OPERATOR, ParticipantId::ANONYMOUS].contains(&id.as_str()) {
-            return Err(ParticipantError::Builtin(id.to_string()));
+            return Err(ParticipantError::Builtin(id));
         }
         if self.read().contains_key(&id) {
             return Err(ParticipantError::Exists(id));
@@ -282,12 +278,12 @@ impl Participants {
     pub fn get(&self, name: &str) -> Result<StoredParticipant, ParticipantError> {
         let id = ParticipantId::parse(name).map_err(ParticipantError::BadName)?;
         if [ParticipantId::OPERATOR, ParticipantId::ANONYMOUS].contains(&id.as_str()) {
-            return Err(ParticipantError::Builtin(id.to_string()));
+            return Err(ParticipantError::Builtin(id));
         }
         self.read()
             .get(&id)
             .cloned()
-            .ok_or_else(|| ParticipantError::NotFound(id.to_string()))
+            .ok_or(ParticipantError::NotFound(id))
     }
 
     /// Every participant, by name.

@@ -1,15 +1,17 @@
 //! `perft.v2.ParticipantService`: adding, listing and revoking
 //! participants; and the coordinator's side of revoking and recounting.
+//! Apart from the registry (`participants`), which knows nothing of jobs.
 
 use std::sync::Arc;
 
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use super::{Action, Caller, Role, StoredParticipant};
 use crate::Coordinator;
+use crate::ids::ParticipantId;
 use crate::jobs::Op;
 use crate::journal::JournalError;
+use crate::participants::{Action, Caller, ParticipantError, Participants, Role, Secret, StoredParticipant};
 
 pub(crate) struct ParticipantApi(pub Arc<Coordinator>);
 
@@ -38,9 +40,9 @@ impl Coordinator {
     /// A participant as `perft participant list` and the dashboard show it:
     /// its record, credit and live machines.
     pub(crate) async fn participant_message(&self, p: &StoredParticipant) -> Result<pb::Participant, Status> {
-        let name = p.id.as_str().to_owned();
+        let id = p.id.clone();
         let (credit, quarantined) = self
-            .peek(move |jobs| (jobs.credit(&name), jobs.is_quarantined(&name)))
+            .peek(move |jobs| (jobs.credit(&id), jobs.is_quarantined(&id)))
             .await?;
         let (machines, threads) = self
             .workers
@@ -66,8 +68,8 @@ impl Coordinator {
     /// of (with `alone`, only those it decided by itself): their counts go
     /// from the journal and the jobs (a done one runs again). Returns how
     /// many units were reopened.
-    pub(crate) async fn recount(&self, participant: &str, alone: bool) -> Result<u64, Status> {
-        let who = participant.to_owned();
+    pub(crate) async fn recount(&self, participant: &ParticipantId, alone: bool) -> Result<u64, Status> {
+        let who = participant.clone();
         let outcome = self
             .scheduler
             .exclusive(
@@ -101,7 +103,7 @@ impl Coordinator {
         // The jobs' new states, journaled after the task: wait for them too.
         self.read(|_| ()).await?;
         if reopened > 0 {
-            tracing::warn!(participant, units = reopened, alone, "units counted again");
+            tracing::warn!(%participant, units = reopened, alone, "units counted again");
             self.notify();
         }
         Ok(reopened)
@@ -115,7 +117,7 @@ impl Coordinator {
         let mut stored = self.participants.get(name)?;
         stored.revoked = true;
         let record = stored.clone();
-        let who = stored.id.as_str().to_owned();
+        let who = stored.id.clone();
         let (dropped, commit) = self
             .change(move |jobs| {
                 jobs.record(Op::Participant(record));
@@ -128,7 +130,7 @@ impl Coordinator {
         self.workers.retain(|id, w| {
             let keep = w.participant != stored.id;
             if !keep {
-                sessions.push(id.as_str().to_owned());
+                sessions.push(id.clone());
             }
             keep
         });
@@ -136,7 +138,7 @@ impl Coordinator {
         self.durable(commit).await?;
         tracing::warn!(participant = %stored.id, votes_dropped = dropped, leases_requeued = expired, "participant revoked");
         if recount {
-            self.recount(stored.id.as_str(), false).await?;
+            self.recount(&stored.id, false).await?;
         }
         self.notify();
         Ok(stored)
@@ -198,9 +200,9 @@ pub fn add_offline(
     data_dir: &std::path::Path,
     name: &str,
     role: Role,
-) -> Result<(StoredParticipant, super::Secret), OfflineError> {
+) -> Result<(StoredParticipant, Secret), OfflineError> {
     let opened = crate::journal::Journal::open(data_dir)?;
-    let registry = super::Participants::new(opened.participants, &opened.key, None);
+    let registry = Participants::new(opened.participants, &opened.key, None);
     let (stored, secret) = registry.mint(name, role)?;
     // Offline: no coordinator runs on this data dir, so no scheduler owns
     // the journal and this is its one writer.
@@ -219,7 +221,7 @@ pub fn list_offline(
         .participants
         .into_iter()
         .map(|p| {
-            let c = credit.get(p.id.as_str()).copied().unwrap_or_default();
+            let c = credit.get(&p.id).copied().unwrap_or_default();
             (p, c)
         })
         .collect())
@@ -238,5 +240,5 @@ pub enum OfflineError {
     #[error(transparent)]
     Journal(#[from] JournalError),
     #[error(transparent)]
-    Participant(#[from] super::ParticipantError),
+    Participant(#[from] ParticipantError),
 }
