@@ -1,4 +1,6 @@
-//! The chess position, its moves, and `play`.
+//! The chess position and its moves, with the attack queries the move
+//! generator, FEN and playing share: the vocabulary of the chess folder,
+//! importing only bitboards and slider attacks.
 
 use arrayvec::ArrayVec;
 
