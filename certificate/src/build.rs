@@ -72,11 +72,11 @@ impl Certificate {
         let Header {
             game,
             convention,
-            root,
+            ref root,
             depth,
-            split_depth,
-            first_moves,
-            settled,
+            ref first_moves,
+            ref settled,
+            ..
         } = header;
         if game.resolve_convention(convention).ok() != Some(convention) {
             return Err(BuildError::Inconsistent(format!(
@@ -127,9 +127,9 @@ impl Certificate {
                 deciders,
             });
         }
-        let divide = weighted_sum(&settled, kept.iter().map(|u| (u.weights.as_slice(), u.count)))?;
+        let divide = weighted_sum(settled, kept.iter().map(|u| (u.weights.as_slice(), u.count)))?;
         let total = if first_moves.is_empty() {
-            game.dispatch_in(convention, RootCount(&root, depth))
+            game.dispatch_in(convention, RootCount(root, depth))
                 .ok()
                 .flatten()
                 .ok_or_else(|| BuildError::Inconsistent(format!("the root is no packed {game} position")))?
@@ -140,13 +140,7 @@ impl Certificate {
                 .ok_or(perft_core::CountOverflow)?
         };
         let mut cert = Certificate {
-            game,
-            convention,
-            root,
-            depth,
-            split_depth,
-            first_moves,
-            settled,
+            header,
             participants,
             units: kept,
             divide,

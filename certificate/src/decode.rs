@@ -8,6 +8,7 @@ use std::io::Read;
 use flate2::read::ZlibDecoder;
 use perft_core::{Convention, GameKind, Leaves, Weight};
 
+use crate::build::Header;
 use crate::varint::take;
 use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION};
 
@@ -256,13 +257,15 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         })
         .collect();
     Ok(Certificate {
-        game,
-        convention,
-        root,
-        depth,
-        split_depth,
-        first_moves,
-        settled,
+        header: Header {
+            game,
+            convention,
+            root,
+            depth,
+            split_depth,
+            first_moves,
+            settled,
+        },
         participants,
         units,
         divide,

@@ -42,16 +42,16 @@ fn put_weights(out: &mut Vec<u8>, unit: &Unit) {
 /// The uncompressed body.
 pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + cert.units.len() * 40);
-    put_str(&mut out, cert.game.name());
-    out.push(convention_byte(cert.convention));
-    out.extend_from_slice(&cert.root);
-    put(&mut out, u128::from(cert.depth));
-    put(&mut out, u128::from(cert.split_depth));
-    put(&mut out, cert.first_moves.len() as u128);
-    for mv in &cert.first_moves {
+    put_str(&mut out, cert.header.game.name());
+    out.push(convention_byte(cert.header.convention));
+    out.extend_from_slice(&cert.header.root);
+    put(&mut out, u128::from(cert.header.depth));
+    put(&mut out, u128::from(cert.header.split_depth));
+    put(&mut out, cert.header.first_moves.len() as u128);
+    for mv in &cert.header.first_moves {
         put_str(&mut out, mv);
     }
-    for &settled in &cert.settled {
+    for &settled in &cert.header.settled {
         put_leaves(&mut out, settled);
     }
     put(&mut out, cert.participants.len() as u128);

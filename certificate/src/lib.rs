@@ -19,7 +19,7 @@ mod varint;
 pub use build::{BuildError, CountedUnit, Header, from_plan};
 pub use decode::DecodeError;
 
-use perft_core::{Convention, GameKind, Leaves, Weight};
+use perft_core::{Leaves, Weight};
 
 /// The first bytes of every certificate file.
 pub const MAGIC: [u8; 8] = *b"DPERFTC\n";
@@ -49,22 +49,9 @@ pub struct Unit {
 /// A finished perft, unit by unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
-    /// The game.
-    pub game: GameKind,
-    /// The counting convention, for games with a choice.
-    pub convention: Option<Convention>,
-    /// The root position, packed.
-    pub root: Vec<u8>,
-    /// Plies counted below the root.
-    pub depth: u32,
-    /// Plies expanded into units.
-    pub split_depth: u32,
-    /// The root's first moves in the game's notation, in plan order
-    /// (weights index into them).
-    pub first_moves: Vec<String>,
-    /// Leaves per first move met while planning: games over above the
-    /// split depth.
-    pub settled: Vec<Leaves>,
+    /// What the certificate says about the job, apart from its units: game,
+    /// convention, root, depth, split depth, first moves, settled leaves.
+    pub header: Header,
     /// Everyone named as a decider.
     pub participants: Vec<ParticipantId>,
     /// The units in plan order.

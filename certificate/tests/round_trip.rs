@@ -17,7 +17,7 @@ fn certificate() -> Certificate {
 fn round_trips_and_proves_every_unit() {
     let cert = certificate();
     assert_eq!(cert.total, Leaves::full(55_092), "A124004(7)");
-    assert_eq!(cert.convention, Some(perft_core::Convention::Oeis));
+    assert_eq!(cert.header.convention, Some(perft_core::Convention::Oeis));
     let bytes = cert.encode();
     assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
     let leaves = cert.leaf_hashes();

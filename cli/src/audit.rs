@@ -59,12 +59,12 @@ fn check_plan<G: Game>(cert: &Certificate, root: G, problems: &mut Vec<String>) 
     // A file cannot make the auditor plan without end: a level with far
     // more positions than the certificate has units is a mismatch anyway.
     let limit = cert.units.len().saturating_mul(2).max(100_000);
-    let plan = match Plan::bounded(root, cert.depth, cert.split_depth, limit) {
+    let plan = match Plan::bounded(root, cert.header.depth, cert.header.split_depth, limit) {
         Ok(plan) => plan,
         Err(e) => {
             problems.push(format!(
                 "the root cannot be planned to split depth {}: {e}",
-                cert.split_depth
+                cert.header.split_depth
             ));
             return;
         }
@@ -74,15 +74,15 @@ fn check_plan<G: Game>(cert: &Certificate, root: G, problems: &mut Vec<String>) 
         .iter()
         .map(|&mv| root.format_move(mv))
         .collect();
-    if first_moves != cert.first_moves {
+    if first_moves != cert.header.first_moves {
         problems.push(format!(
             "first moves: the certificate lists [{}], the root has [{}]",
-            cert.first_moves.join(" "),
+            cert.header.first_moves.join(" "),
             first_moves.join(" ")
         ));
         return;
     }
-    for (i, (&planned, &claimed)) in plan.settled().iter().zip(&cert.settled).enumerate() {
+    for (i, (&planned, &claimed)) in plan.settled().iter().zip(&cert.header.settled).enumerate() {
         if planned != claimed {
             problems.push(format!(
                 "settled leaves of first move {}: the certificate says {}, the plan finds {}",
@@ -97,7 +97,7 @@ fn check_plan<G: Game>(cert: &Certificate, root: G, problems: &mut Vec<String>) 
         problems.push(format!(
             "the certificate has {} units, the plan of split depth {} has {}",
             cert.units.len(),
-            cert.split_depth,
+            cert.header.split_depth,
             units.len()
         ));
     }
@@ -127,14 +127,14 @@ fn check_plan<G: Game>(cert: &Certificate, root: G, problems: &mut Vec<String>) 
 /// total, in checked `u128`.
 fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
     let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count));
-    let lines = match weighted_sum(&cert.settled, units) {
+    let lines = match weighted_sum(&cert.header.settled, units) {
         Ok(lines) => lines,
         Err(e) => {
             problems.push(format!("divide table: {e}"));
             return;
         }
     };
-    for ((name, &claimed), &summed) in cert.first_moves.iter().zip(&cert.divide).zip(&lines) {
+    for ((name, &claimed), &summed) in cert.header.first_moves.iter().zip(&cert.divide).zip(&lines) {
         if claimed != summed {
             problems.push(format!(
                 "divide line {name}: the certificate says {}, its units sum to {}",
@@ -143,7 +143,7 @@ fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
             ));
         }
     }
-    if cert.first_moves.is_empty() {
+    if cert.header.first_moves.is_empty() {
         return;
     }
     match lines
@@ -233,7 +233,7 @@ impl GameVisitor for Audit<'_> {
             local,
         } = self;
         let mut problems = Vec::new();
-        let root = G::unpack(&cert.root).map_err(|e| CliError::Usage(format!("root: {e}")))?;
+        let root = G::unpack(&cert.header.root).map_err(|e| CliError::Usage(format!("root: {e}")))?;
         check_plan(cert, root, &mut problems);
         check_sums(cert, &mut problems);
         check_merkle(cert, &mut problems);
@@ -266,7 +266,7 @@ impl GameVisitor for Audit<'_> {
         let started = Instant::now();
         let (counts, _) = count_units(
             &positions,
-            cert.depth - cert.split_depth,
+            cert.header.depth - cert.header.split_depth,
             args.engine.threads(),
             table.as_ref(),
         );
@@ -295,13 +295,14 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     let (cert, file_bytes) = read_certificate(&args.file)?;
     let units = cert.units.len();
     let convention = cert
+        .header
         .convention
         .map_or(String::new(), |c| format!(" ({c} convention)"));
     outln!(
         "certificate: {}{convention}, depth {}, split depth {}, {units} units, total {}, {file_bytes} bytes ({:.1} bytes a unit)",
-        cert.game,
-        cert.depth,
-        cert.split_depth,
+        cert.header.game,
+        cert.header.depth,
+        cert.header.split_depth,
         shown_leaves(cert.total),
         file_bytes as f64 / units.max(1) as f64
     )?;
@@ -313,11 +314,15 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     let seed = args.seed.unwrap_or_else(rand::random);
     let sample = sample_indices(units, n, seed);
     // A sample counted to no depth is nothing to spread: counted here.
-    let on = args.on.as_ref().filter(|_| cert.depth > cert.split_depth);
+    let on = args
+        .on
+        .as_ref()
+        .filter(|_| cert.header.depth > cert.header.split_depth);
     let mut findings = cert
+        .header
         .game
         .dispatch_in(
-            cert.convention,
+            cert.header.convention,
             Audit {
                 cert: &cert,
                 args,
@@ -341,7 +346,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     }
     outln!(
         "plan: re-planned to split depth {} and compared unit by unit",
-        cert.split_depth
+        cert.header.split_depth
     )?;
     outln!("sums: divide lines and total summed from the units in checked u128")?;
     outln!("merkle: root recomputed over the units")?;

@@ -131,15 +131,16 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
     })?;
     write_whole(&path, &bytes)?;
     let convention = cert
+        .header
         .convention
         .map_or(String::new(), |c| format!(" ({c} convention)"));
     let units = cert.units.len();
     outln!(
         "certificate of job {}: {}{convention}, depth {}, split depth {}, {units} units, total {}, {} bytes ({:.1} bytes a unit), written to {}",
         args.job,
-        cert.game,
-        cert.depth,
-        cert.split_depth,
+        cert.header.game,
+        cert.header.depth,
+        cert.header.split_depth,
         cert.total.leaves,
         bytes.len(),
         bytes.len() as f64 / units.max(1) as f64,

@@ -121,9 +121,9 @@ pub fn recount(
         let positions: Vec<Vec<u8>> = sample.iter().map(|&i| cert.units[i].position.clone()).collect();
         let (counts, jobs) = count_units(
             &mut client,
-            cert.game,
-            cert.convention,
-            cert.depth - cert.split_depth,
+            cert.header.game,
+            cert.header.convention,
+            cert.header.depth - cert.header.split_depth,
             &positions,
         )
         .await?;
@@ -132,6 +132,7 @@ pub fn recount(
             let unit = &cert.units[i];
             if unit.count != recounted {
                 let position = cert
+                    .header
                     .game
                     .fns()
                     .show_packed(&unit.position)

@@ -233,9 +233,12 @@ fn check_certificate(
 ) {
     let cert = Certificate::decode(&std::fs::read(path).unwrap()).unwrap();
     let total = published(game, convention, depth);
-    assert_eq!(cert.game, game);
-    assert_eq!(cert.convention, game.resolve_convention(convention).unwrap());
-    assert_eq!(cert.depth, depth);
+    assert_eq!(cert.header.game, game);
+    assert_eq!(
+        cert.header.convention,
+        game.resolve_convention(convention).unwrap()
+    );
+    assert_eq!(cert.header.depth, depth);
     assert_eq!(cert.total, total);
     let mut names: Vec<&str> = cert
         .participants

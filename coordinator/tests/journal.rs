@@ -276,7 +276,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
     )
     .unwrap();
     assert_eq!(
-        (certificate.convention, certificate.total),
+        (certificate.header.convention, certificate.total),
         (Some(Convention::Oeis), oeis)
     );
 }

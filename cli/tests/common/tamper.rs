@@ -31,13 +31,13 @@ pub fn audit_all(path: &Path) -> Output {
 /// again from its (changed) units: a forger's consistent file.
 pub fn resealed(cert: &Certificate) -> Certificate {
     let header = Header {
-        game: cert.game,
-        convention: cert.convention,
-        root: cert.root.clone(),
-        depth: cert.depth,
-        split_depth: cert.split_depth,
-        first_moves: cert.first_moves.clone(),
-        settled: cert.settled.clone(),
+        game: cert.header.game,
+        convention: cert.header.convention,
+        root: cert.header.root.clone(),
+        depth: cert.header.depth,
+        split_depth: cert.header.split_depth,
+        first_moves: cert.header.first_moves.clone(),
+        settled: cert.header.settled.clone(),
     };
     let units = cert.units.iter().map(|u| CountedUnit {
         position: u.position.clone(),
