@@ -13,7 +13,10 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use crate::args::{AuditArgs, CoordinatorArg};
+use crate::client::connect;
+use crate::cluster::runtime;
 use crate::error::CliError;
+use crate::units_on_cluster;
 
 /// Problems printed in full; the rest are counted.
 const SHOWN_PROBLEMS: usize = 20;
@@ -338,7 +341,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
             token: args.token.clone(),
             tls_ca: args.tls_ca.clone(),
         };
-        let cluster = crate::units_on_cluster::recount(&coordinator, &cert, &findings.sampled)?;
+        let cluster = recount_on_cluster(&coordinator, &cert, &findings.sampled)?;
         findings.problems.extend(cluster.problems);
         findings.recounted = findings.sampled.len();
         findings.seconds = cluster.seconds;
@@ -388,6 +391,59 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         findings.problems.len(),
         findings.problems[0]
     )))
+}
+
+/// What the cluster's recount of a certificate's sample found.
+#[derive(Debug)]
+struct ClusterRecount {
+    /// Units whose recount differs from the certificate, for people.
+    pub problems: Vec<String>,
+    /// The jobs that counted the sample.
+    pub jobs: Vec<String>,
+    pub seconds: f64,
+}
+
+/// Recounts units `sample` of `cert` on the cluster of `coordinator`.
+fn recount_on_cluster(
+    coordinator: &CoordinatorArg,
+    cert: &Certificate,
+    sample: &[usize],
+) -> Result<ClusterRecount, CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(coordinator).await?;
+        let started = Instant::now();
+        let positions: Vec<Vec<u8>> = sample.iter().map(|&i| cert.units[i].position.clone()).collect();
+        let (counts, jobs) = units_on_cluster::count_units(
+            &mut client,
+            cert.header.game,
+            cert.header.convention,
+            cert.header.depth - cert.header.split_depth,
+            &positions,
+        )
+        .await?;
+        let mut problems = Vec::new();
+        for (&i, &recounted) in sample.iter().zip(&counts) {
+            let unit = &cert.units[i];
+            if unit.count != recounted {
+                let position = cert
+                    .header
+                    .game
+                    .fns()
+                    .show_packed(&unit.position)
+                    .unwrap_or_else(|e| e.to_string());
+                problems.push(format!(
+                    "unit {i} ({position}): the certificate says {}, recounted {}",
+                    shown_leaves(unit.count),
+                    shown_leaves(recounted)
+                ));
+            }
+        }
+        Ok(ClusterRecount {
+            problems,
+            jobs,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    })
 }
 
 #[cfg(test)]

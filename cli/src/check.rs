@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use crate::args::CheckArgs;
 use crate::engine::Engine;
 use crate::error::CliError;
-use crate::run::{play_moves, root_position, with_chess960_notation};
+use crate::root::{play_moves, root_position, with_chess960_notation};
 use crate::suite::{read_suite, suite_positions};
 
 /// Where the engine and Deep Perft part.

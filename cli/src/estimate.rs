@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::args::{EstimateArgs, Format};
 use crate::audit::sample_indices;
 use crate::error::CliError;
-use crate::run::root_position;
+use crate::root::root_position;
 
 /// z of the two-sided 99% normal interval.
 const Z99: f64 = 2.576;

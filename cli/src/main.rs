@@ -17,6 +17,7 @@ mod loadgen;
 mod participants;
 mod progress;
 mod report;
+mod root;
 mod run;
 mod stats;
 mod suite;

@@ -346,3 +346,59 @@ fn write_stats_table(out: &mut impl Write, stats: &ReportStats) -> std::io::Resu
     writeln!(out)?;
     Ok(())
 }
+
+/// The root's moves in notation with what was counted below each, sorted
+/// by notation where the game wants it.
+pub(crate) fn in_notation<G: perft_core::Game, T: Copy>(
+    root: &G,
+    moves: &[(G::Move, T)],
+) -> Vec<(String, T)> {
+    let mut named: Vec<(String, T)> = moves
+        .iter()
+        .map(|&(mv, counted)| (root.format_move(mv), counted))
+        .collect();
+    if G::SORT_DIVIDE {
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    named
+}
+
+/// What a local count reports besides its numbers: the game, the root, and
+/// how and where it was counted.
+pub(crate) struct LocalRun {
+    pub depth: u32,
+    pub seconds: f64,
+    pub threads: usize,
+    pub table: Option<TableReport>,
+    pub raw: bool,
+}
+
+impl LocalRun {
+    /// The report of a count of `root`, with or without statistics.
+    pub(crate) fn report<G: perft_core::Game>(
+        self,
+        root: &G,
+        total: Leaves,
+        divide: Vec<(String, Leaves)>,
+        stats: Option<ReportStats>,
+    ) -> Report {
+        Report {
+            game: G::NAME,
+            convention: G::CONVENTION,
+            reports_higher: G::GAME_OVER_IS_LEAF,
+            position: root.to_string(),
+            depth: self.depth,
+            total,
+            divide,
+            stats,
+            seconds: self.seconds,
+            source: Source::Local {
+                threads: self.threads,
+                table: self.table,
+                kernel: G::best_kernel().name(),
+                raw: self.raw,
+                peak_memory_bytes: peak_memory_bytes(),
+            },
+        }
+    }
+}

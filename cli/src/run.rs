@@ -10,59 +10,9 @@ use perft_core::{
 
 use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice, available_memory_bytes};
 use crate::error::CliError;
-use crate::report::{Report, Source, TableReport, peak_memory_bytes};
+use crate::report::{LocalRun, Report, TableReport, in_notation};
+use crate::root::{play_moves, root_position, with_chess960_notation};
 use crate::stats::CountStats;
-
-/// Parses the position (or takes the start) and checks the depth limit.
-pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliError> {
-    if depth > G::MAX_DEPTH {
-        return Err(CliError::Usage(format!(
-            "depth {depth} is above the {} limit of {}",
-            G::NAME,
-            G::MAX_DEPTH
-        )));
-    }
-    match text {
-        None => Ok(G::start()),
-        Some(text) => text.parse::<G>().map_err(|e| {
-            CliError::Usage(format!(
-                "invalid {} position '{}': {e}",
-                G::NAME,
-                perft_core::shown(text.trim())
-            ))
-        }),
-    }
-}
-
-/// `root` with its moves written in Chess960 notation when `chess960`
-/// (castling as the king taking its rook); only chess has one.
-pub fn with_chess960_notation<G: Game>(mut root: G, chess960: bool) -> Result<G, CliError> {
-    if !chess960 {
-        return Ok(root);
-    }
-    match (&mut root as &mut dyn std::any::Any).downcast_mut::<perft_core::Chess>() {
-        Some(chess) => {
-            *chess = chess.with_chess960_notation(true);
-            Ok(root)
-        }
-        None => Err(CliError::Usage(format!(
-            "--chess960 is for chess, not {}",
-            G::NAME
-        ))),
-    }
-}
-
-/// `root` after each of `moves`, each parsed in the position it is played
-/// in; the first illegal one is a usage error naming it.
-pub fn play_moves<G: Game>(mut root: G, moves: &[String]) -> Result<G, CliError> {
-    for text in moves.iter().flat_map(|m| m.split_whitespace()) {
-        let mv = root
-            .parse_move(text)
-            .map_err(|e| CliError::Usage(e.to_string()))?;
-        root = root.play(mv);
-    }
-    Ok(root)
-}
 
 /// `perft run --raw`: the bare move generator on one thread, no table, no
 /// merging; every leaf is enumerated (bulk-counted at the last ply).
@@ -78,7 +28,14 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
         let started = Instant::now();
         let result = count_raw(&root, args.depth);
         let seconds = started.elapsed().as_secs_f64();
-        return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
+        let run = LocalRun {
+            depth: args.depth,
+            seconds,
+            threads: 1,
+            table: None,
+            raw: true,
+        };
+        return Ok(report(&root, &result, run));
     }
     let threads = args.engine.threads();
     tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting");
@@ -86,7 +43,14 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
     let (result, stats, table) = count_planned(&root, args, threads)?;
     let seconds = started.elapsed().as_secs_f64();
     let table = table.map(|table| TableReport::new(&table, stats));
-    Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+    let run = LocalRun {
+        depth: args.depth,
+        seconds,
+        threads,
+        table,
+        raw: false,
+    };
+    Ok(report(&root, &result, run))
 }
 
 /// Plans `root` (to `--split-depth`, or into enough units for the
@@ -172,43 +136,9 @@ fn table_for<G: Game>(choice: TableChoice, plan: &Plan<G>) -> Result<Option<Tran
     Ok(Some(table))
 }
 
-/// The report of a local count, its divide sorted by notation where the
-/// game wants it.
-fn report<G: Game>(
-    root: &G,
-    depth: u32,
-    result: &Divide<G::Move>,
-    seconds: f64,
-    threads: usize,
-    table: Option<TableReport>,
-    raw: bool,
-) -> Report {
-    let mut divide: Vec<_> = result
-        .moves
-        .iter()
-        .map(|&(mv, leaves)| (root.format_move(mv), leaves))
-        .collect();
-    if G::SORT_DIVIDE {
-        divide.sort_by(|a, b| a.0.cmp(&b.0));
-    }
-    Report {
-        game: G::NAME,
-        convention: G::CONVENTION,
-        reports_higher: G::GAME_OVER_IS_LEAF,
-        position: root.to_string(),
-        depth,
-        total: result.total,
-        divide,
-        stats: None,
-        seconds,
-        source: Source::Local {
-            threads,
-            table,
-            kernel: G::best_kernel().name(),
-            raw,
-            peak_memory_bytes: peak_memory_bytes(),
-        },
-    }
+/// The report of a local count.
+fn report<G: Game>(root: &G, result: &Divide<G::Move>, run: LocalRun) -> Report {
+    run.report(root, result.total, in_notation(root, &result.moves), None)
 }
 
 /// `perft run` for game `G`.

@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use perft_core::stats::{divide_stats_parallel, divide_stats_plan};
 use perft_core::{
-    Game, GameStats, LeafStats, Plan, StatsDivide, StatsTable, StatsVisitor, TableStats, Tally, divide_stats,
+    Game, GameStats, Plan, StatsDivide, StatsTable, StatsVisitor, TableStats, Tally, divide_stats,
     local_plan, table_size,
 };
 
 use crate::args::{RunArgs, TableChoice, available_memory_bytes};
 use crate::error::CliError;
-use crate::report::{Report, ReportStats, Source, TableReport, peak_memory_bytes};
-use crate::run::{play_moves, root_position, with_chess960_notation};
+use crate::report::{LocalRun, Report, ReportStats, TableReport, in_notation};
+use crate::root::{play_moves, root_position, with_chess960_notation};
 
 /// [`count_stats`] for the game chosen on the command line.
 pub struct CountStats<'a>(pub &'a RunArgs);
@@ -35,13 +35,27 @@ pub fn count_stats<G: GameStats>(args: &RunArgs) -> Result<Report, CliError> {
         tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting raw with statistics");
         let result = divide_stats(&root, args.depth);
         let seconds = started.elapsed().as_secs_f64();
-        return Ok(report(&root, args.depth, &result, seconds, 1, None, true));
+        let run = LocalRun {
+            depth: args.depth,
+            seconds,
+            threads: 1,
+            table: None,
+            raw: true,
+        };
+        return Ok(report(&root, &result, run));
     }
     let threads = args.engine.threads();
     tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting with statistics");
     let (result, table) = count_planned(&root, args, threads)?;
     let seconds = started.elapsed().as_secs_f64();
-    Ok(report(&root, args.depth, &result, seconds, threads, table, false))
+    let run = LocalRun {
+        depth: args.depth,
+        seconds,
+        threads,
+        table,
+        raw: false,
+    };
+    Ok(report(&root, &result, run))
 }
 
 /// A divide with statistics and its table's report (`None` without one).
@@ -109,48 +123,14 @@ fn table_report<G: GameStats>(table: &StatsTable<G>, probes: TableStats) -> Tabl
     }
 }
 
-/// The report of a count with statistics, its divide sorted by notation
-/// where the game wants it, each move's kinds beside it.
-fn report<G: GameStats>(
-    root: &G,
-    depth: u32,
-    result: &StatsDivide<G::Move, G::Stats>,
-    seconds: f64,
-    threads: usize,
-    table: Option<TableReport>,
-    raw: bool,
-) -> Report {
-    let mut moves: Vec<(String, LeafStats<G::Stats>)> = result
-        .moves
-        .iter()
-        .map(|&(mv, stats)| (root.format_move(mv), stats))
-        .collect();
-    if G::SORT_DIVIDE {
-        moves.sort_by(|a, b| a.0.cmp(&b.0));
-    }
-    Report {
-        game: G::NAME,
-        convention: G::CONVENTION,
-        reports_higher: G::GAME_OVER_IS_LEAF,
-        position: root.to_string(),
-        depth,
-        total: result.total.leaves,
-        divide: moves
-            .iter()
-            .map(|(mv, stats)| (mv.clone(), stats.leaves))
-            .collect(),
-        stats: Some(ReportStats {
-            kinds: G::Stats::KINDS,
-            total: result.total.kinds.counts(),
-            per_move: moves.iter().map(|(_, stats)| stats.kinds.counts()).collect(),
-        }),
-        seconds,
-        source: Source::Local {
-            threads,
-            table,
-            kernel: G::best_kernel().name(),
-            raw,
-            peak_memory_bytes: peak_memory_bytes(),
-        },
-    }
+/// The report of a count with statistics, each move's kinds beside it.
+fn report<G: GameStats>(root: &G, result: &StatsDivide<G::Move, G::Stats>, run: LocalRun) -> Report {
+    let moves = in_notation(root, &result.moves);
+    let stats = ReportStats {
+        kinds: G::Stats::KINDS,
+        total: result.total.kinds.counts(),
+        per_move: moves.iter().map(|(_, stats)| stats.kinds.counts()).collect(),
+    };
+    let divide = moves.into_iter().map(|(mv, stats)| (mv, stats.leaves)).collect();
+    run.report(root, result.total.leaves, divide, Some(stats))
 }

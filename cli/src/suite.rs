@@ -10,7 +10,7 @@ use crate::args::{CoordinatorArg, SuiteArgs};
 use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
-use crate::run::{root_position, with_chess960_notation};
+use crate::root::{root_position, with_chess960_notation};
 use crate::units_on_cluster::count_units;
 
 /// One compared count.

@@ -4,17 +4,12 @@
 //! (packed position, remaining depth), as many as fit in a message each;
 //! once done, each job's counts are read back in order.
 
-use std::time::Instant;
-
-use perft_certificate::Certificate;
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
 use perft_proto::perft_service_client::PerftServiceClient;
 
-use crate::args::CoordinatorArg;
-use crate::client::{connect, follow, state_name, status_error};
-use crate::cluster::runtime;
+use crate::client::{follow, state_name, status_error};
 use crate::error::CliError;
 
 /// Units a job carries: a submit of them stays well under the 4 MiB
@@ -97,57 +92,4 @@ pub async fn count_units(
         jobs.push(id);
     }
     Ok((counts, jobs))
-}
-
-/// What the cluster's recount of a certificate's sample found.
-#[derive(Debug)]
-pub struct ClusterRecount {
-    /// Units whose recount differs from the certificate, for people.
-    pub problems: Vec<String>,
-    /// The jobs that counted the sample.
-    pub jobs: Vec<String>,
-    pub seconds: f64,
-}
-
-/// Recounts units `sample` of `cert` on the cluster of `coordinator`.
-pub fn recount(
-    coordinator: &CoordinatorArg,
-    cert: &Certificate,
-    sample: &[usize],
-) -> Result<ClusterRecount, CliError> {
-    runtime()?.block_on(async {
-        let mut client = connect(coordinator).await?;
-        let started = Instant::now();
-        let positions: Vec<Vec<u8>> = sample.iter().map(|&i| cert.units[i].position.clone()).collect();
-        let (counts, jobs) = count_units(
-            &mut client,
-            cert.header.game,
-            cert.header.convention,
-            cert.header.depth - cert.header.split_depth,
-            &positions,
-        )
-        .await?;
-        let mut problems = Vec::new();
-        for (&i, &recounted) in sample.iter().zip(&counts) {
-            let unit = &cert.units[i];
-            if unit.count != recounted {
-                let position = cert
-                    .header
-                    .game
-                    .fns()
-                    .show_packed(&unit.position)
-                    .unwrap_or_else(|e| e.to_string());
-                problems.push(format!(
-                    "unit {i} ({position}): the certificate says {}, recounted {}",
-                    crate::audit::shown_leaves(unit.count),
-                    crate::audit::shown_leaves(recounted)
-                ));
-            }
-        }
-        Ok(ClusterRecount {
-            problems,
-            jobs,
-            seconds: started.elapsed().as_secs_f64(),
-        })
-    })
 }
