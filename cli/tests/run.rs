@@ -90,9 +90,10 @@ fn sum_divide(report: &serde_json::Value) -> u128 {
 
 /// The default table follows the work: chess perft(6) planned at ply 2
 /// (400 units, 8902 moves) stores about 400 + 8902 positions at depths 4
-/// and 3, so it gets 2 x 9302 entries of 64 bytes rounded up to 2 MiB (less
-/// the 64 bytes kept for alignment), not a table for perft(14); perft(5)
-/// gets the smallest table; `--hash` overrides.
+/// and 3 (the depth-2 ones are not reckoned), so it gets 2 x 9302 entries
+/// of 32 bytes rounded up to 1 MiB (less the 64 bytes kept for alignment),
+/// not a table for perft(14); perft(5) gets the smallest table; `--hash`
+/// overrides.
 #[test]
 fn default_table_is_sized_to_the_count() {
     for threads in ["1", "2"] {
@@ -108,7 +109,7 @@ fn default_table_is_sized_to_the_count() {
             "json",
         ]);
         assert_eq!(report["leaves"], "119060324");
-        assert_eq!(report["table"]["bytes"], 2_097_088, "{report}");
+        assert_eq!(report["table"]["bytes"], 1_048_512, "{report}");
     }
     let report = json(&["run", "--game", "chess", "--depth", "5", "--format", "json"]);
     assert_eq!(report["table"]["bytes"], 65_472, "{report}");

@@ -149,7 +149,11 @@ macro_rules! kernel_copy {
                 if let Some(stored) = probe::<G>(table, stats, &key, depth) {
                     return Some(stored);
                 }
-                let total = sum_children(pos, |child| perft_table(table, stats, child, depth - 1))?;
+                let total = if depth == 2 {
+                    perft_2(pos)
+                } else {
+                    sum_children(pos, |child| perft_table(table, stats, child, depth - 1))?
+                };
                 store::<G>(table, &key, depth, total);
                 Some(total)
             }

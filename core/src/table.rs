@@ -7,9 +7,11 @@
 //!
 //! Storage is a flat array of `AtomicU64`, its buckets aligned to 64-byte
 //! cache lines and no entry straddling two: entries of 2-word keys (32
-//! bytes) pack two to a line, wider ones (a 4-word chess key makes 48-byte
-//! entries) take a line each, padded. A bucket holds [`BUCKET_ENTRIES`]
-//! entries behind one lock bit:
+//! bytes) pack two to a line, wider ones take a line each, padded. A game
+//! that has no game-over leaves may keep its count in the meta word
+//! ([`Layout::of`]): a 3-word chess key then makes 32-byte entries, a whole
+//! bucket in one line. A bucket holds [`BUCKET_ENTRIES`] entries behind one
+//! lock bit:
 //! a thread that finds the bucket locked treats a probe as a miss and skips a
 //! store, so nobody ever waits and nobody ever reads a half-written entry.
 
@@ -20,11 +22,14 @@ pub use crate::table_key::{MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, TableKey};
 /// Entries per bucket; a store replaces the one with the smallest subtree.
 pub const BUCKET_ENTRIES: usize = 2;
 
-/// Meta word: remaining depth in bits 0..8 (0 = empty), the game-over leaves
-/// in bits 8..56, the bucket lock in bit 63 (of the bucket's first entry).
+/// Meta word: remaining depth in bits 0..8 (0 = empty), then the game-over
+/// leaves in bits 8..56 (or, in a compact layout, all leaves in bits
+/// 8..63), the bucket lock in bit 63 (of the bucket's first entry).
 const DEPTH_MASK: u64 = 0xFF;
 const HIGHER_SHIFT: u32 = 8;
 const HIGHER_MAX: u64 = (1 << 48) - 1;
+/// The most leaves a compact entry holds; bigger counts are not stored.
+const COMPACT_LEAVES_MAX: u64 = (1 << 55) - 1;
 const LOCK: u64 = 1 << 63;
 
 /// Words from one entry to the next for entries of `entry_words` words:
@@ -38,10 +43,53 @@ const fn stride_of(entry_words: usize) -> usize {
     }
 }
 
+/// How entries are laid out: the key's width and where the counts go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Words of a key.
+    key_words: usize,
+    /// Whether the leaves share the meta word (no game-over leaves, at most
+    /// [`COMPACT_LEAVES_MAX`] leaves) instead of having a word of their own.
+    compact: bool,
+}
+
+impl Layout {
+    /// Keys of `key_words` words, counts of every size with game-over
+    /// leaves: a word for the leaves and one for depth and game-over leaves.
+    pub const fn wide(key_words: usize) -> Layout {
+        Layout {
+            key_words,
+            compact: false,
+        }
+    }
+
+    /// Keys of `key_words` words, counts without game-over leaves in the
+    /// meta word: one word per entry less.
+    pub const fn compact(key_words: usize) -> Layout {
+        Layout {
+            key_words,
+            compact: true,
+        }
+    }
+
+    /// The layout for game `G`: compact where the game has no game-over
+    /// leaves and the saved word packs more entries into a cache line.
+    pub fn of<G: crate::Game>() -> Layout {
+        let key_words = std::mem::size_of::<G::Key>() / 8;
+        let compact = !G::GAME_OVER_IS_LEAF && stride_of(key_words + 1) < stride_of(key_words + 2);
+        Layout { key_words, compact }
+    }
+
+    /// Words of an entry: the key, the leaves unless compact, the meta word.
+    const fn entry_words(self) -> usize {
+        self.key_words + if self.compact { 1 } else { 2 }
+    }
+}
+
 /// Bytes one entry of game `G`'s keys takes, padding included: what the
 /// default table size is reckoned in.
 pub fn entry_bytes_of<G: crate::Game>() -> u64 {
-    (stride_of(std::mem::size_of::<G::Key>() / 8 + 2) * 8) as u64
+    (stride_of(Layout::of::<G>().entry_words()) * 8) as u64
 }
 
 /// Mixes key words into a 64-bit hash (multiply-xorshift, per word); the
@@ -72,8 +120,10 @@ pub struct TranspositionTable {
     words: Box<[AtomicU64]>,
     /// First word on a 64-byte boundary: where bucket 0 starts.
     base: usize,
-    /// Words per entry: key words, the leaves, the meta word.
+    /// Words per entry: key words, the leaves unless compact, the meta word.
     entry_words: usize,
+    /// Whether the leaves are kept in the meta word.
+    compact: bool,
     /// Words from one entry's start to the next: `entry_words`, padded to
     /// a whole cache line when entries would otherwise straddle lines.
     stride: usize,
@@ -82,22 +132,29 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of at most `bytes` bytes for keys of `key_words` words, or
-    /// `None` when that is not even one bucket.
+    /// A table of at most `bytes` bytes for keys of `key_words` words in
+    /// the [`Layout::wide`] layout, or `None` when that is not even one
+    /// bucket.
     pub fn with_bytes(bytes: u64, key_words: usize) -> Option<TranspositionTable> {
-        let entry_words = key_words + 2;
-        let bucket_bytes = (stride_of(entry_words) * BUCKET_ENTRIES * 8) as u64;
+        Self::with_layout(bytes, Layout::wide(key_words))
+    }
+
+    /// A table of at most `bytes` bytes laid out as `layout`, or `None`
+    /// when that is not even one bucket.
+    pub fn with_layout(bytes: u64, layout: Layout) -> Option<TranspositionTable> {
+        let bucket_bytes = (stride_of(layout.entry_words()) * BUCKET_ENTRIES * 8) as u64;
         // 64 bytes of the budget go to aligning bucket 0 on a cache line.
         let buckets = bytes.saturating_sub(64) / bucket_bytes;
-        (buckets > 0).then(|| Self::allocate(buckets, entry_words, key_words))
+        (buckets > 0).then(|| Self::allocate(buckets, layout))
     }
 
     /// A table of at most `bytes` bytes for the keys of game `G`.
     pub fn for_game<G: crate::Game>(bytes: u64) -> Option<TranspositionTable> {
-        Self::with_bytes(bytes, std::mem::size_of::<G::Key>() / 8)
+        Self::with_layout(bytes, Layout::of::<G>())
     }
 
-    fn allocate(buckets: u64, entry_words: usize, key_words: usize) -> TranspositionTable {
+    fn allocate(buckets: u64, layout: Layout) -> TranspositionTable {
+        let entry_words = layout.entry_words();
         let stride = stride_of(entry_words);
         let words = buckets as usize * stride * BUCKET_ENTRIES + 8;
         // Plain `AtomicU64` alignment keeps this a lazy `calloc`: the
@@ -114,8 +171,9 @@ impl TranspositionTable {
             words,
             base,
             entry_words,
+            compact: layout.compact,
             stride,
-            key_words,
+            key_words: layout.key_words,
             buckets,
         }
     }
@@ -129,8 +187,10 @@ impl TranspositionTable {
         for word in self.words.iter_mut() {
             *word.get_mut() = 0;
         }
-        self.key_words = std::mem::size_of::<G::Key>() / 8;
-        self.entry_words = self.key_words + 2;
+        let layout = Layout::of::<G>();
+        self.key_words = layout.key_words;
+        self.entry_words = layout.entry_words();
+        self.compact = layout.compact;
         // A wider key may need a wider stride: the layout is redone whole.
         self.stride = stride_of(self.entry_words);
         // `allocate` keeps 8 words for the alignment offset.
@@ -239,13 +299,37 @@ impl TranspositionTable {
         let found = (0..BUCKET_ENTRIES).find_map(|slot| {
             let entry = bucket + slot * self.stride;
             let meta = self.meta_of(entry, slot, first_meta);
-            self.matches(entry, meta, words, depth).then(|| StoredCount {
-                leaves: self.word(entry + self.key_words).load(Ordering::Relaxed),
-                higher: (meta & !LOCK) >> HIGHER_SHIFT,
-            })
+            self.matches(entry, meta, words, depth)
+                .then(|| self.count_of(entry, meta))
         });
         self.unlock(bucket, first_meta);
         found
+    }
+
+    /// The counts of the entry at `entry`, whose meta word is `meta`.
+    #[inline(always)]
+    fn count_of(&self, entry: usize, meta: u64) -> StoredCount {
+        if self.compact {
+            StoredCount {
+                leaves: (meta & !LOCK) >> HIGHER_SHIFT,
+                higher: 0,
+            }
+        } else {
+            StoredCount {
+                leaves: self.word(entry + self.key_words).load(Ordering::Relaxed),
+                higher: (meta & !LOCK) >> HIGHER_SHIFT,
+            }
+        }
+    }
+
+    /// Whether an entry can hold `count`.
+    #[inline(always)]
+    fn holds(&self, count: StoredCount) -> bool {
+        if self.compact {
+            count.higher == 0 && count.leaves <= COMPACT_LEAVES_MAX
+        } else {
+            count.higher <= HIGHER_MAX
+        }
     }
 
     /// Stores a complete count, replacing the entry of the same key and
@@ -254,7 +338,7 @@ impl TranspositionTable {
     /// skipped.
     #[inline]
     pub fn store<K: TableKey>(&self, key: &K, depth: u32, count: StoredCount) {
-        if depth < SHALLOWEST_STORED_DEPTH || depth > DEPTH_MASK as u32 || count.higher > HIGHER_MAX {
+        if depth < SHALLOWEST_STORED_DEPTH || depth > DEPTH_MASK as u32 || !self.holds(count) {
             return;
         }
         let words = key.words();
@@ -275,7 +359,7 @@ impl TranspositionTable {
             let leaves = if meta & DEPTH_MASK == 0 {
                 0
             } else {
-                self.word(entry + self.key_words).load(Ordering::Relaxed)
+                self.count_of(entry, meta).leaves
             };
             if leaves < smallest {
                 smallest = leaves;
@@ -286,9 +370,13 @@ impl TranspositionTable {
         for (i, &w) in words.iter().enumerate() {
             self.word(entry + i).store(w, Ordering::Relaxed);
         }
-        self.word(entry + self.key_words)
-            .store(count.leaves, Ordering::Relaxed);
-        let meta = u64::from(depth) | (count.higher << HIGHER_SHIFT);
+        let meta = if self.compact {
+            u64::from(depth) | (count.leaves << HIGHER_SHIFT)
+        } else {
+            self.word(entry + self.key_words)
+                .store(count.leaves, Ordering::Relaxed);
+            u64::from(depth) | (count.higher << HIGHER_SHIFT)
+        };
         if victim == 0 {
             self.unlock(bucket, meta);
         } else {

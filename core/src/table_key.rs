@@ -12,7 +12,7 @@ pub const MIN_STORED_DEPTH: u32 = 3;
 pub const SHALLOWEST_STORED_DEPTH: u32 = 2;
 
 /// A normalised position as the table stores it: a few `u64` words compared
-/// whole on every hit (2 words for Reversi and checkers, 4 for chess).
+/// whole on every hit (2 words for Reversi and checkers, 3 for chess).
 pub trait TableKey: Copy + Eq + Send + Sync {
     /// The key's words.
     fn words(&self) -> &[u64];

@@ -12,8 +12,8 @@ pub const SMALLEST_TABLE_BYTES: u64 = 1 << 16;
 /// Table entries per position expected to be stored. Buckets hold two
 /// entries and a store evicts the smaller subtree, so a table just as big
 /// as the stored positions would lose some that matter. With two (and the
-/// rounding up) chess perft(8) gets 1 GiB, which counted in the CPU time
-/// of 2 GiB and less than 4 GiB, with less system time (`BENCHMARKS.md`).
+/// rounding up) chess perft(8) gets 512 MiB of 32-byte entries, which
+/// counted faster than 1 or 2 GiB, with less system time (`BENCHMARKS.md`).
 pub const ENTRIES_PER_STORED_POSITION: u64 = 2;
 
 /// Positions a count stores, estimated from its plan: `units` frontier
@@ -78,12 +78,17 @@ pub fn worker_table_bytes(available_bytes: u64) -> u64 {
 
 /// [`expected_stored_positions`] of a plan for game `G`: the units, their
 /// legal moves, and the plies from the units down to the shallowest node
-/// the table stores ([`Game::MIN_STORED_DEPTH`]).
+/// the table stores ([`Game::MIN_STORED_DEPTH`]), but not below depth 3.
+/// Depth-2 nodes (chess stores them) are the most and the cheapest: they
+/// take the slot a bucket's deeper entry leaves, and evicting one another
+/// there costs little. Chess perft(8) counted no faster with 1 or 2 GiB
+/// than with 256 or 512 MiB (`BENCHMARKS.md`).
 pub fn plan_stored_positions<G: Game>(plan: &Plan<G>) -> u128 {
     let units = plan.units().positions();
     let child_moves: u64 = units.iter().map(Game::count_moves).sum();
     let remaining = plan.remaining_depth();
-    let stored_plies = (remaining + 1).saturating_sub(G::MIN_STORED_DEPTH);
+    let shallowest = G::MIN_STORED_DEPTH.max(crate::table_key::MIN_STORED_DEPTH);
+    let stored_plies = (remaining + 1).saturating_sub(shallowest);
     expected_stored_positions(units.len() as u64, child_moves, stored_plies)
 }
 

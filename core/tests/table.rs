@@ -2,7 +2,7 @@
 //! size stays within the budget, and counts are the same with and without
 //! it, on one thread or several.
 
-use perft_core::table::{MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount};
+use perft_core::table::{Layout, MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount};
 use perft_core::{
     Checkers, Chess, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft,
 };
@@ -70,6 +70,86 @@ fn a_hit_needs_the_same_key_and_depth() {
     // Shallow subtrees are not stored.
     table.store(&[7, 7], SHALLOWEST_STORED_DEPTH - 1, count);
     assert_eq!(table.probe(&[7, 7], SHALLOWEST_STORED_DEPTH - 1), None);
+}
+
+#[test]
+fn compact_racing_writers_and_readers_only_ever_see_what_was_stored() {
+    // 3-word keys with the leaves in the meta word: two entries, one bucket,
+    // to a cache line; 4 buckets, 64 keys x 4 depths.
+    let table = TranspositionTable::with_layout(5 * 64, Layout::compact(3)).unwrap();
+    assert_eq!((table.entries(), table.bucket_bytes()), (8, 64));
+    let keys: Vec<[u64; 3]> = (0..64u64).map(|i| [i * 0x0101_0101, !i, i << 7]).collect();
+    let count_of = |key: &[u64; 3], depth: u32| StoredCount {
+        leaves: expected(&[key[0], key[1] ^ key[2]], depth).leaves >> 9,
+        higher: 0,
+    };
+    let hits: u64 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4u64)
+            .map(|thread| {
+                let (table, keys) = (&table, &keys);
+                scope.spawn(move || {
+                    let mut hits = 0u64;
+                    let mut state = thread + 1;
+                    for _ in 0..300_000 {
+                        state = state
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        let key = &keys[(state >> 33) as usize % keys.len()];
+                        let depth = MIN_STORED_DEPTH + (state >> 20) as u32 % 4;
+                        if state & (1 << 40) != 0 {
+                            table.store(key, depth, count_of(key, depth));
+                        } else if let Some(found) = table.probe(key, depth) {
+                            assert_eq!(found, count_of(key, depth), "hit for {key:?} at depth {depth}");
+                            hits += 1;
+                        }
+                    }
+                    hits
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
+    assert!(hits > 1000, "the race must produce hits to check, got {hits}");
+}
+
+#[test]
+fn a_compact_entry_keeps_only_what_fits() {
+    let table = TranspositionTable::with_layout(1 << 16, Layout::compact(3)).unwrap();
+    let most = StoredCount {
+        leaves: (1 << 55) - 1,
+        higher: 0,
+    };
+    table.store(&[1, 2, 3], 9, most);
+    assert_eq!(table.probe(&[1, 2, 3], 9), Some(most));
+    assert_eq!(table.probe(&[1, 2, 3], 8), None);
+    assert_eq!(table.probe(&[1, 2, 4], 9), None);
+    // Too many leaves, or game-over leaves: not stored, never cut short.
+    let too_many = StoredCount {
+        leaves: 1 << 55,
+        higher: 0,
+    };
+    table.store(&[4, 5, 6], 9, too_many);
+    assert_eq!(table.probe(&[4, 5, 6], 9), None);
+    table.store(
+        &[7, 8, 9],
+        9,
+        StoredCount {
+            leaves: 10,
+            higher: 1,
+        },
+    );
+    assert_eq!(table.probe(&[7, 8, 9], 9), None);
+    // Chess is laid out compact, Reversi (game-over leaves) and checkers
+    // (2-word keys already pack two to a line) wide.
+    assert_eq!(Layout::of::<Chess>(), Layout::compact(3));
+    assert_eq!(Layout::of::<Reversi>(), Layout::wide(2));
+    assert_eq!(Layout::of::<Checkers>(), Layout::wide(2));
+    assert_eq!(
+        TranspositionTable::for_game::<Chess>(1 << 16)
+            .unwrap()
+            .bucket_bytes(),
+        64
+    );
 }
 
 #[test]

@@ -12,7 +12,7 @@ use crate::published::Published;
 impl Game for Chess {
     type Move = ChessMove;
     type Moves = ChessMoves;
-    type Key = [u64; 4];
+    type Key = [u64; 3];
     type PositionError = FenError;
 
     const NAME: &'static str = "chess";
@@ -27,10 +27,11 @@ impl Game for Chess {
     const GAME_OVER_IS_LEAF: bool = false;
     const ABOUT: &'static str = "chess and Chess960; positions as FEN, X-FEN or Shredder-FEN (or EPD's first four fields), moves in UCI";
     const SORT_DIVIDE: bool = true;
-    /// Measured best (start perft(8) and Kiwipete perft(6) with a 2 GiB
-    /// table, one thread): 3 counts in 0.78x and 0.86x the time of 2, 4 in
-    /// twice the time of 3.
-    const MIN_STORED_DEPTH: u32 = 3;
+    /// Depth-2 nodes are stored too, since a lookup in a 32-byte entry
+    /// (half a cache line) costs less than the two plies it saves: start
+    /// perft(8) with a 1 GiB table counts 1.17x faster, Kiwipete perft(6)
+    /// 1.36x, than storing from depth 3 (`BENCHMARKS.md`).
+    const MIN_STORED_DEPTH: u32 = 2;
     const BENCH: BenchCases = BenchCases {
         quick: &[
             BenchCase {
@@ -69,7 +70,7 @@ impl Game for Chess {
     }
 
     #[inline(always)]
-    fn table_key(&self) -> [u64; 4] {
+    fn table_key(&self) -> [u64; 3] {
         key::table_key(self)
     }
 

@@ -12,6 +12,12 @@ use crate::count::Leaves;
 use crate::kernel::Kernel;
 use crate::perft::TableStats;
 
+/// Statistics are looked up from this depth at least: a depth-2 node's
+/// statistics are a few hundred children's, not worth a wide entry (the
+/// plain count, whose entries are a cache line's half, stores chess from
+/// depth 2).
+const MIN_STATS_STORED_DEPTH: u32 = 3;
+
 /// The statistics of `pos` as a leaf no move led to (depth 0).
 #[inline(always)]
 fn root_leaf<G: GameStats>(pos: &G) -> LeafStats<G::Stats> {
@@ -63,7 +69,7 @@ macro_rules! stats_copy {
                     _ => {}
                 }
                 let stored = match table {
-                    Some(table) if depth >= G::MIN_STORED_DEPTH => {
+                    Some(table) if depth >= G::MIN_STORED_DEPTH.max(MIN_STATS_STORED_DEPTH) => {
                         let key = pos.table_key();
                         probes.probes += 1;
                         if let Some(found) = table.probe(&key, depth) {
