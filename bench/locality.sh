@@ -5,6 +5,9 @@
 # units, and the workers' CPU seconds.
 #
 #   bench/locality.sh PERFT_BINARY [GAME DEPTH HASH]
+#
+# Env: WORKERS (2), SPLIT (plies expanded into units; default: the
+#      coordinator's choice).
 set -euo pipefail
 perft=$(realpath "$1")
 game=${2:-checkers}
@@ -24,7 +27,7 @@ for w in $(seq 1 ${WORKERS:-2}); do
 done
 sleep 2
 start=$(date +%s.%N)
-job=$("$perft" submit --coordinator "$url" --game "$game" --depth "$depth")
+job=$("$perft" submit --coordinator "$url" --game "$game" --depth "$depth" ${SPLIT:+--split-depth "$SPLIT"})
 until "$perft" status --coordinator "$url" "$job" | grep -q "state: done"; do sleep 1; done
 end=$(date +%s.%N)
 "$perft" status --coordinator "$url" "$job" | grep -E "^(split depth|units|leaves so far)"
