@@ -37,7 +37,7 @@ pub use reversi::{Reversi, ReversiOeis};
 pub use shown::shown;
 pub use stats::{
     GameStats, LeafStats, NamedStats, StatsCounter, StatsDivide, StatsTable, StatsVisitor, Tally,
-    divide_stats, perft_stats,
+    divide_stats, perft_stats, plan_settled_stats,
 };
 pub use suite::{SuiteError, SuiteLine, parse_suite};
 pub use table::TranspositionTable;

@@ -4,9 +4,10 @@
 //! entry is the game's own monomorphised function; what it runs inside
 //! (counting included) stays generic, and none is called per node.
 
+use crate::count::Leaves;
 use crate::game::{BenchCases, Game, UnpackError};
 use crate::published::Published;
-use crate::stats::{GameStats, NamedStats, StatsRequestError, count_packed_stats};
+use crate::stats::{GameStats, NamedStats, StatsRequestError, Tally, count_packed_stats};
 
 /// The plain functions of one game (or one counting convention of it:
 /// [`GameKind::fns_in`](crate::GameKind::fns_in)).
@@ -19,6 +20,8 @@ pub struct GameFns {
     published_depths: fn() -> Vec<u32>,
     bench: fn() -> BenchCases,
     count_packed_stats: fn(&[u8], u32) -> Result<NamedStats, StatsRequestError>,
+    stats_kinds: &'static [&'static str],
+    kinds_fit: fn(&Leaves, &[u128]) -> bool,
 }
 
 impl GameFns {
@@ -32,6 +35,8 @@ impl GameFns {
             published_depths: G::published_depths,
             bench: bench::<G>,
             count_packed_stats: count_packed_stats::<G>,
+            stats_kinds: <G::Stats as Tally>::KINDS,
+            kinds_fit: kinds_fit::<G>,
         }
     }
 
@@ -74,6 +79,31 @@ impl GameFns {
     pub fn count_packed_stats(&self, bytes: &[u8], depth: u32) -> Result<NamedStats, StatsRequestError> {
         (self.count_packed_stats)(bytes, depth)
     }
+
+    /// The names of the game's kinds of leaves, in column order
+    /// ([`Tally::KINDS`]).
+    pub fn stats_kinds(&self) -> &'static [&'static str] {
+        self.stats_kinds
+    }
+
+    /// Whether `kinds` (in column order) can be the kinds of a tree of
+    /// `leaves`: one per kind, none above the leaves, totals equal to their
+    /// parts. What a count by kind from outside the process is checked with.
+    pub fn kinds_fit(&self, leaves: &Leaves, kinds: &[u128]) -> bool {
+        (self.kinds_fit)(leaves, kinds)
+    }
+}
+
+fn kinds_fit<G: GameStats>(leaves: &Leaves, kinds: &[u128]) -> bool {
+    leaves_fit(leaves) && G::Stats::from_counts(kinds).is_some_and(|kinds| kinds.is_consistent(leaves))
+}
+
+/// [`Leaves::is_consistent`] kept out of [`kinds_fit`]: inlined there,
+/// LLVM 22's vector-combine pass never finishes on chess's checks (seen
+/// with Rust 1.95), so the crate would not build.
+#[inline(never)]
+fn leaves_fit(leaves: &Leaves) -> bool {
+    leaves.is_consistent()
 }
 
 fn show_packed<G: Game>(bytes: &[u8]) -> Result<String, UnpackError> {
@@ -93,4 +123,39 @@ fn pack_text<G: Game>(text: &str) -> Result<Vec<u8>, String> {
 
 fn bench<G: Game>() -> BenchCases {
     G::BENCH
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::GameKind;
+
+    #[test]
+    fn true_kinds_fit_and_impossible_ones_do_not() {
+        for &kind in GameKind::ALL {
+            let fns = kind.fns();
+            let start = fns.pack_text("").unwrap();
+            let stats = fns.count_packed_stats(&start, 4).unwrap();
+            assert_eq!(stats.kinds, fns.stats_kinds(), "{kind}");
+            assert!(fns.kinds_fit(&stats.leaves, &stats.counts), "{kind}");
+            let mut fewer = stats.counts.clone();
+            fewer.pop();
+            assert!(!fns.kinds_fit(&stats.leaves, &fewer), "{kind}");
+            let mut more = stats.counts.clone();
+            more.push(0);
+            assert!(!fns.kinds_fit(&stats.leaves, &more), "{kind}");
+            let mut above = stats.counts.clone();
+            above[0] = stats.leaves.leaves + 1;
+            assert!(!fns.kinds_fit(&stats.leaves, &above), "{kind}");
+        }
+        let chess = GameKind::Chess.fns();
+        let start = chess.pack_text("").unwrap();
+        let stats = chess.count_packed_stats(&start, 4).unwrap();
+        let at = stats.kinds.iter().position(|&k| k == "total_checks").unwrap();
+        let mut forged = stats.counts.clone();
+        forged[at] += 1;
+        assert!(
+            !chess.kinds_fit(&stats.leaves, &forged),
+            "a total that is not its parts' sum"
+        );
+    }
 }

@@ -25,7 +25,8 @@ pub use count::{StatsCounter, StatsDivide, divide_stats, perft_stats};
 pub use game_stats::{GameStats, StatsVisitor};
 pub use named::{NamedStats, StatsRequestError, count_packed_stats};
 pub use parallel::{
-    count_units_stats, divide_stats_parallel, divide_stats_plan, plan_stats_divide, weighted_stats_sum,
+    count_units_stats, divide_stats_parallel, divide_stats_plan, plan_settled_stats, plan_stats_divide,
+    weighted_stats_sum,
 };
 pub use table::StatsTable;
 pub(crate) use tally::tally;

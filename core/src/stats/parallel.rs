@@ -93,13 +93,7 @@ pub fn plan_stats_divide<G: GameStats>(
             total: perft_stats(plan.root(), plan.depth()),
         };
     }
-    let mut settled = vec![LeafStats::default(); plan.first_moves().len()];
-    for node in plan.settled_nodes() {
-        let stats = perft_stats(&node.position, node.depth);
-        for w in &node.weights {
-            settled[w.first_move as usize] += stats * u128::from(w.paths);
-        }
-    }
+    let settled = plan_settled_stats(plan);
     let units = plan
         .units()
         .iter()
@@ -111,6 +105,20 @@ pub fn plan_stats_divide<G: GameStats>(
         moves: plan.first_moves().iter().copied().zip(per_move).collect(),
         total,
     }
+}
+
+/// The statistics of the nodes `plan` settled while planning (games over
+/// above the split), per first move: what a divide adds its units' to, on
+/// one machine or a cluster.
+pub fn plan_settled_stats<G: GameStats>(plan: &Plan<G>) -> Vec<LeafStats<G::Stats>> {
+    let mut settled = vec![LeafStats::default(); plan.first_moves().len()];
+    for node in plan.settled_nodes() {
+        let stats = perft_stats(&node.position, node.depth);
+        for w in &node.weights {
+            settled[w.first_move as usize] += stats * u128::from(w.paths);
+        }
+    }
+    settled
 }
 
 /// A divide with statistics and the lookups its table served.
