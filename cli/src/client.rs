@@ -12,7 +12,7 @@ use crate::args::{CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, Sub
 use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::progress::{self, RateWindow, Sample};
-use crate::report::{Report, Source};
+use crate::report::{Report, ReportStats, Source};
 
 /// A refused request is the user's to fix (exit 2); anything else is not.
 pub fn status_error(status: Status) -> CliError {
@@ -100,6 +100,7 @@ pub async fn submit_job(
         verify: args.verify,
         convention: pb::Convention::from_core(args.convention).into(),
         units: Vec::new(),
+        stats: args.stats,
     };
     Ok(client
         .submit_job(request)
@@ -267,29 +268,69 @@ pub async fn fetch_report(
     let job = table.job.unwrap_or_default();
     let game: GameKind =
         pb::game_kind(job.game).map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
+    let total = table.total.unwrap_or_default();
     let mut divide: Vec<_> = table
         .entries
         .into_iter()
-        .map(|e| (e.r#move, e.leaves.unwrap_or_default().to_core()))
+        .map(|e| (e.r#move, e.leaves.unwrap_or_default()))
         .collect();
     if game.facts().sort_divide {
         divide.sort_by(|a, b| a.0.cmp(&b.0));
     }
+    let stats = job_stats(game, &job, &total, &divide)?;
     Ok(Report {
         game: game.name(),
         convention: job_convention(&job)?,
         reports_higher: game.reports_higher(),
         position: job.position.clone(),
         depth: job.depth,
-        total: table.total.unwrap_or_default().to_core(),
-        divide,
-        stats: None,
+        total: total.to_core(),
+        divide: divide
+            .into_iter()
+            .map(|(mv, count)| (mv, count.to_core()))
+            .collect(),
+        stats,
         seconds: job.seconds,
         source: Source::Job {
             id: job.job_id.clone(),
             state: state_name(&job).to_owned(),
         },
     })
+}
+
+/// A statistics job's leaves by kind as a report holds them; `None` for a
+/// plain job. Counts with other kinds than the game's are refused: a
+/// coordinator of another build.
+fn job_stats(
+    game: GameKind,
+    job: &pb::Job,
+    total: &pb::Leaves,
+    divide: &[(String, pb::Leaves)],
+) -> Result<Option<ReportStats>, CliError> {
+    if !job.stats {
+        return Ok(None);
+    }
+    let kinds = game.fns().stats_kinds();
+    let counts = |count: &pb::Leaves| {
+        let counts = count.kind_counts();
+        if counts.len() == kinds.len() {
+            Ok(counts)
+        } else {
+            Err(CliError::Failed(format!(
+                "coordinator sent {} kinds of leaves for a {game} job, which has {}",
+                counts.len(),
+                kinds.len()
+            )))
+        }
+    };
+    Ok(Some(ReportStats {
+        kinds,
+        total: counts(total)?,
+        per_move: divide
+            .iter()
+            .map(|(_, count)| counts(count))
+            .collect::<Result<_, _>>()?,
+    }))
 }
 
 pub fn divide(args: &DivideArgs) -> Result<(), CliError> {
@@ -426,11 +467,11 @@ fn print_job(job: &pb::Job, disagreements: &[pb::Disagreement]) -> Result<(), Cl
                 format!(
                     "{} counted {}",
                     v.worker,
-                    v.leaves.unwrap_or_default().to_core().leaves
+                    pb::count(v.leaves.as_ref().and_then(|l| l.leaves))
                 )
             })
             .collect();
-        let decided = d.decided.map_or("no majority".to_owned(), |l| {
+        let decided = d.decided.as_ref().map_or("no majority".to_owned(), |l| {
             format!("took {}", l.to_core().leaves)
         });
         outln!(

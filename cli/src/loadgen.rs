@@ -145,6 +145,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             split_depth: Some(args.depth.saturating_sub(1)),
             verify: false,
             convention: None,
+            stats: false,
         };
         let planning = Instant::now();
         let id = crate::client::submit_job(&mut client, &submit).await?;

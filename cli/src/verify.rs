@@ -32,6 +32,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
             split_depth: None,
             verify: false,
             convention: args.convention,
+            stats: false,
         };
         let id = crate::client::submit_job(&mut client, &submit).await?;
         errln!("job {id} submitted to {url}");

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{add_participant, client_config_as, ok, perft, perft_as, serve, worker_as};
+use common::{add_participant, client_config_as, ok, perft, perft_as, register_worker, serve, worker_as};
 use perft_core::{GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
@@ -84,19 +84,6 @@ fn hostile_page_tokens() -> Vec<String> {
 /// Game enum values that name no game.
 const HOSTILE_GAMES: [i32; 6] = [0, 99, -1, 4, i32::MIN, i32::MAX];
 
-async fn register(workers: &mut Workers, name: &str) -> String {
-    workers
-        .register(pb::RegisterRequest {
-            name: name.to_owned(),
-            threads: 1,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .worker_id
-}
-
 fn result(lease: &pb::UnitLease, leaves: Option<pb::Leaves>, tag: Vec<u8>) -> pb::UnitResult {
     pb::UnitResult {
         unit_id: lease.unit_id,
@@ -142,12 +129,13 @@ async fn hostile_protocol_headers(url: &str) {
         .connect()
         .await
         .unwrap();
-    let versions: [Option<&str>; 8] = [
+    let versions: [Option<&str>; 9] = [
         None,
         Some(""),
         Some("2"),
         Some("3"),
-        Some("04"),
+        Some("4"),
+        Some("05"),
         Some("4294967295"),
         Some("-1"),
         Some("abc"),
@@ -186,7 +174,9 @@ async fn hostile_protocol_headers(url: &str) {
             let status = call.expect_err("a call of another protocol is refused");
             assert_eq!(status.code(), Code::FailedPrecondition, "{version:?}: {status:?}");
             assert!(
-                status.message().contains("perft.v2 protocol 4"),
+                status
+                    .message()
+                    .contains(&format!("perft.v2 protocol {}", pb::PROTOCOL_VERSION)),
                 "{version:?}: {status:?}"
             );
             clean(&status);
@@ -227,6 +217,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             verify: false,
             convention: 0,
             units: Vec::new(),
+            stats: false,
         };
         let (reversi, checkers, chess) = (
             i32::from(pb::Game::Reversi),
@@ -479,8 +470,8 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
             .into_inner();
         assert!(none.disagreements.is_empty() && none.next_page_token.is_empty());
 
-        let liar = register(&mut workers, "liar").await;
-        let bystander = register(&mut bystanders, "bystander").await;
+        let liar = register_worker(&mut workers, "liar").await;
+        let bystander = register_worker(&mut bystanders, "bystander").await;
         let leased = workers
             .lease_units(pb::LeaseUnitsRequest {
                 worker_id: liar.clone(),

@@ -180,6 +180,7 @@ fn limits_refuse_oversized_requests() {
             verify: false,
             convention: 0,
             units: Vec::new(),
+            stats: false,
         };
         client.submit_job(huge).await.unwrap_err()
     });
@@ -230,7 +231,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for ToV1 {
 /// FAILED_PRECONDITION naming the protocol the coordinator speaks.
 fn wrong_protocol(status: &tonic::Status) {
     assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
-    assert!(status.message().contains("perft.v2 protocol 4"), "{status:?}");
+    assert!(status.message().contains("perft.v2 protocol 5"), "{status:?}");
     assert!(
         status
             .message()
@@ -265,7 +266,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
         };
         // No header (a perft.v1 client or a bare gRPC tool), or another
         // version: refused on both services.
-        for version in [None, Some("3"), Some("5"), Some("4.0"), Some("")] {
+        for version in [None, Some("3"), Some("4"), Some("6"), Some("5.0"), Some("")] {
             let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(version));
             let mut workers = WorkerServiceClient::with_interceptor(channel.clone(), Version(version));
             wrong_protocol(&clients.submit_job(submit()).await.unwrap_err());
@@ -282,7 +283,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
             }
         }
         // The retired perft.v1 services, with or without the header.
-        for version in [None, Some("4")] {
+        for version in [None, Some("5")] {
             let mut clients = PerftServiceClient::with_interceptor(ToV1(channel.clone()), Version(version));
             let mut workers = WorkerServiceClient::with_interceptor(ToV1(channel.clone()), Version(version));
             let status = clients.submit_job(submit()).await.unwrap_err();
@@ -292,7 +293,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
             wrong_protocol(&workers.register(register()).await.unwrap_err());
         }
         // The header of this release: served.
-        let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(Some("4")));
+        let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(Some("5")));
         let job = clients.submit_job(submit()).await.unwrap().into_inner().job_id;
         let mut clients = common::perft_client(&url).await;
         let view = clients

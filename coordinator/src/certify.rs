@@ -69,12 +69,14 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
         // it to no unit, and a certificate's split depth is at least 1.
         split_depth: plan.split_depth.max(1),
         first_moves: plan.first_moves,
-        settled: plan.settled,
+        // A statistics job's certificate vouches for its leaves: the kinds
+        // are in its divide, journaled with each count.
+        settled: plan.settled.iter().map(|c| c.leaves).collect(),
     };
     let units = counts.into_iter().enumerate().map(|(i, count)| CountedUnit {
         position: plan.units.position(i).to_vec(),
         weights: plan.units.weights(i).to_vec(),
-        count: count.leaves,
+        count: count.count.leaves,
         deciders: count.deciders.into_iter().map(ParticipantId).collect(),
     });
     Certificate::build(header, units).map_err(|source| CertifyError::Build { id, source })

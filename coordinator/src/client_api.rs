@@ -48,6 +48,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         work_done: view.work_done,
         owner: view.spec.owner.to_string(),
         convention: pb::Convention::from_core(view.spec.convention).into(),
+        stats: view.spec.stats,
     }
 }
 
@@ -60,10 +61,10 @@ fn disagreement_message(d: &Disagreement) -> pb::Disagreement {
             .iter()
             .map(|v| pb::Vote {
                 worker: v.worker.clone(),
-                leaves: Some(v.leaves.into()),
+                leaves: Some(v.count.into()),
             })
             .collect(),
-        decided: d.decided.map(Into::into),
+        decided: d.decided.as_ref().map(Into::into),
     }
 }
 
@@ -151,6 +152,7 @@ impl ClientApi {
             depth: req.depth,
             verify: req.verify,
             owner: caller.participant.clone(),
+            stats: req.stats,
         };
         tracing::info!(job = %id, %game, convention = ?convention, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         crate::space::check_room(self.0.journal.path(), planned.units.len())?;
@@ -225,12 +227,13 @@ impl pb::perft_service_server::PerftService for ClientApi {
             if !req.position.trim().is_empty() || req.split_depth != 0 {
                 return Err(Status::invalid_argument(PlanningError::UnitsWithRoot.to_string()));
             }
-            let depth = req.depth;
-            let planned =
-                tokio::task::spawn_blocking(move || plan_units(game, convention, &units, depth, max_units))
-                    .await
-                    .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
-                    .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            let (depth, stats) = (req.depth, req.stats);
+            let planned = tokio::task::spawn_blocking(move || {
+                plan_units(game, convention, &units, depth, max_units, stats)
+            })
+            .await
+            .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
             return self.queue(&caller, game, convention, &req, planned).await;
         }
         let plan_request = PlanRequest {
@@ -245,6 +248,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 .min(max_units),
             max_units,
             convention,
+            stats: req.stats,
         };
         // The expansion can take a while: keep it off the async threads.
         let planned = tokio::task::spawn_blocking(move || plan(game, &plan_request))
@@ -389,7 +393,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 .into_iter()
                 .map(|line| pb::DivideEntry {
                     r#move: line.first_move,
-                    leaves: Some(line.leaves.into()),
+                    leaves: Some(line.count.into()),
                     units_total: line.units_total,
                     units_done: line.units_done,
                 })
@@ -441,7 +445,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 .map_err(|e| Status::internal(format!("reading the counts stopped: {e}")))?
                 .map_err(|e| crate::certify::CertifyError::from(e).status())?;
         Ok(Response::new(pb::GetUnitCountsResponse {
-            counts: counts.into_iter().map(|c| c.leaves.into()).collect(),
+            counts: counts.into_iter().map(|c| c.count.into()).collect(),
             units_total,
         }))
     }

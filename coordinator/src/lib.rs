@@ -6,6 +6,7 @@ mod client_api;
 pub mod clock;
 pub mod columns;
 mod connections;
+pub mod count;
 mod dashboard;
 mod exported;
 pub mod ids;

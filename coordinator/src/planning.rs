@@ -3,9 +3,13 @@
 //! coordinator never parses a unit's position, and shows one only to
 //! people.
 
-use perft_core::{Convention, Game, GameKind, GameVisitor, Leaves, Plan, PlanError, perft};
+use perft_core::{
+    Convention, Game, GameKind, GameStats, Plan, PlanError, StatsVisitor, perft, perft_stats,
+    plan_settled_stats,
+};
 
 use crate::columns::UnitColumns;
+use crate::count::{Count, kinds_of};
 
 /// A job request as submitted.
 #[derive(Clone, Debug)]
@@ -21,6 +25,8 @@ pub struct PlanRequest {
     /// The counting convention (`None`: the game's default); the plan's
     /// settled leaves depend on it.
     pub convention: Option<Convention>,
+    /// Count leaves by kind too.
+    pub stats: bool,
 }
 
 /// A plan with the game erased: the root and moves as text for people, the
@@ -32,9 +38,9 @@ pub struct PlannedJob {
     pub split_depth: u32,
     pub remaining_depth: u32,
     pub first_moves: Vec<String>,
-    pub settled: Vec<Leaves>,
+    pub settled: Vec<Count>,
     /// The whole count when the root has no move (no units then).
-    pub root_leaves: Option<Leaves>,
+    pub root_leaves: Option<Count>,
     /// The units: packed positions, weights, estimated sizes.
     pub units: UnitColumns,
 }
@@ -96,14 +102,27 @@ pub enum PlanningError {
     },
     #[error("a job of units has no root position and no split depth")]
     UnitsWithRoot,
+    #[error(
+        "a statistics job needs depth 2 or more: a unit's leaves take their kinds from its moves (count depth 1 with `perft run --stats`)"
+    )]
+    StatsTooShallow,
 }
 
 struct Planner<'r>(&'r PlanRequest, GameKind);
 
-impl GameVisitor for Planner<'_> {
+/// Settled counts: with their kinds in a statistics job.
+fn count_of<G: GameStats>(pos: &G, depth: u32, stats: bool) -> Count {
+    if stats {
+        Count::from(perft_stats(pos, depth))
+    } else {
+        Count::plain(perft(pos, depth))
+    }
+}
+
+impl StatsVisitor for Planner<'_> {
     type Output = Result<PlannedJob, PlanningError>;
 
-    fn visit<G: Game>(self) -> Self::Output {
+    fn visit<G: GameStats>(self) -> Self::Output {
         let Planner(req, game) = self;
         let root: G = match &req.position {
             None => G::start(),
@@ -126,6 +145,9 @@ impl GameVisitor for Planner<'_> {
                 limit: G::MAX_DEPTH,
             });
         }
+        if req.stats && req.depth < 2 {
+            return Err(PlanningError::StatsTooShallow);
+        }
         if root.legal_moves().into_iter().next().is_none() {
             return Ok(PlannedJob {
                 position: root.to_string(),
@@ -133,7 +155,7 @@ impl GameVisitor for Planner<'_> {
                 remaining_depth: req.depth,
                 first_moves: Vec::new(),
                 settled: Vec::new(),
-                root_leaves: Some(perft(&root, req.depth)),
+                root_leaves: Some(count_of(&root, req.depth, req.stats)),
                 units: UnitColumns::new(G::PACKED_BYTES),
             });
         }
@@ -156,7 +178,11 @@ impl GameVisitor for Planner<'_> {
             .iter()
             .map(|&mv| root.format_move(mv))
             .collect();
-        let settled = plan.settled().to_vec();
+        let settled = if req.stats {
+            plan_settled_stats(&plan).into_iter().map(Count::from).collect()
+        } else {
+            plan.settled().iter().copied().map(Count::plain).collect()
+        };
         let (positions, weight_ends, weights) = plan.into_units().into_parts();
         let estimates = estimate_sizes(&positions, remaining_depth);
         let mut packed = Vec::with_capacity(positions.len() * G::PACKED_BYTES);
@@ -203,17 +229,19 @@ struct UnitLister<'r> {
     units: &'r [Vec<u8>],
     depth: u32,
     max_units: usize,
+    stats: bool,
 }
 
-impl GameVisitor for UnitLister<'_> {
+impl StatsVisitor for UnitLister<'_> {
     type Output = Result<PlannedJob, PlanningError>;
 
-    fn visit<G: Game>(self) -> Self::Output {
+    fn visit<G: GameStats>(self) -> Self::Output {
         let UnitLister {
             game,
             units,
             depth,
             max_units,
+            stats,
         } = self;
         if depth == 0 {
             return Err(PlanningError::ZeroDepth);
@@ -261,7 +289,7 @@ impl GameVisitor for UnitLister<'_> {
             split_depth: 0,
             remaining_depth: depth,
             first_moves: vec![UNIT_LIST_LINE.to_owned()],
-            settled: vec![Leaves::ZERO],
+            settled: vec![Count::zero(kinds_of(game, stats))],
             root_leaves: None,
             units: columns,
         })
@@ -269,22 +297,25 @@ impl GameVisitor for UnitLister<'_> {
 }
 
 /// Validates and plans a job of `units` (packed positions of `game`, each
-/// counted to `depth` plies in `convention`), refusing more than
-/// `max_units`. Unpacks every position: call it off the async threads.
+/// counted to `depth` plies in `convention`, by kind too with `stats`),
+/// refusing more than `max_units`. Unpacks every position: call it off the
+/// async threads.
 pub fn plan_units(
     game: GameKind,
     convention: Option<Convention>,
     units: &[Vec<u8>],
     depth: u32,
     max_units: usize,
+    stats: bool,
 ) -> Result<PlannedJob, PlanningError> {
-    game.dispatch_in(
+    game.dispatch_stats_in(
         convention,
         UnitLister {
             game,
             units,
             depth,
             max_units,
+            stats,
         },
     )?
 }
@@ -292,5 +323,5 @@ pub fn plan_units(
 /// Validates and plans a job in its convention. Runs the expansion: call
 /// it off the async threads.
 pub fn plan(game: GameKind, req: &PlanRequest) -> Result<PlannedJob, PlanningError> {
-    game.dispatch_in(req.convention, Planner(req, game))?
+    game.dispatch_stats_in(req.convention, Planner(req, game))?
 }

@@ -219,6 +219,7 @@ mod tests {
             min_units: 1,
             max_units: 1 << 20,
             convention: None,
+            stats: false,
         };
         let planned = plan(GameKind::Checkers, &request).unwrap();
         let units = planned.units.len();
@@ -229,6 +230,7 @@ mod tests {
             depth: 7,
             verify: false,
             owner: crate::ids::ParticipantId::parse("test").unwrap(),
+            stats: false,
         };
         for op in plan_ops(&j(), &spec, &planned) {
             journal.send(vec![op]).wait().await.unwrap();
@@ -260,7 +262,10 @@ mod tests {
         for unit in leased {
             let scheduler = Arc::clone(&scheduler);
             reports.spawn(async move {
-                let leaves = perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), depth);
+                let leaves = crate::count::Count::plain(perft_core::perft(
+                    &Checkers::unpack(&unit.position).unwrap(),
+                    depth,
+                ));
                 let (reported, commit) = scheduler
                     .change(move |jobs| {
                         jobs.report(&j(), unit.unit_id, leaves, 0, &Lessee::named("w").unwrap())
@@ -277,7 +282,7 @@ mod tests {
         let view = scheduler.read(|jobs| jobs.divide(&j())).await.unwrap().0.unwrap();
         assert_eq!(view.job.state, JobState::Done);
         let published = GameKind::Checkers.fns().published(7).unwrap();
-        assert_eq!(view.total, published.total);
+        assert_eq!(view.total.leaves, published.total);
         // What was acknowledged is what the journal holds.
         let restored = journal.restore().unwrap().jobs;
         assert_eq!(restored.len(), 1);

@@ -10,10 +10,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use perft_core::{Leaves, shown};
+use perft_core::shown;
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
+use crate::count::MAX_KINDS;
 use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
 use crate::jobs::{Lessee, Reported};
 use crate::participants::{Action, Caller};
@@ -64,15 +65,11 @@ fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<Session,
 
 /// A reported count as the engine's type, checked for what any true count
 /// satisfies.
-fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<Leaves, Status> {
-    let leaves = result
+fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<pb::Leaves, Status> {
+    let count = result
         .leaves
         .as_ref()
-        .and_then(|l| l.leaves.map(|n| (l, u128::from(n))))
-        .map(|(l, leaves)| Leaves {
-            leaves,
-            higher: pb::count(l.higher),
-        })
+        .filter(|l| l.leaves.is_some())
         .ok_or_else(|| {
             Status::invalid_argument(format!(
                 "the result for unit {} of job '{}' has no count",
@@ -80,6 +77,7 @@ fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<Leaves, Statu
                 shown(job_id)
             ))
         })?;
+    let leaves = count.to_core();
     if !leaves.is_consistent() {
         return Err(Status::invalid_argument(format!(
             "the result for unit {} of job '{}' has more game-over leaves ({}) than leaves ({})",
@@ -89,7 +87,15 @@ fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<Leaves, Statu
             leaves.leaves
         )));
     }
-    Ok(leaves)
+    if count.kinds.len() > MAX_KINDS {
+        return Err(Status::invalid_argument(format!(
+            "the result for unit {} of job '{}' has {} kinds of leaves; no game has more than {MAX_KINDS}",
+            result.unit_id,
+            shown(job_id),
+            count.kinds.len()
+        )));
+    }
+    Ok(count.clone())
 }
 
 /// CPU milliseconds from a reported figure: anything not a finite,
@@ -206,6 +212,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                     game: pb::Game::from_kind(job.game).into(),
                     convention: pb::Convention::from_core(job.convention).into(),
                     depth: job.depth,
+                    stats: job.stats,
                     units: job
                         .units
                         .into_iter()
@@ -250,7 +257,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             refused += u32::from(job.is_none());
             job
         };
-        let results: Vec<(JobId, UnitId, Leaves, u64)> = counted
+        let results: Vec<(JobId, UnitId, pb::Leaves, u64)> = counted
             .into_iter()
             .filter_map(|(job_id, r, leaves)| {
                 let unit_id = UnitId(r.unit_id);
@@ -277,20 +284,21 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let (outcome, commit) = self
             .0
             .change(move |jobs| {
-                for (job_id, unit_id, leaves, _) in &results {
-                    if let Some(limit) = jobs.count_limit(job_id)
-                        && leaves.leaves > limit
-                    {
-                        return Err(Status::invalid_argument(format!(
-                            "the count {} for unit {unit_id} of job {} is above the {limit} leaves any tree of that depth has",
-                            leaves.leaves,
+                // Every count checked before any is taken: one that no
+                // unit of its job can have refuses the whole call.
+                let mut checked = Vec::with_capacity(results.len());
+                for (job_id, unit_id, count, cpu_ms) in &results {
+                    let count = jobs.checked_count(job_id, count).map_err(|reason| {
+                        Status::invalid_argument(format!(
+                            "the count for unit {unit_id} of job {} is refused: {reason}",
                             shown(job_id.as_str())
-                        )));
-                    }
+                        ))
+                    })?;
+                    checked.push((job_id, *unit_id, count, *cpu_ms));
                 }
                 let (mut accepted, mut ignored) = (0, 0);
-                for (job_id, unit_id, leaves, cpu_ms) in &results {
-                    match jobs.report(job_id, *unit_id, *leaves, *cpu_ms, &reporter) {
+                for (job_id, unit_id, count, cpu_ms) in checked {
+                    match jobs.report(job_id, unit_id, count, cpu_ms, &reporter) {
                         Reported::Accepted => accepted += 1,
                         Reported::Ignored => ignored += 1,
                     }
@@ -298,7 +306,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 for (job_id, unit_id, epoch) in &released {
                     jobs.release(job_id, *unit_id, *epoch, &reporter);
                 }
-                Ok((accepted, ignored))
+                Ok::<_, Status>((accepted, ignored))
             })
             .await?;
         // Acknowledged only once durable: on failure the worker keeps the

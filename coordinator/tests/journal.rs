@@ -2,6 +2,7 @@
 //! with the results already accepted, and a journal this build must not use
 //! is refused with a clear message.
 
+use perft_coordinator::count::Count;
 use perft_coordinator::ids::{JobId, ParticipantId};
 use perft_coordinator::jobs::{JobSpec, JobState, Jobs, Lessee};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
@@ -12,8 +13,8 @@ fn id(job: &str) -> JobId {
     JobId::parse(job).unwrap()
 }
 
-fn count(position: &[u8], depth: u32) -> Leaves {
-    perft_core::perft(&Checkers::unpack(position).unwrap(), depth)
+fn count(position: &[u8], depth: u32) -> Count {
+    Count::plain(perft_core::perft(&Checkers::unpack(position).unwrap(), depth))
 }
 
 /// Leases up to `max` units to `worker`, counts and reports them; returns
@@ -54,6 +55,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         min_units: 1,
         max_units: 1 << 20,
         convention: None,
+        stats: false,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     let units = planned.units.len();
@@ -64,6 +66,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
         depth: 8,
         verify: false,
         owner: ParticipantId::parse("test").unwrap(),
+        stats: false,
     };
 
     let half = {
@@ -107,7 +110,7 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     journal.send(jobs.take_ops()).wait().await.unwrap();
     let divide = jobs.divide(&id("a")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
-    assert_eq!(divide.total, Leaves::full(845_931));
+    assert_eq!(divide.total.leaves, Leaves::full(845_931));
     drop(journal);
     let opened = Journal::open(dir.path()).unwrap();
     let (_, restored) = (opened.journal, opened.restored.jobs);
@@ -125,17 +128,17 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     }
     assert_eq!(jobs.unit_bytes(), 0);
     let again = jobs.divide(&id("a")).unwrap();
-    assert_eq!(again.total, Leaves::full(845_931));
+    assert_eq!(again.total.leaves, Leaves::full(845_931));
     assert_eq!(
         again
             .moves
             .iter()
-            .map(|l| (l.first_move.clone(), l.leaves))
+            .map(|l| (l.first_move.clone(), l.count))
             .collect::<Vec<_>>(),
         divide
             .moves
             .iter()
-            .map(|l| (l.first_move.clone(), l.leaves))
+            .map(|l| (l.first_move.clone(), l.count))
             .collect::<Vec<_>>()
     );
 }
@@ -166,6 +169,7 @@ async fn counted_job(
         min_units: 1,
         max_units: 1 << 20,
         convention,
+        stats: false,
     };
     let planned = plan(game, &request).unwrap();
     let spec = JobSpec {
@@ -175,6 +179,7 @@ async fn counted_job(
         depth,
         verify: false,
         owner: ParticipantId::parse("test").unwrap(),
+        stats: false,
     };
     submit(journal, jobs, id, &spec, planned).await;
     while let Some(group) = jobs.lease(&Lessee::named("w").unwrap(), 64, None).pop() {
@@ -185,7 +190,7 @@ async fn counted_job(
             jobs.report(
                 &group.job_id,
                 unit.unit_id,
-                leaves,
+                Count::plain(leaves),
                 0,
                 &Lessee::named("w").unwrap(),
             );
@@ -220,10 +225,12 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         counted_job(&opened.journal, &mut jobs, "r", GameKind::Reversi, None, 9).await;
         counted_job(&opened.journal, &mut jobs, "c", GameKind::Checkers, None, 7).await;
     }
-    // What a schema-4 journal is: the same tables without the convention.
+    // What a schema-4 journal is: the same tables without the convention
+    // and the statistics flag.
     let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
     db.execute_batch(
-        "ALTER TABLE jobs DROP COLUMN convention; UPDATE meta SET value = 4 WHERE key = 'schema_version';",
+        "ALTER TABLE jobs DROP COLUMN convention; ALTER TABLE jobs DROP COLUMN stats;
+         UPDATE meta SET value = 4 WHERE key = 'schema_version';",
     )
     .unwrap();
     drop(db);
@@ -235,9 +242,13 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
             row.get(0)
         })
         .unwrap();
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
     let restored = &opened.restored.jobs;
     assert_eq!(restored.len(), 2);
+    assert!(
+        restored.iter().all(|job| !job.spec.stats),
+        "no older job counts kinds"
+    );
     assert_eq!(restored[0].spec.convention, Some(Convention::Bik));
     assert_eq!(restored[1].spec.convention, None);
     assert!(
@@ -265,7 +276,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         10,
     )
     .await;
-    assert_eq!(jobs.divide(&id("o")).unwrap().total, oeis);
+    assert_eq!(jobs.divide(&id("o")).unwrap().total.leaves, oeis);
     drop(opened.journal);
     let opened = Journal::open(dir.path()).unwrap();
     let restored = &opened.restored.jobs;
@@ -291,6 +302,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         min_units: 1,
         max_units: 1 << 20,
         convention: None,
+        stats: false,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     assert!(
@@ -305,6 +317,7 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         depth: 12,
         verify: false,
         owner: ParticipantId::parse("test").unwrap(),
+        stats: false,
     };
     {
         let opened = Journal::open(dir.path()).unwrap();
@@ -434,6 +447,7 @@ async fn one_job(dir: &std::path::Path, name: &str) {
         min_units: 1,
         max_units: 1 << 20,
         convention: None,
+        stats: false,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     let spec = JobSpec {
@@ -443,6 +457,7 @@ async fn one_job(dir: &std::path::Path, name: &str) {
         depth: 4,
         verify: false,
         owner: ParticipantId::parse("test").unwrap(),
+        stats: false,
     };
     let opened = Journal::open(dir).unwrap();
     let mut jobs = Jobs::default();

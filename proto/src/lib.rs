@@ -13,8 +13,9 @@ pub mod connect;
 /// The version every call carries in the [`PROTOCOL_HEADER`] metadata;
 /// bumped on any change of meaning in the contract. 3 is `perft.v2`; 4
 /// adds the counting convention, which a worker must honour (one of 3
-/// would count every unit in the default convention).
-pub const PROTOCOL_VERSION: u32 = 4;
+/// would count every unit in the default convention); 5 adds statistics
+/// jobs, whose counts a worker of 4 would send without their kinds.
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The metadata key of the protocol version.
 pub const PROTOCOL_HEADER: &str = "perft-protocol";
@@ -45,11 +46,25 @@ impl From<perft_core::Leaves> for Leaves {
         Leaves {
             leaves: Some(n.leaves.into()),
             higher: Some(n.higher.into()),
+            kinds: Vec::new(),
         }
     }
 }
 
 impl Leaves {
+    /// A count with its leaves by kind, in the game's order of kinds.
+    pub fn with_kinds(n: perft_core::Leaves, kinds: &[u128]) -> Leaves {
+        Leaves {
+            kinds: kinds.iter().map(|&k| k.into()).collect(),
+            ..Leaves::from(n)
+        }
+    }
+
+    /// The counts by kind, in the order sent.
+    pub fn kind_counts(&self) -> Vec<u128> {
+        self.kinds.iter().map(|&k| k.into()).collect()
+    }
+
     /// The engine's form; a missing field reads as zero.
     pub fn to_core(&self) -> perft_core::Leaves {
         perft_core::Leaves {
@@ -164,5 +179,8 @@ mod tests {
         };
         assert_eq!(Leaves::from(n).to_core(), n);
         assert_eq!(Leaves::default().to_core(), perft_core::Leaves::ZERO);
+        let with = Leaves::with_kinds(n, &[3, u128::MAX]);
+        assert_eq!(with.to_core(), n);
+        assert_eq!(with.kind_counts(), [3, u128::MAX]);
     }
 }

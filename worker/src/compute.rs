@@ -18,6 +18,8 @@ pub struct UnitLease {
     /// The job's counting convention (`None`: the game's default).
     pub convention: Option<Convention>,
     pub depth: u32,
+    /// Count the leaves by kind too (a statistics job).
+    pub stats: bool,
     pub unit_id: u64,
     pub epoch: u64,
     pub position: Vec<u8>,
@@ -44,6 +46,9 @@ pub enum Outcome {
     Counted {
         lease: UnitLease,
         leaves: Leaves,
+        /// In a statistics job, the leaves by kind in the game's order;
+        /// else empty.
+        kinds: Vec<u128>,
         /// CPU seconds of the counting thread (a unit is counted on one
         /// thread): the participant's credit, not wall time.
         cpu_seconds: f64,
@@ -187,8 +192,10 @@ fn count_lease(
     let game = lease.game;
     // Reversi's conventions share one table: their entries are told apart
     // by their depth tags.
-    let counted = game
-        .dispatch_in(
+    let counted = if lease.stats {
+        count_stats(&lease)
+    } else {
+        game.dispatch_in(
             lease.convention,
             CountUnit {
                 lease: &lease,
@@ -197,9 +204,11 @@ fn count_lease(
             },
         )
         .map_err(|e| e.to_string())
-        .flatten();
-    let leaves = match counted {
-        Ok(leaves) => leaves,
+        .flatten()
+        .map(|leaves| (leaves, Vec::new()))
+    };
+    let (leaves, kinds) = match counted {
+        Ok(counted) => counted,
         Err(reason) => return Outcome::Refused { lease, reason },
     };
     #[cfg(feature = "fault-injection")]
@@ -222,8 +231,19 @@ fn count_lease(
     Outcome::Counted {
         lease,
         leaves,
+        kinds,
         cpu_seconds,
     }
+}
+
+/// Counts a unit of a statistics job: its leaves by kind, on this thread
+/// without a table (the plain table holds no kinds).
+fn count_stats(lease: &UnitLease) -> Result<(Leaves, Vec<u128>), String> {
+    let fns = lease.game.fns_in(lease.convention).map_err(|e| e.to_string())?;
+    let stats = fns
+        .count_packed_stats(&lease.position, lease.depth)
+        .map_err(|e| e.to_string())?;
+    Ok((stats.leaves, stats.counts))
 }
 
 /// Counting threads fed by a channel of leases.

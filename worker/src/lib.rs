@@ -123,7 +123,7 @@ struct Kept {
     epoch: u64,
     lease_tag: Vec<u8>,
     /// `None`: the unit is handed back uncounted.
-    leaves: Option<perft_core::Leaves>,
+    leaves: Option<pb::Leaves>,
     /// CPU seconds the counting thread spent on it (credit for the participant).
     cpu_seconds: f64,
 }
@@ -142,13 +142,14 @@ impl Unreported {
             Outcome::Counted {
                 lease,
                 leaves,
+                kinds,
                 cpu_seconds,
             } => self.0.push(Kept {
                 job_id: lease.job_id,
                 unit_id: lease.unit_id,
                 epoch: lease.epoch,
                 lease_tag: lease.lease_tag,
-                leaves: Some(leaves),
+                leaves: Some(pb::Leaves::with_kinds(leaves, &kinds)),
                 cpu_seconds,
             }),
             Outcome::Refused { lease, reason } => {
@@ -193,11 +194,11 @@ impl Unreported {
                     jobs.len() - 1
                 }
             };
-            match kept.leaves {
+            match &kept.leaves {
                 Some(leaves) => jobs[at].results.push(pb::UnitResult {
                     unit_id: kept.unit_id,
                     epoch: kept.epoch,
-                    leaves: Some(leaves.into()),
+                    leaves: Some(leaves.clone()),
                     lease_tag: kept.lease_tag.clone(),
                     cpu_seconds: kept.cpu_seconds,
                 }),
@@ -296,6 +297,7 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
             game,
             convention,
             depth: group.depth,
+            stats: group.stats,
             unit_id: unit.unit_id,
             epoch: unit.epoch,
             position: unit.position,

@@ -169,6 +169,11 @@ pub struct SubmitArgs {
     /// Reversi's counting convention (default: bik); refused for other games.
     #[arg(long, value_parser = convention_parser())]
     pub convention: Option<Convention>,
+    /// Count the leaves by kind too (captures, checks, passes...), as
+    /// `perft run --stats` does; `perft divide` then prints them. Depth 2
+    /// or more.
+    #[arg(long)]
+    pub stats: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use perft_core::Leaves;
+
+use crate::count::Count;
 use perft_core::published::Published;
 use serde::{Deserialize, Serialize};
 
@@ -28,18 +30,44 @@ pub(super) struct PageQuery {
     limit: Option<usize>,
 }
 
-/// A count and, for games that report it, its game-over part.
+/// A count and, for games that report it, its game-over part; in a
+/// statistics job, its leaves by kind in the game's column order.
 #[derive(Debug, Serialize)]
-struct Count {
+struct CountJson {
     leaves: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     higher: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    kinds: Vec<KindJson>,
 }
 
-fn count(leaves: Leaves, reports_higher: bool) -> Count {
-    Count {
+/// One kind of leaves and how many there are.
+#[derive(Debug, Serialize)]
+struct KindJson {
+    kind: &'static str,
+    count: String,
+}
+
+fn leaves_json(leaves: Leaves, reports_higher: bool) -> CountJson {
+    CountJson {
         leaves: leaves.leaves.to_string(),
         higher: reports_higher.then(|| leaves.higher.to_string()),
+        kinds: Vec::new(),
+    }
+}
+
+/// A count with its kinds named after `names` (the game's kinds).
+fn count_json(count: &Count, reports_higher: bool, names: &[&'static str]) -> CountJson {
+    CountJson {
+        kinds: names
+            .iter()
+            .zip(count.kinds())
+            .map(|(&kind, n)| KindJson {
+                kind,
+                count: n.to_string(),
+            })
+            .collect(),
+        ..leaves_json(count.leaves, reports_higher)
     }
 }
 
@@ -137,7 +165,7 @@ struct DivideJson {
     #[serde(rename = "move")]
     first_move: String,
     #[serde(flatten)]
-    count: Count,
+    count: CountJson,
     units_total: u64,
     units_done: u64,
     /// The published count of this move, where one was published.
@@ -172,8 +200,8 @@ struct ServingJson {
 struct JobDetailJson {
     job: JobJson,
     divide: Vec<DivideJson>,
-    total: Count,
-    published_total: Option<Count>,
+    total: CountJson,
+    published_total: Option<CountJson>,
     total_matches: Option<bool>,
     disagreements: Vec<DisagreementJson>,
     more_disagreements: bool,
@@ -236,6 +264,7 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
     };
     let view = &detail.divide.job;
     let higher = view.spec.game.reports_higher();
+    let names = view.spec.game.fns().stats_kinds();
     let published = published_for(&view.spec);
     let published_line = |mv: &str| {
         published
@@ -255,11 +284,13 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
             let finished = line.units_done == line.units_total;
             DivideJson {
                 first_move: line.first_move.clone(),
-                count: count(line.leaves, higher),
+                count: count_json(&line.count, higher, names),
                 units_total: line.units_total,
                 units_done: line.units_done,
                 published: expected.map(|n| n.to_string()),
-                matches: expected.filter(|_| finished).map(|n| n == line.leaves.leaves),
+                matches: expected
+                    .filter(|_| finished)
+                    .map(|n| n == line.count.leaves.leaves),
             }
         })
         .collect();
@@ -267,12 +298,12 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
     let body = JobDetailJson {
         job: job_json(&dash, view),
         divide,
-        total: count(detail.divide.total, higher),
-        published_total: published.as_ref().map(|p| count(p.total, higher)),
+        total: count_json(&detail.divide.total, higher, names),
+        published_total: published.as_ref().map(|p| leaves_json(p.total, higher)),
         total_matches: published
             .as_ref()
             .filter(|_| done)
-            .map(|p| p.total == detail.divide.total),
+            .map(|p| p.total == detail.divide.total.leaves),
         disagreements: detail
             .disagreements
             .iter()
@@ -284,10 +315,10 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
                     .iter()
                     .map(|v| VoteJson {
                         worker: v.worker.clone(),
-                        leaves: v.leaves.leaves.to_string(),
+                        leaves: v.count.leaves.leaves.to_string(),
                     })
                     .collect(),
-                decided: d.decided.map(|l| l.leaves.to_string()),
+                decided: d.decided.map(|c| c.leaves.leaves.to_string()),
             })
             .collect(),
         more_disagreements: detail.more_disagreements,

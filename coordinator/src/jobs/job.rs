@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use perft_core::Leaves;
+use crate::count::Count;
 
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
@@ -24,7 +24,7 @@ pub struct Summary {
     pub done: u64,
     /// Decided counts times their paths, per first move (settled leaves
     /// not included); checked, never wrapping.
-    pub per_move: Vec<Leaves>,
+    pub per_move: Vec<Count>,
     /// Units below each first move, and how many of them are decided.
     pub move_units: Vec<u64>,
     pub move_done: Vec<u64>,
@@ -62,9 +62,9 @@ pub(super) struct Job {
     pub split_depth: u32,
     pub remaining_depth: u32,
     pub first_moves: Vec<String>,
-    pub settled: Vec<Leaves>,
+    pub settled: Vec<Count>,
     /// A root with no move: its whole count, found when planning.
-    pub root_leaves: Option<Leaves>,
+    pub root_leaves: Option<Count>,
     pub units_total: u64,
     /// `None` once finished: the units are released.
     pub open: Option<OpenUnits>,
@@ -83,7 +83,7 @@ impl Job {
         let moves = plan.first_moves.len();
         let n = plan.units.len();
         let mut summary = Summary {
-            per_move: vec![Leaves::ZERO; moves],
+            per_move: vec![Count::zero(spec.kinds()); moves],
             move_units: vec![0; moves],
             move_done: vec![0; moves],
             ..Summary::default()
@@ -325,12 +325,12 @@ impl Job {
         self.settled
             .iter()
             .chain(&self.summary.per_move)
-            .try_fold(0u128, |sum, l| sum.checked_add(l.leaves))?
-            .checked_add(self.root_leaves.map_or(0, |l| l.leaves))
+            .try_fold(0u128, |sum, l| sum.checked_add(l.leaves.leaves))?
+            .checked_add(self.root_leaves.map_or(0, |l| l.leaves.leaves))
     }
 
     /// The divide so far: settled plus decided leaves per first move.
-    pub fn per_move(&self) -> Option<Vec<Leaves>> {
+    pub fn per_move(&self) -> Option<Vec<Count>> {
         self.settled
             .iter()
             .zip(&self.summary.per_move)
@@ -369,7 +369,7 @@ impl Job {
 
     /// Counts a decided unit in. A weighted sum past `u128` fails the job
     /// (returns false): no true count gets there.
-    pub fn decided(&mut self, u: UnitId, leaves: Leaves) -> bool {
+    pub fn decided(&mut self, u: UnitId, count: Count) -> bool {
         let Some(open) = self.open.as_mut() else {
             return true;
         };
@@ -397,7 +397,7 @@ impl Job {
                 continue;
             };
             *done += 1;
-            match leaves
+            match count
                 .checked_mul(u128::from(w.paths))
                 .and_then(|n| sum.checked_add(n))
             {
@@ -410,7 +410,7 @@ impl Job {
         }
         let reason = format!(
             "the count of unit {u} ({}) makes the total overflow u128: a forged or damaged count",
-            leaves.leaves
+            count.leaves.leaves
         );
         self.finish(JobState::Failed, Some(reason));
         false

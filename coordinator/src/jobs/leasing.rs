@@ -75,6 +75,7 @@ impl Jobs {
                     game: job.spec.game,
                     convention: job.spec.convention,
                     depth: job.remaining_depth,
+                    stats: job.spec.stats,
                     units,
                 });
             }

@@ -23,7 +23,9 @@ use crate::clock::unix_ms;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use perft_core::{Convention, GameKind, Leaves};
+use perft_core::{Convention, GameKind};
+
+use crate::count::{Count, kinds_of};
 
 use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::planning::PlannedJob;
@@ -81,9 +83,17 @@ pub struct JobSpec {
     pub verify: bool,
     /// The participant that submitted it.
     pub owner: ParticipantId,
+    /// Count leaves by kind too.
+    pub stats: bool,
 }
 
 impl JobSpec {
+    /// How many kinds each count carries: the game's with statistics,
+    /// else none.
+    pub fn kinds(&self) -> usize {
+        kinds_of(self.game, self.stats)
+    }
+
     /// Equal counts from distinct participants that decide a unit.
     fn quorum(&self) -> u32 {
         if self.verify { 2 } else { 1 }
@@ -121,7 +131,7 @@ pub struct Disagreement {
     /// Every count received, in order.
     pub votes: Vec<Vote>,
     /// The count taken (the majority), if one was reached.
-    pub decided: Option<Leaves>,
+    pub decided: Option<Count>,
 }
 
 /// A unit handed to a worker.
@@ -141,6 +151,8 @@ pub struct LeasedJob {
     /// The convention the units are counted in.
     pub convention: Option<Convention>,
     pub depth: u32,
+    /// Count the units' leaves by kind.
+    pub stats: bool,
     pub units: Vec<LeasedUnit>,
 }
 
@@ -249,11 +261,34 @@ impl Jobs {
         self.ledger.take_newly_quarantined()
     }
 
-    /// The most leaves a count of one of the job's units can be (`None` for
-    /// no such job).
-    pub fn count_limit(&self, job_id: &JobId) -> Option<u128> {
-        let job = self.jobs.get(job_id)?;
-        Some(job.spec.game.fns().max_leaves(job.remaining_depth))
+    /// Why `count` cannot be a count of one of the job's units, if it
+    /// cannot: more leaves than its depth allows, or kinds other than the
+    /// job's or impossible below its leaves. `None` also for no such job
+    /// (the report then finds it missing).
+    pub fn count_refusal(&self, job_id: &JobId, count: &perft_proto::Leaves) -> Option<String> {
+        self.checked_count(job_id, count).err()
+    }
+
+    /// The count of a unit of the job as sent, checked as
+    /// [`Jobs::count_refusal`] says; a missing job gets a zero count.
+    pub fn checked_count(&self, job_id: &JobId, count: &perft_proto::Leaves) -> Result<Count, String> {
+        let Some(job) = self.jobs.get(job_id) else {
+            return Ok(Count::plain(count.to_core()));
+        };
+        let fns = job
+            .spec
+            .game
+            .fns_in(job.spec.convention)
+            .map_err(|e| e.to_string())?;
+        let limit = fns.max_leaves(job.remaining_depth);
+        let leaves = count.to_core();
+        if leaves.leaves > limit {
+            return Err(format!(
+                "{} leaves, more than a unit of depth {} can have ({limit})",
+                leaves.leaves, job.remaining_depth
+            ));
+        }
+        Count::from_wire(count, fns, job.spec.kinds())
     }
 
     /// Whether a job of that id exists.

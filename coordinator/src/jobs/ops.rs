@@ -2,7 +2,7 @@
 //! it made them, for the journal to record (the journal depends on this,
 //! never the reverse).
 
-use perft_core::Leaves;
+use crate::count::Count;
 
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
@@ -36,7 +36,7 @@ pub enum Op {
     Result {
         job_id: JobId,
         unit_id: UnitId,
-        leaves: Leaves,
+        count: Count,
         deciders: Vec<ParticipantId>,
     },
     /// A count that does not decide its unit yet (verification).
@@ -45,7 +45,7 @@ pub enum Op {
         unit_id: UnitId,
         voter: ParticipantId,
         label: String,
-        leaves: Leaves,
+        count: Count,
     },
     /// A unit's votes are dropped (a resumed job counts it afresh).
     ClearVotes { job_id: JobId, unit_id: UnitId },

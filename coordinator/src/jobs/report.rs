@@ -2,7 +2,7 @@
 //! participant's vote, or records a disagreement; a revoked participant's
 //! undecided votes go.
 
-use perft_core::Leaves;
+use crate::count::Count;
 
 use super::unit::VoteOutcome;
 use super::{Credit, Disagreement, JobState, Jobs, Lessee, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
@@ -48,7 +48,7 @@ impl Jobs {
         &mut self,
         job_id: &JobId,
         unit_id: UnitId,
-        leaves: Leaves,
+        count: Count,
         cpu_ms: u64,
         worker: &Lessee,
     ) -> Reported {
@@ -67,11 +67,11 @@ impl Jobs {
             unit_id,
             voter: worker.identity.clone(),
             label: worker.label.to_string(),
-            leaves,
+            count,
         };
         let outcome = job
             .with_unit(unit_id, |unit| {
-                unit.vote(&worker.identity, &worker.label, leaves, quorum)
+                unit.vote(&worker.identity, &worker.label, count, quorum)
             })
             .unwrap_or(VoteOutcome::Ignored);
         if outcome != VoteOutcome::Ignored {
@@ -79,7 +79,7 @@ impl Jobs {
                 &worker.identity,
                 Credit {
                     units: 1,
-                    leaves: leaves.leaves,
+                    leaves: count.leaves.leaves,
                     cpu_ms: cpu_ms.min(MAX_CPU_MS_PER_COUNT),
                     lost_votes: 0,
                 },
@@ -93,7 +93,7 @@ impl Jobs {
                 job.requeue(unit_id);
             }
             VoteOutcome::Decided {
-                leaves,
+                count,
                 votes,
                 deciders,
                 losers,
@@ -110,15 +110,15 @@ impl Jobs {
                 self.outbox.push(Op::Result {
                     job_id: job_id.clone(),
                     unit_id,
-                    leaves,
+                    count,
                     deciders,
                 });
-                if votes.iter().any(|v| v.leaves != leaves) {
+                if votes.iter().any(|v| v.count != count) {
                     let disagreement = Disagreement {
                         unit_id,
                         position: job.shown_position(unit_id),
                         votes,
-                        decided: Some(leaves),
+                        decided: Some(count),
                     };
                     tracing_disagreement(job_id, &disagreement);
                     self.outbox.push(Op::Disagreement {
@@ -127,7 +127,7 @@ impl Jobs {
                     });
                     job.disagreements.push(disagreement);
                 }
-                if !job.decided(unit_id, leaves) {
+                if !job.decided(unit_id, count) {
                     self.outbox.push(job.state_op());
                 } else if job.summary.done == job.units_total {
                     job.finish(JobState::Done, None);
@@ -165,7 +165,7 @@ fn tracing_disagreement(job_id: &JobId, d: &Disagreement) {
     let votes: Vec<String> = d
         .votes
         .iter()
-        .map(|v| format!("{}={}", v.worker, v.leaves.leaves))
+        .map(|v| format!("{}={}", v.worker, v.count.leaves.leaves))
         .collect();
     tracing::warn!(job = %job_id, unit = d.unit_id.0, position = %d.position, votes = %votes.join(" "), "workers disagree");
 }

@@ -58,9 +58,9 @@ impl Jobs {
             tracing::error!(job = %id, unit = unit_id.0, "journal: a stored count failed its checksum; the unit is counted again");
         }
         let mut overflowed = false;
-        for (unit_id, leaves) in results {
+        for (unit_id, count) in results {
             if !overflowed && job.is_open(unit_id) {
-                overflowed |= !job.decided(unit_id, leaves);
+                overflowed |= !job.decided(unit_id, count);
             }
         }
         if overflowed {
@@ -69,7 +69,7 @@ impl Jobs {
         let quorum = job.spec.quorum();
         for vote in votes {
             job.with_unit(vote.unit_id, |unit| {
-                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum)
+                unit.vote(&vote.voter, &vote.label, vote.count, quorum)
             });
         }
         let complete = job.summary.done == job.units_total;
@@ -169,15 +169,15 @@ impl Jobs {
         job.released = released;
         job.started_ms = started_ms;
         job.disagreements = disagreements;
-        for (unit_id, leaves) in restored.results {
-            if job.is_open(unit_id) && !job.decided(unit_id, leaves) {
+        for (unit_id, count) in restored.results {
+            if job.is_open(unit_id) && !job.decided(unit_id, count) {
                 break;
             }
         }
         let quorum = job.spec.quorum();
         for vote in restored.votes {
             job.with_unit(vote.unit_id, |unit| {
-                unit.vote(&vote.voter, &vote.label, vote.leaves, quorum)
+                unit.vote(&vote.voter, &vote.label, vote.count, quorum)
             });
         }
         if !job.state.is_final() {

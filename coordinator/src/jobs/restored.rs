@@ -1,7 +1,7 @@
 //! Jobs as the journal holds them, read back to rebuild the job table
 //! after a restart or a failed write.
 
-use perft_core::Leaves;
+use crate::count::Count;
 
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
@@ -13,7 +13,7 @@ pub struct RestoredVote {
     pub unit_id: UnitId,
     pub voter: ParticipantId,
     pub label: String,
-    pub leaves: Leaves,
+    pub count: Count,
 }
 
 /// A job read back from the journal.
@@ -31,7 +31,7 @@ pub struct RestoredJob {
     pub started_ms: Option<u64>,
     pub finished_ms: Option<u64>,
     pub released: u64,
-    pub results: Vec<(UnitId, Leaves)>,
+    pub results: Vec<(UnitId, Count)>,
     pub votes: Vec<RestoredVote>,
     pub disagreements: Vec<Disagreement>,
     /// Parts of the plan whose checksum failed: the job cannot be trusted.

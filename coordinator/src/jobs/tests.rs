@@ -1,6 +1,7 @@
 //! The job state machine's promises, without I/O.
 
 use super::*;
+use crate::count::Count;
 use crate::planning::{PlanRequest, plan};
 use perft_core::{Checkers, Game};
 
@@ -49,6 +50,7 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
         min_units: 1,
         max_units: 1 << 20,
         convention: None,
+        stats: false,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     let spec = JobSpec {
@@ -58,13 +60,17 @@ fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
         depth,
         verify: false,
         owner: ParticipantId::parse("test").unwrap(),
+        stats: false,
     };
     (spec, planned)
 }
 
 /// Counts a leased unit the slow, obvious way.
-fn count(unit: &Flat) -> Leaves {
-    perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), unit.depth)
+fn count(unit: &Flat) -> Count {
+    Count::plain(perft_core::perft(
+        &Checkers::unpack(&unit.position).unwrap(),
+        unit.depth,
+    ))
 }
 
 #[test]
@@ -90,14 +96,14 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     let published = GameKind::Checkers.fns().published(7).unwrap();
-    assert_eq!(divide.total, published.total);
+    assert_eq!(divide.total.leaves, published.total);
     assert_eq!(divide.job.leaves_done, published.total.leaves);
     let direct = perft_core::divide(&Checkers::start(), 7);
     assert_eq!(divide.moves.len(), direct.moves.len());
     for (line, (dmv, dn)) in divide.moves.iter().zip(&direct.moves) {
         assert_eq!(line.units_done, line.units_total);
         assert_eq!(
-            (line.first_move.as_str(), line.leaves),
+            (line.first_move.as_str(), line.count.leaves),
             (Checkers::start().format_move(*dmv).as_str(), *dn)
         );
     }
@@ -143,11 +149,11 @@ fn duplicate_and_late_results_are_counted_once() {
             .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
     );
     assert_eq!(
-        jobs.report(&id("nope"), UnitId(0), Leaves::ZERO, 0, &worker("w")),
+        jobs.report(&id("nope"), UnitId(0), Count::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report(&id("j"), UnitId(1 << 40), Leaves::ZERO, 0, &worker("w")),
+        jobs.report(&id("j"), UnitId(1 << 40), Count::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
 }
@@ -223,7 +229,10 @@ fn a_finished_job_releases_its_units() {
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
     assert_eq!(jobs.unit_bytes(), 0, "a done job keeps its summary only");
-    assert_eq!(divide.total, GameKind::Checkers.fns().published(5).unwrap().total);
+    assert_eq!(
+        divide.total.leaves,
+        GameKind::Checkers.fns().published(5).unwrap().total
+    );
     let (spec, plan_c) = planned(5, 2);
     jobs.submit(id("c"), spec, plan_c);
     assert!(jobs.unit_bytes() > 0);
@@ -288,7 +297,7 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
         "never the same unit twice"
     );
     for unit in &from_liar {
-        let wrong = Leaves::full(count(unit).leaves + 1);
+        let wrong = Count::plain(perft_core::Leaves::full(count(unit).leaves.leaves + 1));
         assert_eq!(
             jobs.report(&id("j"), unit.unit_id, wrong, 0, &worker("liar")),
             Reported::Accepted
@@ -310,7 +319,10 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     }
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
-    assert_eq!(divide.total, GameKind::Checkers.fns().published(6).unwrap().total);
+    assert_eq!(
+        divide.total.leaves,
+        GameKind::Checkers.fns().published(6).unwrap().total
+    );
     assert_eq!(divide.job.disagreements, units as u64);
     let (found, next) = jobs.disagreements(&id("j"), 0, 1000).unwrap();
     assert_eq!((found.len(), next), (units, None));
@@ -321,8 +333,8 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
             .find(|v| v.worker == "liar")
             .expect("the liar is named");
         assert_eq!(
-            Some(liar_vote.leaves),
-            d.decided.map(|l| Leaves::full(l.leaves + 1))
+            Some(liar_vote.count.leaves),
+            d.decided.map(|c| perft_core::Leaves::full(c.leaves.leaves + 1))
         );
         assert_eq!(d.votes.len(), 3);
     }
@@ -380,4 +392,47 @@ fn a_cancel_drops_the_plan_and_only_a_finished_job_is_deleted() {
     assert_eq!(listed.iter().map(|v| v.id.as_str()).collect::<Vec<_>>(), ["k"]);
     assert_eq!(next, None);
     assert_eq!(jobs.delete(&id("j")).unwrap_err(), JobError::NotFound("j".into()));
+}
+
+#[test]
+fn a_statistics_job_sums_its_units_kinds_into_the_local_divide() {
+    let mut jobs = Jobs::default();
+    let (mut spec, _) = planned(6, 2);
+    spec.stats = true;
+    let request = PlanRequest {
+        position: None,
+        depth: 6,
+        split_depth: Some(2),
+        min_units: 1,
+        max_units: 1 << 20,
+        convention: None,
+        stats: true,
+    };
+    let planned = plan(GameKind::Checkers, &request).unwrap();
+    jobs.submit(id("s"), spec, planned);
+    let kinds = GameKind::Checkers.fns().stats_kinds().len();
+    for unit in lease(&mut jobs, &worker("w"), usize::MAX) {
+        let stats = perft_core::perft_stats(&Checkers::unpack(&unit.position).unwrap(), unit.depth);
+        let plain = count(&unit);
+        assert_eq!(
+            jobs.checked_count(&id("s"), &perft_proto::Leaves::from(plain.leaves)),
+            Err(format!(
+                "the job counts {kinds} kinds of leaves, yet the count has 0"
+            ))
+        );
+        let wire = perft_proto::Leaves::from(Count::from(stats));
+        let checked = jobs.checked_count(&id("s"), &wire).unwrap();
+        assert_eq!(
+            jobs.report(&id("s"), unit.unit_id, checked, 0, &worker("w")),
+            Reported::Accepted
+        );
+    }
+    let divide = jobs.divide(&id("s")).unwrap();
+    assert_eq!(divide.job.state, JobState::Done);
+    let local = perft_core::divide_stats(&Checkers::start(), 6);
+    assert_eq!(divide.total, Count::from(local.total));
+    for (line, (mv, stats)) in divide.moves.iter().zip(&local.moves) {
+        assert_eq!(line.first_move, Checkers::start().format_move(*mv));
+        assert_eq!(line.count, Count::from(*stats));
+    }
 }

@@ -7,7 +7,7 @@
 //! as its credential proves: its machines and sessions (a restarted
 //! worker, several hosts of one owner) never confirm each other.
 
-use perft_core::Leaves;
+use crate::count::Count;
 
 use crate::ids::{Epoch, ParticipantId, SessionId};
 
@@ -29,10 +29,12 @@ struct Lease {
 pub struct Vote {
     /// The worker as people know it: its name and id.
     pub worker: String,
-    pub leaves: Leaves,
+    pub count: Count,
 }
 
 /// What a vote did.
+// A verdict lives for one report: a count kept inline costs less than a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VoteOutcome {
     /// A duplicate, or the unit was already decided.
@@ -45,7 +47,7 @@ pub enum VoteOutcome {
     /// than the quorum when some disagreed), `deciders` the participants
     /// whose counts agreed, `losers` those whose counts lost.
     Decided {
-        leaves: Leaves,
+        count: Count,
         votes: Vec<Vote>,
         deciders: Vec<ParticipantId>,
         losers: Vec<ParticipantId>,
@@ -60,7 +62,7 @@ pub(crate) struct Unit {
     votes: Vec<Vote>,
     /// The participants of the votes: one vote per participant.
     voters: Vec<ParticipantId>,
-    done: Option<Leaves>,
+    done: Option<Count>,
     /// Counts wanted before a verdict: the quorum, plus one per
     /// disagreement.
     wanted: u32,
@@ -92,7 +94,7 @@ impl Unit {
 
     /// The unit's count once decided.
     #[cfg(test)]
-    pub fn done(&self) -> Option<Leaves> {
+    pub fn done(&self) -> Option<Count> {
         self.done
     }
 
@@ -117,13 +119,7 @@ impl Unit {
 
     /// Takes a count from the participant `identity` (shown as `worker`),
     /// with `quorum` equal counts from distinct participants deciding.
-    pub fn vote(
-        &mut self,
-        identity: &ParticipantId,
-        worker: &str,
-        leaves: Leaves,
-        quorum: u32,
-    ) -> VoteOutcome {
+    pub fn vote(&mut self, identity: &ParticipantId, worker: &str, count: Count, quorum: u32) -> VoteOutcome {
         if self.done.is_some() || self.voters.contains(identity) {
             return VoteOutcome::Ignored;
         }
@@ -131,27 +127,27 @@ impl Unit {
         self.voters.push(identity.clone());
         self.votes.push(Vote {
             worker: worker.to_owned(),
-            leaves,
+            count,
         });
-        let agreeing = self.votes.iter().filter(|v| v.leaves == leaves).count();
+        let agreeing = self.votes.iter().filter(|v| v.count == count).count();
         if agreeing >= quorum as usize {
-            self.done = Some(leaves);
+            self.done = Some(count);
             let (agreed, lost): (Vec<_>, Vec<_>) = self
                 .voters
                 .iter()
                 .zip(&self.votes)
-                .partition(|(_, v)| v.leaves == leaves);
+                .partition(|(_, v)| v.count == count);
             let names =
                 |pairs: Vec<(&ParticipantId, &Vote)>| pairs.into_iter().map(|(p, _)| p.clone()).collect();
             let (deciders, losers) = (names(agreed), names(lost));
             return VoteOutcome::Decided {
-                leaves,
+                count,
                 votes: std::mem::take(&mut self.votes),
                 deciders,
                 losers,
             };
         }
-        if self.votes.len() >= self.wanted as usize && self.votes.iter().any(|v| v.leaves != leaves) {
+        if self.votes.len() >= self.wanted as usize && self.votes.iter().any(|v| v.count != count) {
             self.wanted += 1;
             if self.wanted > MAX_VOTES {
                 return VoteOutcome::NoMajority {
@@ -222,6 +218,22 @@ mod tests {
         ParticipantId::parse(name).unwrap()
     }
 
+    fn full(n: u128) -> Count {
+        Count::plain(perft_core::Leaves::full(n))
+    }
+
+    #[test]
+    fn equal_leaves_with_different_kinds_disagree() {
+        let mut u = unit(2);
+        let kinds = |k: &[u128]| Count::with_kinds(perft_core::Leaves::full(9), k).unwrap();
+        assert_eq!(u.vote(&p("a"), "A", kinds(&[1, 2]), 2), VoteOutcome::Counted);
+        assert_eq!(u.vote(&p("b"), "B", kinds(&[1, 3]), 2), VoteOutcome::Disagreed);
+        assert!(matches!(
+            u.vote(&p("c"), "C", kinds(&[1, 3]), 2),
+            VoteOutcome::Decided { count, .. } if count.kinds() == [1, 3]
+        ));
+    }
+
     fn s(id: &str) -> SessionId {
         SessionId::parse(id).unwrap()
     }
@@ -233,11 +245,11 @@ mod tests {
         u.lease(&s("a"), &p("a"), Epoch(1));
         assert!(!u.needs_lease());
         assert!(matches!(
-            u.vote(&p("a"), "A", Leaves::full(7), 1),
+            u.vote(&p("a"), "A", full(7), 1),
             VoteOutcome::Decided { .. }
         ));
-        assert_eq!(u.done(), Some(Leaves::full(7)));
-        assert_eq!(u.vote(&p("b"), "B", Leaves::full(7), 1), VoteOutcome::Ignored);
+        assert_eq!(u.done(), Some(full(7)));
+        assert_eq!(u.vote(&p("b"), "B", full(7), 1), VoteOutcome::Ignored);
     }
 
     #[test]
@@ -248,31 +260,31 @@ mod tests {
         assert!(!u.can_take(&p("a")), "not the same worker twice");
         u.lease(&s("b"), &p("b"), Epoch(2));
         assert!(!u.needs_lease());
-        assert_eq!(u.vote(&p("a"), "A", Leaves::full(7), 2), VoteOutcome::Counted);
+        assert_eq!(u.vote(&p("a"), "A", full(7), 2), VoteOutcome::Counted);
         assert_eq!(
-            u.vote(&p("a"), "A", Leaves::full(7), 2),
+            u.vote(&p("a"), "A", full(7), 2),
             VoteOutcome::Ignored,
             "one vote per worker"
         );
-        assert_eq!(u.vote(&p("b"), "B", Leaves::full(8), 2), VoteOutcome::Disagreed);
+        assert_eq!(u.vote(&p("b"), "B", full(8), 2), VoteOutcome::Disagreed);
         assert!(u.needs_lease() && !u.can_take(&p("b")) && u.can_take(&p("c")));
         u.lease(&s("c"), &p("c"), Epoch(3));
-        match u.vote(&p("c"), "C", Leaves::full(7), 2) {
+        match u.vote(&p("c"), "C", full(7), 2) {
             VoteOutcome::Decided {
-                leaves,
+                count,
                 votes,
                 deciders,
                 losers,
             } => {
                 assert_eq!(deciders, [p("a"), p("c")]);
                 assert_eq!(losers, [p("b")]);
-                assert_eq!(leaves, Leaves::full(7));
+                assert_eq!(count, full(7));
                 assert_eq!(votes.len(), 3);
                 assert_eq!(
                     votes[1],
                     Vote {
                         worker: "B".into(),
-                        leaves: Leaves::full(8)
+                        count: full(8)
                     }
                 );
             }
@@ -288,19 +300,16 @@ mod tests {
             !u.can_take(&p("lab-a")),
             "another session of the same participant"
         );
-        assert_eq!(u.vote(&p("lab-a"), "A", Leaves::full(7), 2), VoteOutcome::Counted);
+        assert_eq!(u.vote(&p("lab-a"), "A", full(7), 2), VoteOutcome::Counted);
         // Restarted: a new session, the same participant.
         assert!(!u.can_take(&p("lab-a")));
-        assert_eq!(
-            u.vote(&p("lab-a"), "A again", Leaves::full(7), 2),
-            VoteOutcome::Ignored
-        );
+        assert_eq!(u.vote(&p("lab-a"), "A again", full(7), 2), VoteOutcome::Ignored);
         assert_eq!(u.done(), None);
         u.lease(&s("session-2"), &p("lab-b"), Epoch(2));
         assert_eq!(u.release(Epoch(2), &p("lab-a")), None, "not its lease");
         assert_eq!(u.release(Epoch(1), &p("lab-b")), None, "not its epoch");
         assert!(matches!(
-            u.vote(&p("lab-b"), "B", Leaves::full(7), 2),
+            u.vote(&p("lab-b"), "B", full(7), 2),
             VoteOutcome::Decided { .. }
         ));
     }
@@ -323,7 +332,7 @@ mod tests {
         let mut u = unit(2);
         let mut last = VoteOutcome::Counted;
         for (i, worker) in ["a", "b", "c", "d", "e"].into_iter().enumerate() {
-            last = u.vote(&p(worker), worker, Leaves::full(i as u128), 2);
+            last = u.vote(&p(worker), worker, full(i as u128), 2);
         }
         assert!(
             matches!(last, VoteOutcome::NoMajority { ref votes } if votes.len() == 5),

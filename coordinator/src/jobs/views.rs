@@ -1,7 +1,7 @@
 //! What clients and metrics see of the jobs: a job's view, pages of jobs
 //! and disagreements, totals, and divide tables.
 
-use perft_core::Leaves;
+use crate::count::Count;
 
 use super::job::Job;
 use super::{Disagreement, JobError, JobSpec, JobState, Jobs, not_found};
@@ -51,7 +51,7 @@ pub struct JobsStats {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DivideLine {
     pub first_move: String,
-    pub leaves: Leaves,
+    pub count: Count,
     /// Units below the move, and how many are decided.
     pub units_total: u64,
     pub units_done: u64,
@@ -62,7 +62,7 @@ pub struct DivideLine {
 pub struct DivideView {
     pub job: JobView,
     pub moves: Vec<DivideLine>,
-    pub total: Leaves,
+    pub total: Count,
 }
 
 impl Jobs {
@@ -131,22 +131,22 @@ impl Jobs {
         // A sum past u128 already failed the job; show it saturated.
         let per_move = job
             .per_move()
-            .unwrap_or_else(|| vec![Leaves::full(u128::MAX); job.first_moves.len()]);
+            .unwrap_or_else(|| vec![Count::saturated(job.spec.kinds()); job.first_moves.len()]);
         let total = match job.root_leaves {
             Some(root) => root,
             None => per_move
                 .iter()
-                .try_fold(Leaves::ZERO, |sum, &l| sum.checked_add(l))
-                .unwrap_or(Leaves::full(u128::MAX)),
+                .try_fold(Count::zero(job.spec.kinds()), |sum, &c| sum.checked_add(c))
+                .unwrap_or(Count::saturated(job.spec.kinds())),
         };
         let moves = job
             .first_moves
             .iter()
             .zip(per_move)
             .enumerate()
-            .map(|(i, (mv, leaves))| DivideLine {
+            .map(|(i, (mv, count))| DivideLine {
                 first_move: mv.clone(),
-                leaves,
+                count,
                 units_total: job.summary.move_units.get(i).copied().unwrap_or(0),
                 units_done: job.summary.move_done.get(i).copied().unwrap_or(0),
             })

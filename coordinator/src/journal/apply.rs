@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::codec::{deciders_text, leaves_blob, leaves_list_blob, summary_blob};
+use super::codec::{count_blob, count_list_blob, deciders_text, summary_blob};
 use super::{participants, restore};
 use crate::ids::JobId;
 use crate::jobs::Op;
@@ -20,9 +20,9 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.execute(
                 "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
                                    first_moves, settled, root_leaves, checksum, state, units_total, owner,
-                                   convention)
+                                   convention, stats)
                  VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                         ?11, 'planning', ?12, ?13, ?14)",
+                         ?11, 'planning', ?12, ?13, ?14, ?15)",
                 params![
                     id,
                     spec.game.name(),
@@ -32,12 +32,13 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                     plan.split_depth,
                     plan.remaining_depth,
                     plan.first_moves.join("\n"),
-                    leaves_list_blob(&plan.settled),
-                    plan.root_leaves.map(leaves_blob),
+                    count_list_blob(&plan.settled),
+                    plan.root_leaves.as_ref().map(count_blob),
                     restore::job_checksum(id, spec, plan),
                     *units_total as i64,
                     spec.owner,
                     spec.convention.map(perft_core::Convention::name),
+                    spec.stats,
                 ],
             )?;
         }
@@ -60,14 +61,16 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
         Op::Result {
             job_id,
             unit_id,
-            leaves,
+            count,
             deciders,
         } => {
-            let blob = leaves_blob(*leaves);
+            let blob = count_blob(count);
             let machines = deciders_text(deciders);
             let sum = restore::count_checksum(job_id, *unit_id, &machines, &blob);
             tx.prepare_cached(
-                "INSERT OR IGNORE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
+                // Replaces only a count restore found damaged and dropped:
+                // a unit is decided once.
+                "INSERT OR REPLACE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
             .execute(params![job_id, unit_id, blob, machines, sum])?;
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
@@ -78,9 +81,9 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             unit_id,
             voter,
             label,
-            leaves,
+            count,
         } => {
-            let blob = leaves_blob(*leaves);
+            let blob = count_blob(count);
             let sum = restore::count_checksum(job_id, *unit_id, voter.as_str(), &blob);
             tx.prepare_cached(
                 "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -96,7 +99,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             disagreement: d,
         } => {
             let votes = restore::votes_text(&d.votes);
-            let decided = d.decided.map(leaves_blob);
+            let decided = d.decided.as_ref().map(count_blob);
             let sum = restore::disagreement_checksum(
                 job_id,
                 d.unit_id,

@@ -7,11 +7,11 @@
 
 use std::path::Path;
 
-use perft_core::Leaves;
+use crate::count::Count;
 use rusqlite::{Connection, OpenFlags};
 
 use super::JournalError;
-use super::codec::blob_leaves;
+use super::codec::blob_count;
 use super::restore::{count_checksum, errors, job_row, restore_units};
 use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
@@ -32,7 +32,7 @@ pub struct FinishedJob {
 /// decided it (one without verification).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecidedCount {
-    pub leaves: Leaves,
+    pub count: Count,
     /// As the journal names them, for the certificate to copy: a
     /// participant, or a machine in a journal from before participants
     /// (so not parsed as a `ParticipantId`, which would refuse those).
@@ -154,14 +154,14 @@ fn read_counts(
         if unit_id != expected {
             return Err(damaged(format!("no count for unit {expected}")));
         }
-        let leaves = blob_leaves(&blob)
+        let count = blob_count(&blob)
             .filter(|_| count_checksum(job_id, UnitId(unit_id), &machines, &blob) == sum)
             .ok_or_else(|| damaged(format!("the count of unit {unit_id} fails its checksum")))?;
         let deciders: Vec<String> = machines.split('\n').map(str::to_owned).collect();
         if deciders.iter().any(String::is_empty) {
             return Err(damaged(format!("unit {unit_id} has no decider")));
         }
-        counts.push(DecidedCount { leaves, deciders });
+        counts.push(DecidedCount { count, deciders });
     }
     if (counts.len() as u64) < end.saturating_sub(start) {
         return Err(damaged(format!(

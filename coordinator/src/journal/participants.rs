@@ -8,7 +8,8 @@ use perft_core::Leaves;
 use rusqlite::{Connection, Transaction, params};
 
 use super::JournalError;
-use super::codec::{blob_leaves, checksum, leaves_blob};
+use super::codec::{blob_count, checksum, count_blob};
+use crate::count::Count;
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Credit;
 use crate::participants::{Role, StoredParticipant};
@@ -52,7 +53,7 @@ pub(super) fn store_credit(
     .execute(params![
         participant,
         credit.units as i64,
-        leaves_blob(Leaves::full(credit.leaves)),
+        count_blob(&Count::plain(Leaves::full(credit.leaves))),
         credit.cpu_ms as i64,
         credit.lost_votes as i64
     ])?;
@@ -116,7 +117,7 @@ pub(super) fn load_credit(
                 r.get::<_, String>(0)?,
                 Credit {
                     units: r.get::<_, i64>(1)? as u64,
-                    leaves: blob_leaves(&leaves).map_or(0, |l| l.leaves),
+                    leaves: blob_count(&leaves).map_or(0, |c| c.leaves.leaves),
                     cpu_ms: r.get::<_, i64>(3)? as u64,
                     lost_votes: r.get::<_, i64>(4)? as u64,
                 },

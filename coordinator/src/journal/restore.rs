@@ -10,24 +10,32 @@ use perft_core::{GameKind, Leaves};
 use rusqlite::Connection;
 
 use super::JournalError;
-use super::codec::{blob_leaves, blob_leaves_list, blob_summary, checksum, parse_state};
+use super::codec::{
+    blob_count, blob_count_list, blob_summary, checksum, count_blob, count_list_blob, parse_state,
+};
 use crate::columns::UnitColumns;
+use crate::count::Count;
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
 
-/// Votes as lines of `worker<TAB>leaves<TAB>higher`.
+/// Votes as lines of `worker<TAB>leaves<TAB>higher`, then a field per kind
+/// in a statistics job.
 pub(crate) fn votes_text(votes: &[Vote]) -> String {
     votes
         .iter()
         .map(|v| {
-            format!(
+            let mut line = format!(
                 "{}\t{}\t{}",
                 v.worker.replace(['\t', '\n'], " "),
-                v.leaves.leaves,
-                v.leaves.higher
-            )
+                v.count.leaves.leaves,
+                v.count.leaves.higher
+            );
+            for k in v.count.kinds() {
+                line.push_str(&format!("\t{k}"));
+            }
+            line
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -40,9 +48,10 @@ fn parse_votes(text: &str) -> Option<Vec<Vote>> {
             let worker = fields.next()?.to_owned();
             let leaves = fields.next()?.parse().ok()?;
             let higher = fields.next()?.parse().ok()?;
+            let kinds = fields.map(|f| f.parse().ok()).collect::<Option<Vec<u128>>>()?;
             Some(Vote {
                 worker,
-                leaves: Leaves { leaves, higher },
+                count: Count::with_kinds(Leaves { leaves, higher }, &kinds)?,
             })
         })
         .collect()
@@ -50,11 +59,8 @@ fn parse_votes(text: &str) -> Option<Vec<Vote>> {
 
 /// The checksum of a job row's plan fields.
 pub(crate) fn job_checksum(id: &JobId, spec: &JobSpec, plan: &PlannedJob) -> i64 {
-    let settled = super::codec::leaves_list_blob(&plan.settled);
-    let root = plan
-        .root_leaves
-        .map(super::codec::leaves_blob)
-        .unwrap_or_default();
+    let settled = count_list_blob(&plan.settled);
+    let root = plan.root_leaves.as_ref().map(count_blob).unwrap_or_default();
     // A convention other than the game's default is covered too; the
     // default adds nothing, so rows of schema 4 (which had none) still check.
     let default = spec.game.resolve_convention(None).ok().flatten();
@@ -76,14 +82,15 @@ pub(crate) fn job_checksum(id: &JobId, spec: &JobSpec, plan: &PlannedJob) -> i64
         &settled,
         &root,
     ];
-    match convention {
-        None => checksum(&parts),
-        Some(name) => {
-            let mut with = parts.to_vec();
-            with.push(name.as_bytes());
-            checksum(&with)
-        }
+    // So is a statistics job (older rows had none, and still check).
+    let mut with = parts.to_vec();
+    if let Some(name) = convention {
+        with.push(name.as_bytes());
     }
+    if spec.stats {
+        with.push(b"stats");
+    }
+    checksum(&with)
 }
 
 pub(crate) fn chunk_checksum(job_id: &JobId, chunk: u64, first_unit: UnitId, units: &[u8]) -> i64 {
@@ -119,7 +126,7 @@ pub(crate) fn disagreement_checksum(job_id: &JobId, unit_id: UnitId, votes: &str
 
 pub(super) const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
      root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum, owner,
-     convention";
+     convention, stats";
 
 /// Reads back every job whose plan was completely written, in submission
 /// order: finished ones as their summaries, open ones in full.
@@ -176,12 +183,14 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
     let state: String = row.get(10).map_err(sql)?;
     let position: String = row.get(2).map_err(sql)?;
     let owner: String = row.get(19).map_err(sql)?;
+    let stats = row.get::<_, i64>(21).map_err(sql)? != 0;
+    let kinds = crate::count::kinds_of(game, stats);
     let mut damage = Vec::new();
-    let settled = blob_leaves_list(&settled).unwrap_or_else(|| {
+    let settled = blob_count_list(&settled, kinds).unwrap_or_else(|| {
         damage.push("its settled counts".to_owned());
         Vec::new()
     });
-    let root_leaves = match root_leaves.as_deref().map(blob_leaves) {
+    let root_leaves = match root_leaves.as_deref().map(blob_count) {
         Some(None) => {
             damage.push("its root count".to_owned());
             None
@@ -208,6 +217,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
         depth: row.get(3).map_err(sql)?,
         verify: row.get::<_, i64>(4).map_err(sql)? != 0,
         owner: ParticipantId::parse(&owner).map_err(|e| bad(format!("job {id}: {e}")))?,
+        stats,
     };
     let plan = PlannedJob {
         position,
@@ -231,7 +241,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
     let summary_sum: Option<i64> = row.get(18).map_err(sql)?;
     let summary = match (summary_blob, summary_sum) {
         (Some(blob), Some(sum)) if state.is_final() && damage.is_empty() => {
-            let summary = blob_summary(&blob).filter(|_| summary_checksum(&id, &blob) == sum);
+            let summary = blob_summary(&blob, kinds).filter(|_| summary_checksum(&id, &blob) == sum);
             if summary.is_none() {
                 tracing::error!(job = %id, "journal: a finished job's summary failed its checksum; reading its units instead");
             }
@@ -344,6 +354,12 @@ fn restore_counts(
     sql: Sql<'_>,
 ) -> Result<(), JournalError> {
     let units = job.units_total;
+    // A count must have the job's kinds, and kinds its leaves allow.
+    let kinds = job.spec.kinds();
+    let fns = job.spec.game.fns_in(job.spec.convention).ok();
+    let fits = |c: &Count| {
+        c.kinds().len() == kinds && (kinds == 0 || fns.is_some_and(|f| f.kinds_fit(&c.leaves, c.kinds())))
+    };
     let mut results = conn
         .prepare("SELECT unit_id, leaves, machines, checksum FROM results WHERE job_id = ?1")
         .map_err(sql)?;
@@ -355,12 +371,12 @@ fn restore_counts(
         if unit_id.0 >= units {
             return Err(bad(format!("job {}: count for unknown unit {unit_id}", job.id)));
         }
-        match blob_leaves(&blob) {
-            Some(leaves)
+        match blob_count(&blob).filter(fits) {
+            Some(count)
                 if count_checksum(&job.id, unit_id, &worker, &blob)
                     == row.get::<_, i64>(3).map_err(sql)? =>
             {
-                job.results.push((unit_id, leaves));
+                job.results.push((unit_id, count));
             }
             _ => job.damaged_counts.push(unit_id),
         }
@@ -376,8 +392,8 @@ fn restore_counts(
         if unit_id.0 >= units {
             return Err(bad(format!("job {}: vote for unknown unit {unit_id}", job.id)));
         }
-        match blob_leaves(&blob) {
-            Some(leaves)
+        match blob_count(&blob).filter(fits) {
+            Some(count)
                 if count_checksum(&job.id, unit_id, &voter, &blob)
                     == row.get::<_, i64>(4).map_err(sql)? =>
             {
@@ -389,7 +405,7 @@ fn restore_counts(
                         unit_id,
                         voter,
                         label: row.get(2).map_err(sql)?,
-                        leaves,
+                        count,
                     }),
                     Err(e) => {
                         tracing::warn!(job = %job.id, unit = unit_id.0, error = %e, "journal: a pending vote of no participant is left out; its unit is counted again");
@@ -409,7 +425,7 @@ fn restore_counts(
         let decided: Option<Vec<u8>> = row.get(3).map_err(sql)?;
         let sum = disagreement_checksum(&job.id, unit_id, &votes, decided.as_deref().unwrap_or_default());
         let parsed = parse_votes(&votes);
-        let decided_count = decided.as_deref().map(blob_leaves);
+        let decided_count = decided.as_deref().map(blob_count);
         if sum != row.get::<_, i64>(4).map_err(sql)? || parsed.is_none() || decided_count == Some(None) {
             tracing::error!(job = %job.id, unit = unit_id.0, "journal: a damaged disagreement record is left out");
             continue;

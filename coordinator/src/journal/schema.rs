@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, game TEXT NOT NULL, position TEXT NOT NULL,
     depth INTEGER NOT NULL, verify INTEGER NOT NULL, split_depth INTEGER NOT NULL,
-    owner TEXT NOT NULL DEFAULT 'anonymous', convention TEXT,
+    owner TEXT NOT NULL DEFAULT 'anonymous', convention TEXT, stats INTEGER NOT NULL DEFAULT 0,
     remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
     root_leaves BLOB, checksum INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
     started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0,
@@ -53,14 +53,17 @@ const MIGRATE_3_TO_4: &str = "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DE
 /// older job) is the game's default, Bik's for Reversi.
 const MIGRATE_4_TO_5: &str = "ALTER TABLE jobs ADD COLUMN convention TEXT;";
 
-/// Upgrades a journal of schema `found` (3 or 4) to [`SCHEMA_VERSION`] in
+/// Schema 5 becomes 6: jobs say whether they count leaves by kind; every
+/// older job counts none.
+const MIGRATE_5_TO_6: &str = "ALTER TABLE jobs ADD COLUMN stats INTEGER NOT NULL DEFAULT 0;";
+
+/// The upgrade steps from schema 3, in order.
+const MIGRATIONS: [&str; 3] = [MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6];
+
+/// Upgrades a journal of schema `found` (3 to 5) to [`SCHEMA_VERSION`] in
 /// one transaction: all of it or nothing.
 fn migrate(conn: &Connection, found: i64) -> rusqlite::Result<()> {
-    let steps: &[&str] = if found == 3 {
-        &[MIGRATE_3_TO_4, MIGRATE_4_TO_5]
-    } else {
-        &[MIGRATE_4_TO_5]
-    };
+    let steps = &MIGRATIONS[(found - 3) as usize..];
     let mut sql = String::from("BEGIN IMMEDIATE;");
     for step in steps {
         sql.push_str(step);
@@ -195,10 +198,10 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
                 });
             }
             Some(SCHEMA_VERSION) => {}
-            Some(found @ (3 | 4)) => {
+            Some(found @ 3..=5) => {
                 migrate(&conn, found).map_err(open_err)?;
                 tracing::info!(
-                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5)"
+                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6)"
                 );
             }
             Some(v) => {

@@ -4,9 +4,10 @@
 use perft_core::{GameKind, Leaves};
 use rusqlite::params;
 
-use super::codec::leaves_blob;
+use super::codec::count_blob;
 use super::restore::count_checksum;
 use super::{Journal, plan_ops};
+use crate::count::Count;
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op};
 use crate::planning::{PlanRequest, plan};
@@ -21,6 +22,7 @@ async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
         min_units: 1,
         max_units: 1 << 20,
         convention: None,
+        stats: false,
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     let spec = JobSpec {
@@ -30,9 +32,10 @@ async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
         depth: 4,
         verify: true,
         owner: ParticipantId::parse("test").unwrap(),
+        stats: false,
     };
     let id = JobId::parse("v").unwrap();
-    let leaves = Leaves::full(7);
+    let count = Count::plain(Leaves::full(7));
     {
         let opened = Journal::open(dir.path()).unwrap();
         for op in plan_ops(&id, &spec, &planned) {
@@ -43,14 +46,14 @@ async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
             unit_id: UnitId(unit),
             voter: ParticipantId::parse("lab-a").unwrap(),
             label: "lab-a/host".to_owned(),
-            leaves,
+            count,
         };
         opened.journal.send(vec![vote(0), vote(1)]).wait().await.unwrap();
     }
     // Unit 1's vote as a journal from before participants holds it: named
     // after a machine, under a checksum that holds.
     let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
-    let sum = count_checksum(&id, UnitId(1), "host a", &leaves_blob(leaves));
+    let sum = count_checksum(&id, UnitId(1), "host a", &count_blob(&count));
     db.execute(
         "UPDATE votes SET voter = 'host a', checksum = ?1 WHERE unit_id = 1",
         params![sum],

@@ -208,6 +208,8 @@ async function jobPage() {
   el('divide-published').textContent = data.published_total ? grouped(data.published_total.leaves) : '';
   el('divide-match').replaceWith(Object.assign(matchMark(data.total_matches), { id: 'divide-match' }));
 
+  renderKinds(data);
+
   el('disagreements').hidden = data.disagreements.length === 0;
   el('disagreements-none').hidden = data.disagreements.length > 0;
   fill(el('disagreements').tBodies[0], data.disagreements.map((d) => row([
@@ -221,6 +223,23 @@ async function jobPage() {
     cell('td', w.name === null ? '(gone)' : w.name), cell('td', w.id, 'mono'), cell('td', w.units, 'num'),
   ])));
   return job.state === 'done' || job.state === 'failed' || job.state === 'cancelled';
+}
+
+/** A statistics job's leaves by kind: a row per first move, a column per kind. */
+function renderKinds(data) {
+  const kinds = data.total.kinds || [];
+  el('kinds-section').hidden = kinds.length === 0;
+  if (kinds.length === 0) return;
+  const table = el('kinds');
+  const head = row([cell('th', 'Move')].concat(kinds.map((k) => cell('th', k.kind.replace(/_/g, ' '), 'num'))));
+  table.tHead.replaceChildren(head);
+  const line = (name, count) => row([cell('td', name, 'move')]
+    .concat((count.kinds || []).map((k) => cell('td', grouped(k.count), 'num'))));
+  const rows = data.divide.map((l) => line(l.move, l));
+  const total = line('Total', data.total);
+  total.className = 'total';
+  rows.push(total);
+  fill(table.tBodies[0], rows);
 }
 
 async function workersPage() {

@@ -1,0 +1,212 @@
+//! A unit's count as the coordinator keeps it: its leaves and, in a
+//! statistics job, its leaves by kind. Fixed-size and `Copy`, so votes,
+//! sums and divide lines carry it as they carried bare leaves.
+
+use perft_core::{GameKind, LeafStats, Leaves, Tally};
+use perft_proto as pb;
+
+/// Most kinds a game's statistics have (chess has 14); a test checks every
+/// game of the registry fits.
+pub const MAX_KINDS: usize = 16;
+
+/// Leaves and, in a statistics job, their counts by kind in the game's
+/// column order; kinds past `kinds_len` stay zero, so equality is the
+/// counts' equality.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    pub leaves: Leaves,
+    kinds_len: u8,
+    kinds: [u128; MAX_KINDS],
+}
+
+impl Count {
+    /// No leaves, no kinds.
+    pub const ZERO: Count = Count {
+        leaves: Leaves::ZERO,
+        kinds_len: 0,
+        kinds: [0; MAX_KINDS],
+    };
+
+    /// A count without kinds (a job without statistics).
+    pub const fn plain(leaves: Leaves) -> Count {
+        Count {
+            leaves,
+            kinds_len: 0,
+            kinds: [0; MAX_KINDS],
+        }
+    }
+
+    /// No leaves, with `kinds` kinds all zero (at most [`MAX_KINDS`]).
+    pub fn zero(kinds: usize) -> Count {
+        Count {
+            kinds_len: kinds.min(MAX_KINDS) as u8,
+            ..Count::ZERO
+        }
+    }
+
+    /// Every count at `u128::MAX`, with `kinds` kinds: what a sum that
+    /// overflowed (and failed its job) shows.
+    pub fn saturated(kinds: usize) -> Count {
+        let mut count = Count::zero(kinds);
+        count.leaves = Leaves::full(u128::MAX);
+        for k in &mut count.kinds[..usize::from(count.kinds_len)] {
+            *k = u128::MAX;
+        }
+        count
+    }
+
+    /// Leaves with their counts by kind; `None` for more than [`MAX_KINDS`].
+    pub fn with_kinds(leaves: Leaves, kinds: &[u128]) -> Option<Count> {
+        let mut count = Count::zero(kinds.len());
+        count.kinds.get_mut(..kinds.len())?.copy_from_slice(kinds);
+        count.leaves = leaves;
+        Some(count)
+    }
+
+    /// The counts by kind, in the game's column order (empty without
+    /// statistics).
+    pub fn kinds(&self) -> &[u128] {
+        &self.kinds[..usize::from(self.kinds_len)]
+    }
+
+    /// The sum, or `None` when the two have different kinds or a count
+    /// passes `u128`.
+    pub fn checked_add(self, rhs: Count) -> Option<Count> {
+        if self.kinds_len != rhs.kinds_len {
+            return None;
+        }
+        let mut sum = self;
+        sum.leaves = self.leaves.checked_add(rhs.leaves)?;
+        for (a, b) in sum.kinds.iter_mut().zip(rhs.kinds) {
+            *a = a.checked_add(b)?;
+        }
+        Some(sum)
+    }
+
+    /// The count of a subtree reached by `n` paths, or `None` past `u128`.
+    pub fn checked_mul(self, n: u128) -> Option<Count> {
+        let mut product = self;
+        product.leaves = self.leaves.checked_mul(n)?;
+        for k in &mut product.kinds {
+            *k = k.checked_mul(n)?;
+        }
+        Some(product)
+    }
+
+    /// The count read off the wire, checked against what the job counts:
+    /// `kinds` kinds (0: a plain job) that `game`'s rules allow below
+    /// `leaves`. The error says what is wrong, for the sender.
+    pub fn from_wire(count: &pb::Leaves, game: &perft_core::GameFns, kinds: usize) -> Result<Count, String> {
+        let leaves = count.to_core();
+        if count.kinds.len() != kinds {
+            return Err(match kinds {
+                0 => format!(
+                    "the job counts no statistics, yet the count has {} kinds",
+                    count.kinds.len()
+                ),
+                k => format!(
+                    "the job counts {k} kinds of leaves, yet the count has {}",
+                    count.kinds.len()
+                ),
+            });
+        }
+        let counts = count.kind_counts();
+        if kinds > 0 && !game.kinds_fit(&leaves, &counts) {
+            return Err("its counts by kind cannot be those of its leaves".to_owned());
+        }
+        Count::with_kinds(leaves, &counts).ok_or_else(|| format!("{kinds} kinds, more than {MAX_KINDS}"))
+    }
+}
+
+impl From<Leaves> for Count {
+    fn from(leaves: Leaves) -> Count {
+        Count::plain(leaves)
+    }
+}
+
+impl<T: Tally> From<LeafStats<T>> for Count {
+    fn from(stats: LeafStats<T>) -> Count {
+        Count::with_kinds(stats.leaves, &stats.kinds.counts())
+            .expect("every game's kinds fit MAX_KINDS (tested)")
+    }
+}
+
+impl From<&Count> for pb::Leaves {
+    fn from(count: &Count) -> pb::Leaves {
+        pb::Leaves::with_kinds(count.leaves, count.kinds())
+    }
+}
+
+impl From<Count> for pb::Leaves {
+    fn from(count: Count) -> pb::Leaves {
+        pb::Leaves::from(&count)
+    }
+}
+
+/// How many kinds a job of `game` counts: the game's, or none without
+/// statistics.
+pub fn kinds_of(game: GameKind, stats: bool) -> usize {
+    if stats { game.fns().stats_kinds().len() } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_game_kinds_fit() {
+        for &game in GameKind::ALL {
+            assert!(kinds_of(game, true) <= MAX_KINDS, "{game}");
+            assert!(kinds_of(game, true) > 0, "{game}");
+            assert_eq!(kinds_of(game, false), 0);
+        }
+    }
+
+    #[test]
+    fn sums_keep_kinds_apart_and_never_wrap() {
+        let l = |n| Leaves { leaves: n, higher: 0 };
+        let a = Count::with_kinds(l(10), &[3, 4]).unwrap();
+        let b = Count::with_kinds(l(5), &[1, 0]).unwrap();
+        let sum = a.checked_add(b).unwrap();
+        assert_eq!(sum.leaves.leaves, 15);
+        assert_eq!(sum.kinds(), [4, 4]);
+        assert_eq!(a.checked_mul(3).unwrap().kinds(), [9, 12]);
+        assert_eq!(a.checked_add(Count::plain(l(1))), None);
+        let big = Count::with_kinds(l(u128::MAX), &[u128::MAX, 0]).unwrap();
+        assert_eq!(big.checked_add(b), None);
+        assert_eq!(big.checked_mul(2), None);
+        assert_eq!(Count::with_kinds(l(1), &[0; MAX_KINDS + 1]), None);
+        assert_ne!(a, Count::with_kinds(l(10), &[3, 5]).unwrap());
+        let wire = pb::Leaves::from(&a);
+        assert_eq!(wire.kind_counts(), [3, 4]);
+    }
+
+    #[test]
+    fn a_count_from_the_wire_must_have_the_jobs_kinds() {
+        let chess = GameKind::Chess.fns();
+        let start = chess.pack_text("").unwrap();
+        let truth = chess.count_packed_stats(&start, 3).unwrap();
+        let wire = pb::Leaves::with_kinds(truth.leaves, &truth.counts);
+        let count = Count::from_wire(&wire, chess, truth.counts.len()).unwrap();
+        assert_eq!(count.kinds(), truth.counts.as_slice());
+        let plain = pb::Leaves::from(truth.leaves);
+        assert!(
+            Count::from_wire(&plain, chess, 14)
+                .unwrap_err()
+                .contains("counts 14 kinds")
+        );
+        assert!(
+            Count::from_wire(&wire, chess, 0)
+                .unwrap_err()
+                .contains("no statistics")
+        );
+        let mut forged = truth.counts.clone();
+        forged[0] = truth.leaves.leaves + 1;
+        let forged = pb::Leaves::with_kinds(truth.leaves, &forged);
+        assert!(
+            Count::from_wire(&forged, chess, 14)
+                .unwrap_err()
+                .contains("cannot be")
+        );
+    }
+}
