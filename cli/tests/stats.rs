@@ -3,9 +3,11 @@
 //! per first move as well as in total; bad combinations refused with one
 //! line and exit code 2.
 
+mod common;
+
 use std::process::{Command, Output};
 
-const START_STATS: &str = include_str!("../../core/data/chess-start-stats.tsv");
+use common::published_stats_row as published_row;
 
 fn perft(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perft"))
@@ -27,23 +29,6 @@ fn stdout(args: &[&str]) -> String {
 
 fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&stdout(args)).expect("one JSON object")
-}
-
-/// The Grand Chess Tree's row of `depth`: (column, value) pairs after the
-/// depth column.
-fn published_row(depth: u32) -> Vec<(&'static str, u128)> {
-    let mut lines = START_STATS.lines().filter(|line| !line.starts_with('#'));
-    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    let row = lines
-        .map(|line| line.split('\t').collect::<Vec<&str>>())
-        .find(|fields| fields[0] == depth.to_string())
-        .expect("the depth is published");
-    header
-        .into_iter()
-        .zip(row)
-        .skip(1)
-        .map(|(column, value)| (column, value.parse().expect("a number")))
-        .collect()
 }
 
 fn count(value: &serde_json::Value) -> u128 {

@@ -273,3 +273,40 @@ pub fn wait_for(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> b
     }
     false
 }
+
+/// The Grand Chess Tree's statistics of the start position at `depth`
+/// (`core/data/chess-start-stats.tsv`): (column, value) pairs after the
+/// depth column, leaves first.
+pub fn published_stats_row(depth: u32) -> Vec<(&'static str, u128)> {
+    const START_STATS: &str = include_str!("../../../core/data/chess-start-stats.tsv");
+    let mut lines = START_STATS.lines().filter(|line| !line.starts_with('#'));
+    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
+    let row = lines
+        .map(|line| line.split('\t').collect::<Vec<&str>>())
+        .find(|fields| fields[0] == depth.to_string())
+        .expect("the depth is published");
+    header
+        .into_iter()
+        .zip(row)
+        .skip(1)
+        .map(|(column, value)| (column, value.parse().expect("a number")))
+        .collect()
+}
+
+/// Registers a worker of one thread named `name` on a raw client; returns
+/// its id.
+pub async fn register_worker(
+    workers: &mut perft_proto::worker_service_client::WorkerServiceClient<perft_proto::connect::AuthChannel>,
+    name: &str,
+) -> String {
+    workers
+        .register(perft_proto::RegisterRequest {
+            name: name.to_owned(),
+            threads: 1,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id
+}
