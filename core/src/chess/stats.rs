@@ -19,7 +19,7 @@ use super::movegen;
 use super::position::{Chess, ChessMove, ChessMoves, MoveKind, Piece, pawn_attackers_of};
 use crate::count::Leaves;
 use crate::kernel::{Isa, Portable};
-use crate::stats::{GameStats, LeafStats, tally};
+use crate::stats::{GameStats, LeafStats, checked_sum, tally};
 
 tally! {
     /// Chess leaves by kind, as the Grand Chess Tree publishes them. The
@@ -76,10 +76,9 @@ impl ChessStats {
             self.direct_discovered_mates,
             self.double_discovered_mates,
         ];
-        let sum = |parts: [u128; 4]| parts.iter().try_fold(0u128, |sum, &n| sum.checked_add(n));
         self.enpassants <= self.captures
-            && sum(checks) == Some(self.total_checks)
-            && sum(mates) == Some(self.total_mates)
+            && checked_sum(&checks) == Some(self.total_checks)
+            && checked_sum(&mates) == Some(self.total_mates)
     }
 }
 

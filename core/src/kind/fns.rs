@@ -95,15 +95,7 @@ impl GameFns {
 }
 
 fn kinds_fit<G: GameStats>(leaves: &Leaves, kinds: &[u128]) -> bool {
-    leaves_fit(leaves) && G::Stats::from_counts(kinds).is_some_and(|kinds| kinds.is_consistent(leaves))
-}
-
-/// [`Leaves::is_consistent`] kept out of [`kinds_fit`]: inlined there,
-/// LLVM 22's vector-combine pass never finishes on chess's checks (seen
-/// with Rust 1.95), so the crate would not build.
-#[inline(never)]
-fn leaves_fit(leaves: &Leaves) -> bool {
-    leaves.is_consistent()
+    leaves.is_consistent() && G::Stats::from_counts(kinds).is_some_and(|tally| tally.is_consistent(leaves))
 }
 
 fn show_packed<G: Game>(bytes: &[u8]) -> Result<String, UnpackError> {

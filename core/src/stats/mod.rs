@@ -29,5 +29,5 @@ pub use parallel::{
     weighted_stats_sum,
 };
 pub use table::StatsTable;
-pub(crate) use tally::tally;
 pub use tally::{LeafStats, Tally};
+pub(crate) use tally::{checked_sum, none_above, tally};

@@ -30,8 +30,27 @@ pub trait Tally: Copy + Default + Eq + Debug + Send + Sync + 'static {
     /// above the total, and totals equal to their parts. What a count from
     /// outside the process is checked with.
     fn is_consistent(&self, leaves: &Leaves) -> bool {
-        self.counts().iter().all(|&n| n <= leaves.leaves)
+        none_above(&self.counts(), leaves.leaves)
     }
+}
+
+/// Whether no count is above `most`, one count at a time. Every value
+/// passes through `black_box`, so no vectorizer merges the comparisons:
+/// merged, LLVM 22's vector-combine pass never finishes on them
+/// (llvm/llvm-project#211984, Rust 1.95) and the release build hangs. A
+/// cold check: once per count that comes from outside the process.
+#[inline(never)]
+pub(crate) fn none_above(counts: &[u128], most: u128) -> bool {
+    counts.iter().all(|&n| std::hint::black_box(n) <= most)
+}
+
+/// The sum of `parts`, or `None` past `u128`, one part at a time for the
+/// same reason as [`none_above`].
+#[inline(never)]
+pub(crate) fn checked_sum(parts: &[u128]) -> Option<u128> {
+    parts
+        .iter()
+        .try_fold(0u128, |sum, &n| sum.checked_add(std::hint::black_box(n)))
 }
 
 /// Declares a [`Tally`]: a struct of `u128` counts, one per kind, named as
@@ -69,7 +88,7 @@ macro_rules! tally {
             }
 
             fn is_consistent(&self, leaves: &$crate::Leaves) -> bool {
-                [$(self.$field),+].iter().all(|&n| n <= leaves.leaves) && self.parts_add_up()
+                $crate::stats::none_above(&[$(self.$field),+], leaves.leaves) && self.parts_add_up()
             }
         }
     };
