@@ -261,16 +261,10 @@ impl Jobs {
         self.ledger.take_newly_quarantined()
     }
 
-    /// Why `count` cannot be a count of one of the job's units, if it
-    /// cannot: more leaves than its depth allows, or kinds other than the
-    /// job's or impossible below its leaves. `None` also for no such job
-    /// (the report then finds it missing).
-    pub fn count_refusal(&self, job_id: &JobId, count: &perft_proto::Leaves) -> Option<String> {
-        self.checked_count(job_id, count).err()
-    }
-
-    /// The count of a unit of the job as sent, checked as
-    /// [`Jobs::count_refusal`] says; a missing job gets a zero count.
+    /// The count of a unit of the job as sent, or why no unit of it can
+    /// have it: more leaves than its depth allows, or kinds other than the
+    /// job's or impossible below its leaves. For no such job the count
+    /// passes unchecked (the report then finds the job missing).
     pub fn checked_count(&self, job_id: &JobId, count: &perft_proto::Leaves) -> Result<Count, String> {
         let Some(job) = self.jobs.get(job_id) else {
             return Ok(Count::plain(count.to_core()));
