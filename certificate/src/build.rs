@@ -3,7 +3,10 @@
 
 use std::collections::HashMap;
 
-use perft_core::{Convention, Game, GameKind, GameVisitor, Leaves, Plan, Weight, perft, weighted_sum};
+use perft_core::{
+    Convention, CountOverflow, Game, GameKind, GameStats, GameVisitor, LeafStats, Leaves, Plan, Tally,
+    Weight, perft, plan_settled_stats, weighted_sum,
+};
 
 use crate::{Certificate, ParticipantId, Unit};
 
@@ -35,6 +38,12 @@ pub struct Header {
     pub first_moves: Vec<String>,
     /// Leaves per first move found while planning.
     pub settled: Vec<Leaves>,
+    /// The kinds of leaves counted, in column order: the game's statistics
+    /// kinds, or none for a certificate of leaves only.
+    pub kinds: Vec<String>,
+    /// Leaves by kind per first move found while planning (empty without
+    /// kinds).
+    pub settled_kinds: Vec<Vec<u128>>,
 }
 
 /// One counted unit as a coordinator hands it over.
@@ -46,6 +55,9 @@ pub struct CountedUnit {
     pub weights: Vec<Weight>,
     /// Its leaves at the remaining depth.
     pub count: Leaves,
+    /// Its leaves by kind, in the order of [`Header::kinds`] (empty
+    /// without kinds).
+    pub kinds: Vec<u128>,
     /// Those whose votes decided the count.
     pub deciders: Vec<ParticipantId>,
 }
@@ -58,6 +70,61 @@ impl GameVisitor for RootCount<'_> {
     fn visit<G: Game>(self) -> Option<Leaves> {
         G::unpack(self.0).ok().map(|root| perft(&root, self.1))
     }
+}
+
+/// Leaves by kind per first move: `settled` plus, for every unit, its
+/// kinds times its paths from each first move; every product and sum
+/// checked, every length matched against the number of kinds.
+pub fn weighted_kinds<'u>(
+    settled: &[Vec<u128>],
+    units: impl IntoIterator<Item = (&'u [Weight], &'u [u128])>,
+) -> Result<Vec<Vec<u128>>, BuildError> {
+    let kinds = settled.first().map_or(0, Vec::len);
+    if settled.iter().any(|line| line.len() != kinds) {
+        return Err(BuildError::Inconsistent(
+            "the settled kinds of the first moves differ in length".to_owned(),
+        ));
+    }
+    let mut per_move = settled.to_vec();
+    for (i, (weights, unit_kinds)) in units.into_iter().enumerate() {
+        if unit_kinds.len() != kinds {
+            return Err(BuildError::Inconsistent(format!(
+                "unit {i} has {} kinds, the certificate counts {kinds}",
+                unit_kinds.len()
+            )));
+        }
+        for w in weights {
+            let line = per_move.get_mut(w.first_move as usize).ok_or_else(|| {
+                BuildError::Inconsistent(format!(
+                    "unit {i} has a weight for a first move that does not exist"
+                ))
+            })?;
+            for (sum, &n) in line.iter_mut().zip(unit_kinds) {
+                *sum = n
+                    .checked_mul(u128::from(w.paths))
+                    .and_then(|weighted| sum.checked_add(weighted))
+                    .ok_or(CountOverflow)?;
+            }
+        }
+    }
+    Ok(per_move)
+}
+
+/// The kinds of all `lines` (each of `kinds` counts) summed, checked.
+pub fn summed_kinds(lines: &[Vec<u128>], kinds: usize) -> Result<Vec<u128>, CountOverflow> {
+    let mut total = vec![0u128; kinds];
+    for line in lines {
+        for (sum, &n) in total.iter_mut().zip(line) {
+            *sum = sum.checked_add(n).ok_or(CountOverflow)?;
+        }
+    }
+    Ok(total)
+}
+
+/// The kinds of the leaves of a root without moves, counted.
+fn root_kinds(game: GameKind, convention: Option<Convention>, root: &[u8], depth: u32) -> Option<Vec<u128>> {
+    let fns = game.fns_in(convention).ok()?;
+    fns.count_packed_stats(root, depth).ok().map(|stats| stats.counts)
 }
 
 impl Certificate {
@@ -76,6 +143,8 @@ impl Certificate {
             depth,
             ref first_moves,
             ref settled,
+            ref kinds,
+            ref settled_kinds,
             ..
         } = header;
         if game.resolve_convention(convention).ok() != Some(convention) {
@@ -87,6 +156,26 @@ impl Certificate {
             return Err(BuildError::Inconsistent(
                 "one settled count per first move".to_owned(),
             ));
+        }
+        if !kinds.is_empty()
+            && kinds
+                .iter()
+                .map(String::as_str)
+                .ne(game.stats_kinds().iter().copied())
+        {
+            return Err(BuildError::Inconsistent(format!(
+                "the kinds [{}] are not {game}'s [{}]",
+                kinds.join(" "),
+                game.stats_kinds().join(" ")
+            )));
+        }
+        let settled_lines = if kinds.is_empty() { 0 } else { first_moves.len() };
+        if settled_kinds.len() != settled_lines || settled_kinds.iter().any(|line| line.len() != kinds.len())
+        {
+            return Err(BuildError::Inconsistent(format!(
+                "the settled kinds are not {settled_lines} lines of {} kinds",
+                kinds.len()
+            )));
         }
         let mut participants: Vec<ParticipantId> = Vec::new();
         let mut index: HashMap<ParticipantId, u32> = HashMap::new();
@@ -120,14 +209,31 @@ impl Certificate {
                     })
                 })
                 .collect();
+            if unit.kinds.len() != kinds.len() {
+                return Err(BuildError::Inconsistent(format!(
+                    "unit {} has {} kinds, the certificate counts {}",
+                    kept.len(),
+                    unit.kinds.len(),
+                    kinds.len()
+                )));
+            }
             kept.push(Unit {
                 position: unit.position,
                 weights: unit.weights,
                 count: unit.count,
+                kinds: unit.kinds,
                 deciders,
             });
         }
         let divide = weighted_sum(settled, kept.iter().map(|u| (u.weights.as_slice(), u.count)))?;
+        let divide_kinds = if kinds.is_empty() {
+            Vec::new()
+        } else {
+            weighted_kinds(
+                settled_kinds,
+                kept.iter().map(|u| (u.weights.as_slice(), u.kinds.as_slice())),
+            )?
+        };
         let total = if first_moves.is_empty() {
             game.dispatch_in(convention, RootCount(root, depth))
                 .ok()
@@ -139,12 +245,22 @@ impl Certificate {
                 .try_fold(Leaves::ZERO, |sum, &line| sum.checked_add(line))
                 .ok_or(perft_core::CountOverflow)?
         };
+        let total_kinds = if kinds.is_empty() {
+            Vec::new()
+        } else if first_moves.is_empty() {
+            root_kinds(game, convention, root, depth)
+                .ok_or_else(|| BuildError::Inconsistent(format!("the root is no packed {game} position")))?
+        } else {
+            summed_kinds(&divide_kinds, kinds.len())?
+        };
         let mut cert = Certificate {
             header,
             participants,
             units: kept,
             divide,
             total,
+            divide_kinds,
+            total_kinds,
             merkle_root: [0; 32],
         };
         cert.merkle_root = cert.computed_merkle_root();
@@ -160,6 +276,37 @@ pub fn from_plan<G: Game>(
     plan: &Plan<G>,
     counts: &[Leaves],
     deciders: &[ParticipantId],
+) -> Result<Certificate, BuildError> {
+    let counts = counts.iter().map(|&count| (count, Vec::new()));
+    of_plan(game, plan, counts, deciders, Vec::new(), Vec::new())
+}
+
+/// A statistics certificate of `plan` counted as `counts` (one per unit,
+/// in plan order, each unit at least one ply deep), each count decided by
+/// `deciders`: what `perft run --stats --certificate` writes.
+pub fn from_stats_plan<G: GameStats>(
+    game: GameKind,
+    plan: &Plan<G>,
+    counts: &[LeafStats<G::Stats>],
+    deciders: &[ParticipantId],
+) -> Result<Certificate, BuildError> {
+    let kinds = G::Stats::KINDS.iter().map(|&k| k.to_owned()).collect();
+    let settled_kinds = plan_settled_stats(plan)
+        .iter()
+        .map(|stats| stats.kinds.counts())
+        .collect();
+    let counts = counts.iter().map(|stats| (stats.leaves, stats.kinds.counts()));
+    of_plan(game, plan, counts, deciders, kinds, settled_kinds)
+}
+
+/// A certificate of `plan` from its counts, with kinds or without.
+fn of_plan<G: Game>(
+    game: GameKind,
+    plan: &Plan<G>,
+    counts: impl ExactSizeIterator<Item = (Leaves, Vec<u128>)>,
+    deciders: &[ParticipantId],
+    kinds: Vec<String>,
+    settled_kinds: Vec<Vec<u128>>,
 ) -> Result<Certificate, BuildError> {
     if counts.len() != plan.units().len() {
         return Err(BuildError::Inconsistent(format!(
@@ -185,15 +332,18 @@ pub fn from_plan<G: Game>(
             .map(|&mv| plan.root().format_move(mv))
             .collect(),
         settled: plan.settled().to_vec(),
+        kinds,
+        settled_kinds,
     };
     let units = plan
         .units()
         .iter()
         .zip(counts)
-        .map(|((pos, weights), &count)| CountedUnit {
+        .map(|((pos, weights), (count, kinds))| CountedUnit {
             position: pack(pos),
             weights: weights.to_vec(),
             count,
+            kinds,
             deciders: deciders.to_vec(),
         });
     Certificate::build(header, units)

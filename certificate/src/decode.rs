@@ -10,7 +10,7 @@ use perft_core::{Convention, GameKind, Leaves, Weight};
 
 use crate::build::Header;
 use crate::varint::take;
-use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION};
+use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION_LEAVES, VERSION_STATS};
 
 /// The largest body accepted, uncompressed.
 const MAX_BODY: u64 = 16 << 30;
@@ -24,7 +24,9 @@ pub enum DecodeError {
     #[error("not a Deep Perft certificate (the file does not start with its magic bytes)")]
     Magic,
     /// A certificate of a version this code does not read.
-    #[error("certificate version {found}, but this perft reads version {VERSION} only")]
+    #[error(
+        "certificate version {found}, but this perft reads versions {VERSION_LEAVES} (leaves) and {VERSION_STATS} (statistics) only"
+    )]
     Version {
         /// The version in the file.
         found: u16,
@@ -119,10 +121,22 @@ impl<'a> Fields<'a> {
         }
         Ok(leaves)
     }
+
+    /// `n` counts of `kinds` kinds each, never more than the bytes left
+    /// could hold (a count takes at least a byte).
+    fn kinds(&mut self, field: &'static str, n: usize, kinds: usize) -> Result<Vec<Vec<u128>>, DecodeError> {
+        if n.saturating_mul(kinds) > self.input.len() {
+            return Err(DecodeError::Truncated(field));
+        }
+        (0..n)
+            .map(|_| (0..kinds).map(|_| self.number(field)).collect())
+            .collect()
+    }
 }
 
-/// The body after the header, decompressed (at most [`MAX_BODY`] bytes).
-fn decompressed(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
+/// The body after the header, decompressed (at most [`MAX_BODY`] bytes),
+/// and the format version.
+fn decompressed(bytes: &[u8]) -> Result<(Vec<u8>, u16), DecodeError> {
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         return Err(DecodeError::Magic);
     }
@@ -131,7 +145,7 @@ fn decompressed(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
         return Err(DecodeError::Truncated("version"));
     };
     let found = u16::from_le_bytes([version[0], version[1]]);
-    if found != VERSION {
+    if found != VERSION_LEAVES && found != VERSION_STATS {
         return Err(DecodeError::Version { found });
     }
     let mut body = Vec::new();
@@ -148,11 +162,21 @@ fn decompressed(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
     if trailing > 0 {
         return Err(DecodeError::Trailing(trailing));
     }
-    Ok(body)
+    Ok((body, found))
+}
+
+/// Kind names for an error line: at most a few, each cut short and with
+/// control characters escaped.
+fn shown_kinds(kinds: &[String]) -> String {
+    let mut shown: Vec<String> = kinds.iter().take(4).map(|k| perft_core::shown(k)).collect();
+    if kinds.len() > 4 {
+        shown.push(format!("... {} in all", kinds.len()));
+    }
+    shown.join(" ")
 }
 
 pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
-    let body = decompressed(bytes)?;
+    let (body, version) = decompressed(bytes)?;
     let mut f = Fields { input: &body };
     let game: GameKind = f
         .text("game")?
@@ -237,6 +261,34 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         .map(|_| f.leaves("divide table"))
         .collect::<Result<Vec<_>, _>>()?;
     let total = f.leaves("total")?;
+    let (kinds, settled_kinds, unit_kinds, divide_kinds, total_kinds) = if version == VERSION_STATS {
+        let k = f.length("kinds", 1)?;
+        let expected = game.stats_kinds();
+        let kinds = (0..k).map(|_| f.text("kinds")).collect::<Result<Vec<_>, _>>()?;
+        if kinds.is_empty() || kinds.iter().map(String::as_str).ne(expected.iter().copied()) {
+            return Err(invalid(
+                "kinds",
+                format!(
+                    "[{}], but {game} counts [{}]",
+                    shown_kinds(&kinds),
+                    expected.join(" ")
+                ),
+            ));
+        }
+        let settled_kinds = f.kinds("settled kinds", moves, k)?;
+        let unit_kinds = f.kinds("unit kinds", units, k)?;
+        let divide_kinds = f.kinds("divide kinds", moves, k)?;
+        let total_kinds = f.kinds("total kinds", 1, k)?.pop().unwrap_or_default();
+        (kinds, settled_kinds, unit_kinds, divide_kinds, total_kinds)
+    } else {
+        (
+            Vec::new(),
+            Vec::new(),
+            vec![Vec::new(); units],
+            Vec::new(),
+            Vec::new(),
+        )
+    };
     let merkle_root: [u8; 32] = f
         .bytes("Merkle root", 32)?
         .try_into()
@@ -248,11 +300,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         .chunks_exact(packed.max(1))
         .zip(all_weights)
         .zip(counts)
+        .zip(unit_kinds)
         .zip(all_deciders)
-        .map(|(((position, weights), count), deciders)| Unit {
+        .map(|((((position, weights), count), kinds), deciders)| Unit {
             position: position.to_vec(),
             weights,
             count,
+            kinds,
             deciders,
         })
         .collect();
@@ -265,11 +319,15 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
             split_depth,
             first_moves,
             settled,
+            kinds,
+            settled_kinds,
         },
         participants,
         units,
         divide,
         total,
+        divide_kinds,
+        total_kinds,
         merkle_root,
     })
 }

@@ -1,7 +1,8 @@
 //! Writing a certificate: the header, then the body compressed with zlib
 //! (whose checksum catches a damaged body). The body is laid out column by
 //! column (all positions, then all weights, ...) so that alike bytes sit
-//! together and compress well.
+//! together and compress well. A statistics certificate (version 2) adds
+//! its kinds after the total, in columns too.
 
 use std::io::Write;
 
@@ -10,7 +11,7 @@ use flate2::write::ZlibEncoder;
 use perft_core::{Convention, Leaves};
 
 use crate::varint::put;
-use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION};
+use crate::{Certificate, MAGIC, ParticipantId, Unit};
 
 /// The convention's byte: 0 none, 1 Bik's, 2 A124004's.
 pub(crate) fn convention_byte(convention: Option<Convention>) -> u8 {
@@ -29,6 +30,12 @@ fn put_str(out: &mut Vec<u8>, text: &str) {
 fn put_leaves(out: &mut Vec<u8>, leaves: Leaves) {
     put(out, leaves.leaves);
     put(out, leaves.higher);
+}
+
+fn put_kinds(out: &mut Vec<u8>, kinds: &[u128]) {
+    for &n in kinds {
+        put(out, n);
+    }
 }
 
 fn put_weights(out: &mut Vec<u8>, unit: &Unit) {
@@ -78,6 +85,22 @@ pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
         put_leaves(&mut out, line);
     }
     put_leaves(&mut out, cert.total);
+    if !cert.header.kinds.is_empty() {
+        put(&mut out, cert.header.kinds.len() as u128);
+        for kind in &cert.header.kinds {
+            put_str(&mut out, kind);
+        }
+        for line in &cert.header.settled_kinds {
+            put_kinds(&mut out, line);
+        }
+        for unit in &cert.units {
+            put_kinds(&mut out, &unit.kinds);
+        }
+        for line in &cert.divide_kinds {
+            put_kinds(&mut out, line);
+        }
+        put_kinds(&mut out, &cert.total_kinds);
+    }
     out.extend_from_slice(&cert.merkle_root);
     out
 }
@@ -86,19 +109,21 @@ pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
 pub(crate) fn encode(cert: &Certificate) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&cert.version().to_le_bytes());
     let mut zlib = ZlibEncoder::new(out, Compression::best());
     // Writing to a Vec cannot fail.
     zlib.write_all(&body(cert)).expect("compressing into memory");
     zlib.finish().expect("compressing into memory")
 }
 
-/// One unit as its Merkle leaf covers it.
+/// One unit as its Merkle leaf covers it: a unit without kinds exactly as
+/// version 1 had it.
 pub(crate) fn unit_bytes(unit: &Unit, participants: &[ParticipantId]) -> Vec<u8> {
     let mut out = Vec::with_capacity(unit.position.len() + 32);
     out.extend_from_slice(&unit.position);
     put_weights(&mut out, unit);
     put_leaves(&mut out, unit.count);
+    put_kinds(&mut out, &unit.kinds);
     put(&mut out, unit.deciders.len() as u128);
     for &d in &unit.deciders {
         let id = participants.get(d as usize).map_or("", |p| p.0.as_str());

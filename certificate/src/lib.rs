@@ -6,7 +6,9 @@
 //! depth and split depth, every unit of the plan (packed position, paths
 //! per first move, count, the participants whose votes decided it) in plan
 //! order, the divide table, the total, and a Merkle root over the units so
-//! that one unit can be proven to belong to it with a few hashes.
+//! that one unit can be proven to belong to it with a few hashes. A
+//! statistics certificate (version 2) also holds every count's leaves by
+//! kind, under the same sums and the same Merkle root.
 //!
 //! Pure logic on byte slices: the callers do the file and network I/O.
 
@@ -16,7 +18,7 @@ mod encode;
 pub mod merkle;
 mod varint;
 
-pub use build::{BuildError, CountedUnit, Header, from_plan};
+pub use build::{BuildError, CountedUnit, Header, from_plan, from_stats_plan, summed_kinds, weighted_kinds};
 pub use decode::DecodeError;
 
 use perft_core::{Leaves, Weight};
@@ -24,8 +26,13 @@ use perft_core::{Leaves, Weight};
 /// The first bytes of every certificate file.
 pub const MAGIC: [u8; 8] = *b"DPERFTC\n";
 
-/// The format version this code writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version of a certificate of leaves only: what this code
+/// writes for a plain count, byte for byte as before statistics existed.
+pub const VERSION_LEAVES: u16 = 1;
+
+/// The format version of a statistics certificate: version 1's fields and
+/// every count's leaves by kind.
+pub const VERSION_STATS: u16 = 2;
 
 /// Who computed a count: a participant's id as the coordinator knows it
 /// (`local` for a count made on one machine by `perft run`).
@@ -41,6 +48,9 @@ pub struct Unit {
     pub weights: Vec<Weight>,
     /// Its leaves at the remaining depth.
     pub count: Leaves,
+    /// Its leaves by kind, in the order of [`Header::kinds`] (empty in a
+    /// certificate of leaves only).
+    pub kinds: Vec<u128>,
     /// Indices into [`Certificate::participants`] of those whose votes
     /// decided the count.
     pub deciders: Vec<u32>,
@@ -60,11 +70,25 @@ pub struct Certificate {
     pub divide: Vec<Leaves>,
     /// All leaves.
     pub total: Leaves,
+    /// Leaves by kind per first move (empty without kinds).
+    pub divide_kinds: Vec<Vec<u128>>,
+    /// All leaves by kind (empty without kinds).
+    pub total_kinds: Vec<u128>,
     /// [`merkle::root`] of the units.
     pub merkle_root: merkle::Hash,
 }
 
 impl Certificate {
+    /// The format version the file is written in: [`VERSION_STATS`] when
+    /// the certificate counts kinds, else [`VERSION_LEAVES`].
+    pub fn version(&self) -> u16 {
+        if self.header.kinds.is_empty() {
+            VERSION_LEAVES
+        } else {
+            VERSION_STATS
+        }
+    }
+
     /// The file's bytes: magic, version, then the compressed body.
     pub fn encode(&self) -> Vec<u8> {
         encode::encode(self)
@@ -91,7 +115,7 @@ impl Certificate {
     }
 
     /// The bytes of one unit that its leaf hash covers: position, weights,
-    /// count and the deciders' ids (ids, not indices, so that a proof
+    /// count (with its kinds, if any) and the deciders' ids (ids, not indices, so that a proof
     /// stands without the participants table).
     pub fn unit_bytes(&self, unit: &Unit) -> Vec<u8> {
         encode::unit_bytes(unit, &self.participants)

@@ -1,10 +1,14 @@
 //! A certificate of a real plan survives encoding, proves each unit by its
 //! Merkle path, and every cut or changed byte of its file is refused
-//! cleanly (an error, never a panic).
+//! cleanly (an error, never a panic); with kinds too (version 2), while a
+//! certificate of leaves only stays version 1 byte for byte.
 
-use perft_certificate::{Certificate, DecodeError, ParticipantId, from_plan, merkle};
+use perft_certificate::{
+    BuildError, Certificate, CountedUnit, DecodeError, ParticipantId, from_plan, from_stats_plan, merkle,
+};
 use perft_core::parallel::count_units;
-use perft_core::{Game, GameKind, Leaves, Plan, ReversiOeis};
+use perft_core::stats::count_units_stats;
+use perft_core::{Checkers, Game, GameKind, Leaves, Plan, ReversiOeis, Tally, perft_stats};
 
 fn certificate() -> Certificate {
     let plan = Plan::new(ReversiOeis::start(), 7, 3).unwrap();
@@ -28,23 +32,120 @@ fn round_trips_and_proves_every_unit() {
     }
 }
 
-#[test]
-fn every_cut_and_flipped_byte_is_refused_or_read_whole() {
-    let cert = certificate();
-    let bytes = cert.encode();
+/// Checkers perft(7) split at 3, counted by kind.
+fn stats_certificate() -> Certificate {
+    let plan = Plan::new(Checkers::start(), 7, 3).unwrap();
+    let (counts, _) = count_units_stats(plan.units().positions(), plan.remaining_depth(), 1, None);
+    from_stats_plan(
+        GameKind::Checkers,
+        &plan,
+        &counts,
+        &[ParticipantId("w".to_owned())],
+    )
+    .unwrap()
+}
+
+/// Every cut of `bytes` (the file of `cert`) is refused, and every byte
+/// flipped is refused or reads back `cert` whole: zlib's checksum catches a
+/// changed body, the header is checked; a bit deflate never reads (block
+/// padding) changes nothing.
+fn every_cut_and_flip_is_refused_or_read_whole(cert: &Certificate, bytes: &[u8]) {
     for len in 0..bytes.len() {
         assert!(Certificate::decode(&bytes[..len]).is_err(), "cut at {len}");
     }
     for at in 0..bytes.len() {
-        let mut changed = bytes.clone();
+        let mut changed = bytes.to_vec();
         changed[at] ^= 0x10;
-        // zlib's checksum catches a changed body, the header is checked;
-        // a bit deflate never reads (block padding) changes nothing.
         match Certificate::decode(&changed) {
             Err(_) => {}
-            Ok(read) => assert_eq!(read, cert, "byte {at} changed the certificate"),
+            Ok(read) => assert_eq!(&read, cert, "byte {at} changed the certificate"),
         }
     }
+}
+
+#[test]
+fn a_certificate_of_leaves_only_is_version_1_byte_for_byte() {
+    let bytes = certificate().encode();
+    assert_eq!(bytes[8..10], 1u16.to_le_bytes());
+    // The file this certificate made before statistics existed.
+    assert_eq!(bytes.len(), 254);
+    assert_eq!(
+        blake3::hash(&bytes).to_hex().as_str(),
+        "31323561cea3eac45f499f1ad04f41dafbe56c84e8857701f74e3d291469c7ea"
+    );
+}
+
+#[test]
+fn a_statistics_certificate_round_trips_with_its_kinds() {
+    let cert = stats_certificate();
+    let whole = perft_stats(&Checkers::start(), 7);
+    assert_eq!(cert.total, whole.leaves);
+    assert_eq!(cert.total_kinds, whole.kinds.counts());
+    assert_eq!(cert.header.kinds, GameKind::Checkers.stats_kinds());
+    assert_eq!(cert.version(), 2);
+    let bytes = cert.encode();
+    assert_eq!(bytes[8..10], 2u16.to_le_bytes());
+    assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
+    // Each unit's leaf covers its kinds: one kind changed moves the root.
+    let mut changed = cert.clone();
+    changed.units[0].kinds[0] += 1;
+    assert_ne!(changed.computed_merkle_root(), cert.merkle_root);
+    every_cut_and_flip_is_refused_or_read_whole(&cert, &bytes);
+}
+
+#[test]
+fn a_statistics_certificate_refuses_kinds_that_do_not_fit() {
+    let cert = stats_certificate();
+    let header = || cert.header.clone();
+    let units = |kinds: fn(&[u128]) -> Vec<u128>| {
+        cert.units
+            .iter()
+            .map(move |u| CountedUnit {
+                position: u.position.clone(),
+                weights: u.weights.clone(),
+                count: u.count,
+                kinds: kinds(&u.kinds),
+                deciders: vec![ParticipantId("w".to_owned())],
+            })
+            .collect::<Vec<_>>()
+    };
+    let inconsistent = |built: Result<Certificate, BuildError>, expected: &str| match built {
+        Err(BuildError::Inconsistent(line)) => assert!(line.contains(expected), "{line}"),
+        other => panic!("{other:?}"),
+    };
+    inconsistent(
+        Certificate::build(header(), units(|k| k[1..].to_vec())),
+        "unit 0 has 2 kinds, the certificate counts 3",
+    );
+    let mut chess_kinds = header();
+    chess_kinds.kinds = GameKind::Chess
+        .stats_kinds()
+        .iter()
+        .map(|&k| k.to_owned())
+        .collect();
+    inconsistent(
+        Certificate::build(chess_kinds, units(<[u128]>::to_vec)),
+        "are not checkers's",
+    );
+    let mut short = header();
+    short.settled_kinds.pop();
+    inconsistent(
+        Certificate::build(short, units(<[u128]>::to_vec)),
+        "the settled kinds are not 7 lines of 3 kinds",
+    );
+    let overflowing = units(|k| vec![u128::MAX; k.len()]);
+    assert!(matches!(
+        Certificate::build(header(), overflowing),
+        Err(BuildError::Overflow(_))
+    ));
+    Certificate::build(header(), units(<[u128]>::to_vec)).unwrap();
+}
+
+#[test]
+fn every_cut_and_flipped_byte_is_refused_or_read_whole() {
+    let cert = certificate();
+    let bytes = cert.encode();
+    every_cut_and_flip_is_refused_or_read_whole(&cert, &bytes);
     let mut other = bytes.clone();
     other[8] = 9;
     assert_eq!(

@@ -83,13 +83,25 @@ fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<Lo
         table.as_ref(),
     );
     if let Some(path) = &args.certificate {
-        let local = [perft_certificate::ParticipantId("local".to_owned())];
-        let cert = perft_certificate::from_plan(args.game, &plan, &counts, &local)
-            .map_err(|e| CliError::Failed(format!("cannot make the certificate: {e}")))?;
-        std::fs::write(path, cert.encode())
-            .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))?;
+        write_certificate(path, |local| {
+            perft_certificate::from_plan(args.game, &plan, &counts, local)
+        })?;
     }
     Ok((plan.divide(&counts), stats, table))
+}
+
+/// Writes to `path` the certificate `make` makes of a local count, decided
+/// by the one participant `local`.
+pub(crate) fn write_certificate(
+    path: &std::path::Path,
+    make: impl FnOnce(
+        &[perft_certificate::ParticipantId],
+    ) -> Result<perft_certificate::Certificate, perft_certificate::BuildError>,
+) -> Result<(), CliError> {
+    let local = [perft_certificate::ParticipantId("local".to_owned())];
+    let cert = make(&local).map_err(|e| CliError::Failed(format!("cannot make the certificate: {e}")))?;
+    std::fs::write(path, cert.encode())
+        .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))
 }
 
 /// What a local count gives: the divide, the table's statistics and the

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use perft_core::stats::{divide_stats_parallel, divide_stats_plan};
+use perft_core::stats::{count_units_stats, divide_stats_parallel, plan_stats_divide};
 use perft_core::{
     Game, GameStats, Plan, StatsDivide, StatsTable, StatsVisitor, TableStats, Tally, divide_stats,
     local_plan, table_size,
@@ -14,6 +14,7 @@ use crate::args::{RunArgs, TableChoice, available_memory_bytes};
 use crate::error::CliError;
 use crate::report::{LocalRun, Report, ReportStats, TableReport, in_notation};
 use crate::root::{play_moves, root_position, with_chess960_notation};
+use crate::run::write_certificate;
 
 /// [`count_stats`] for the game chosen on the command line.
 pub struct CountStats<'a>(pub &'a RunArgs);
@@ -66,8 +67,9 @@ type Counted<G> = (
 
 /// Plans `root` (to `--split-depth`, or into enough units for the
 /// threads), counts the units with the statistics table `--hash` asks for
-/// (by default sized to the plan) and sums the divide. A plan leaves its
-/// units at least one ply: a leaf's kind is the move's that made it.
+/// (by default sized to the plan) and sums the divide; writes the
+/// statistics certificate when `--certificate` asks for one. A plan leaves
+/// its units at least one ply: a leaf's kind is the move's that made it.
 fn count_planned<G: GameStats>(root: &G, args: &RunArgs, threads: usize) -> Result<Counted<G>, CliError> {
     let plan = match args.split_depth {
         Some(split) if split >= args.depth => {
@@ -78,6 +80,12 @@ fn count_planned<G: GameStats>(root: &G, args: &RunArgs, threads: usize) -> Resu
         }
         Some(split) => Plan::new(*root, args.depth, split),
         // Depths 0 and 1 have no plan with a ply left to its units.
+        None if args.depth <= 1 && args.certificate.is_some() => {
+            return Err(CliError::Usage(format!(
+                "a statistics certificate needs depth 2 or more (its units count the last ply), got {}",
+                args.depth
+            )));
+        }
         None if args.depth <= 1 => {
             let (divide, _) = divide_stats_parallel(root, args.depth, threads, None)
                 .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -87,7 +95,18 @@ fn count_planned<G: GameStats>(root: &G, args: &RunArgs, threads: usize) -> Resu
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
     let table = table_for(args.engine.table(), &plan)?;
-    let (divide, probes) = divide_stats_plan(&plan, threads, table.as_ref());
+    let (counts, probes) = count_units_stats(
+        plan.units().positions(),
+        plan.remaining_depth(),
+        threads,
+        table.as_ref(),
+    );
+    if let Some(path) = &args.certificate {
+        write_certificate(path, |local| {
+            perft_certificate::from_stats_plan(args.game, &plan, &counts, local)
+        })?;
+    }
+    let divide = plan_stats_divide(&plan, &counts);
     Ok((divide, table.map(|table| table_report(&table, probes))))
 }
 

@@ -122,13 +122,13 @@ fn on_cluster(
         let mut checked = Vec::new();
         for (depth, entries) in by_depth {
             let positions: Vec<Vec<u8>> = entries.iter().map(|&(i, _)| packed[i].clone()).collect();
-            let (counts, _) = count_units(&mut client, args.game, None, depth, &positions).await?;
+            let (counts, _) = count_units(&mut client, args.game, None, depth, &positions, false).await?;
             for (&(i, expected), counted) in entries.iter().zip(counts) {
                 checked.push(Checked {
                     line: lines[i].line,
                     depth,
                     expected,
-                    counted: counted.leaves,
+                    counted: counted.leaves.leaves,
                     position: lines[i].position.clone(),
                 });
             }

@@ -2,7 +2,8 @@
 //! certificate's sampled units) and `perft suite --on` (a suite's lines):
 //! the positions go to the coordinator as ordinary jobs of explicit units
 //! (packed position, remaining depth), as many as fit in a message each;
-//! once done, each job's counts are read back in order.
+//! once done, each job's counts are read back in order, with their leaves
+//! by kind when the jobs count statistics.
 
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
@@ -18,12 +19,24 @@ fn units_per_job(packed_bytes: usize) -> usize {
     ((3 << 20) / (packed_bytes + 3)).min(100_000)
 }
 
-/// The `expected` counts of done job `id`, page by page.
+/// One unit's count as the cluster made it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnitCount {
+    /// Its leaves.
+    pub leaves: Leaves,
+    /// Its leaves by kind, in the game's column order (empty unless the
+    /// job counted statistics).
+    pub kinds: Vec<u128>,
+}
+
+/// The `expected` counts of done job `id`, page by page, each with
+/// `kinds` kinds.
 async fn unit_counts(
     client: &mut PerftServiceClient<AuthChannel>,
     id: &str,
     expected: usize,
-) -> Result<Vec<Leaves>, CliError> {
+    kinds: usize,
+) -> Result<Vec<UnitCount>, CliError> {
     let mut counts = Vec::with_capacity(expected);
     while counts.len() < expected {
         let page = client
@@ -43,22 +56,38 @@ async fn unit_counts(
                 counts.len()
             )));
         }
-        counts.extend(page.counts.iter().map(pb::Leaves::to_core));
+        for count in &page.counts {
+            let unit = UnitCount {
+                leaves: count.to_core(),
+                kinds: count.kind_counts(),
+            };
+            if unit.kinds.len() != kinds {
+                return Err(CliError::Failed(format!(
+                    "the coordinator sends unit {} of job {id} with {} kinds; {kinds} were asked",
+                    counts.len(),
+                    unit.kinds.len()
+                )));
+            }
+            counts.push(unit);
+        }
     }
     counts.truncate(expected);
     Ok(counts)
 }
 
 /// Counts `positions` (packed positions of `game`) each to `depth` plies
-/// on the cluster of `coordinator`, as jobs of explicit units, as many as
-/// fit in a message each; returns the counts in order and the jobs' ids.
+/// on the cluster of `coordinator` (by kind too with `stats`), as jobs of
+/// explicit units, as many as fit in a message each; returns the counts in
+/// order and the jobs' ids.
 pub async fn count_units(
     client: &mut PerftServiceClient<AuthChannel>,
     game: GameKind,
     convention: Option<Convention>,
     depth: u32,
     positions: &[Vec<u8>],
-) -> Result<(Vec<Leaves>, Vec<String>), CliError> {
+    stats: bool,
+) -> Result<(Vec<UnitCount>, Vec<String>), CliError> {
+    let kinds = if stats { game.stats_kinds().len() } else { 0 };
     let mut counts = Vec::with_capacity(positions.len());
     let mut jobs = Vec::new();
     for chunk in positions.chunks(units_per_job(game.packed_bytes())) {
@@ -67,6 +96,7 @@ pub async fn count_units(
             depth,
             convention: pb::Convention::from_core(convention).into(),
             units: chunk.to_vec(),
+            stats,
             ..Default::default()
         };
         let id = client
@@ -88,7 +118,7 @@ pub async fn count_units(
                 }
             )));
         }
-        counts.extend(unit_counts(client, &id, chunk.len()).await?);
+        counts.extend(unit_counts(client, &id, chunk.len(), kinds).await?);
         jobs.push(id);
     }
     Ok((counts, jobs))

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::tamper::{audit_all, every_tampering_fails};
+use common::tamper::{audit_all, every_kind_tampering_fails, every_tampering_fails};
 use common::{PERFT, ok, refused};
 use perft_certificate::Certificate;
 
@@ -57,6 +57,56 @@ fn every_tampering_fails_the_audit() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = certified(dir.path(), "checkers", 11, 4, &[]);
     every_tampering_fails(dir.path(), &path);
+}
+
+#[test]
+fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    // Chess perft(5) by kind, against the Grand Chess Tree's row: the
+    // certificate's total kinds are the published ones.
+    let (path, leaves) = certified(dir.path(), "chess", 5, 2, &["--stats"]);
+    let row = common::published_stats_row(5);
+    assert_eq!(leaves, row[0].1.to_string());
+    let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(cert.version(), 2);
+    for (kind, (column, value)) in cert.header.kinds.iter().zip(&row[1..]) {
+        assert_eq!(kind, column);
+        let i = cert.header.kinds.iter().position(|k| k == column).unwrap();
+        assert_eq!(cert.total_kinds[i], *value, "{column}");
+    }
+    let out = ok(audit_all(&path));
+    assert!(out.contains("total 4865609, 14 kinds of leaves"), "{out}");
+    assert!(out.contains("recount: 400 of 400 units (100.00%)"), "{out}");
+    assert!(out.ends_with("audit passed\n"), "{out}");
+    every_kind_tampering_fails(dir.path(), &path);
+
+    // Checkers and Reversi (both conventions) by kind audit clean too.
+    for (game, depth, split, extra) in [
+        ("checkers", 9, 3, &["--stats"][..]),
+        ("reversi", 8, 3, &["--stats"][..]),
+        ("reversi", 8, 3, &["--stats", "--convention", "oeis"][..]),
+    ] {
+        let (path, _) = certified(dir.path(), game, depth, split, extra);
+        let out = ok(audit_all(&path));
+        assert!(out.contains("kinds of leaves"), "{game}: {out}");
+        assert!(out.ends_with("audit passed\n"), "{game}: {out}");
+    }
+
+    // A statistics certificate needs a ply below its units.
+    let stderr = refused(&perft(&[
+        "run",
+        "--game",
+        "chess",
+        "--depth",
+        "1",
+        "--stats",
+        "--certificate",
+        "x",
+    ]));
+    assert!(
+        stderr.contains("a statistics certificate needs depth 2 or more"),
+        "{stderr}"
+    );
 }
 
 #[test]

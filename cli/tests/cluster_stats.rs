@@ -116,6 +116,11 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
     let values: Vec<&str> = row[1..].iter().map(|(_, v)| v.as_str()).collect();
     assert!(total.ends_with(&values.join(",")), "{total}");
 
+    // Its certificate carries every count's kinds: they total the
+    // published row, and the audit passes with its sample recounted by
+    // kind here and on the cluster itself.
+    certificate_holds_the_kinds(&cluster, &id, &row);
+
     // A restart reads the kinds back from the journal.
     cluster.server.0.kill().unwrap();
     cluster.server.0.wait().unwrap();
@@ -134,6 +139,36 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
         depth_one.contains("a statistics job needs depth 2 or more"),
         "{depth_one}"
     );
+}
+
+/// Job `id`'s certificate (chess perft(7) by kind) holds `row` as its
+/// total's kinds and audits clean, recounted locally and on the cluster.
+fn certificate_holds_the_kinds(cluster: &Cluster, id: &str, row: &[(&str, String)]) {
+    let path = cluster.data.path().join("stats.cert");
+    let file = path.to_str().unwrap();
+    let out = ok(perft(&cluster.url, &["certificate", id, "--output", file]));
+    assert!(out.contains("written to"), "{out}");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(
+        bytes[8..10],
+        2u16.to_le_bytes(),
+        "a statistics certificate is version 2"
+    );
+    let cert = perft_certificate::Certificate::decode(&bytes).unwrap();
+    let columns: Vec<&str> = row[1..].iter().map(|&(c, _)| c).collect();
+    assert_eq!(cert.header.kinds, columns);
+    let totals: Vec<String> = cert.total_kinds.iter().map(u128::to_string).collect();
+    let published: Vec<&String> = row[1..].iter().map(|(_, v)| v).collect();
+    assert_eq!(totals.iter().collect::<Vec<_>>(), published);
+    for place in [&[][..], &["--on", cluster.url.as_str()][..]] {
+        let mut args = vec!["audit", file, "--sample", "12", "--seed", "5"];
+        args.extend_from_slice(place);
+        let out = ok(perft(&cluster.url, &args));
+        assert!(out.contains("14 kinds of leaves"), "{out}");
+        assert!(out.contains("leaves and each kind (captures enpassants"), "{out}");
+        assert!(out.contains("recount: 12 of "), "{out}");
+        assert!(out.ends_with("audit passed\n"), "{out}");
+    }
 }
 
 async fn report(

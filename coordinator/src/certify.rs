@@ -69,14 +69,25 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
         // it to no unit, and a certificate's split depth is at least 1.
         split_depth: plan.split_depth.max(1),
         first_moves: plan.first_moves,
-        // A statistics job's certificate vouches for its leaves: the kinds
-        // are in its divide, journaled with each count.
         settled: plan.settled.iter().map(|c| c.leaves).collect(),
+        // A statistics job's certificate (version 2) carries every count's
+        // kinds; a plain job's stays version 1, byte for byte.
+        kinds: if spec.stats {
+            spec.game.stats_kinds().iter().map(|&k| k.to_owned()).collect()
+        } else {
+            Vec::new()
+        },
+        settled_kinds: if spec.stats {
+            plan.settled.iter().map(|c| c.kinds().to_vec()).collect()
+        } else {
+            Vec::new()
+        },
     };
     let units = counts.into_iter().enumerate().map(|(i, count)| CountedUnit {
         position: plan.units.position(i).to_vec(),
         weights: plan.units.weights(i).to_vec(),
         count: count.count.leaves,
+        kinds: count.count.kinds().to_vec(),
         deciders: count.deciders.into_iter().map(ParticipantId).collect(),
     });
     Certificate::build(header, units).map_err(|source| CertifyError::Build { id, source })

@@ -84,9 +84,14 @@ pub fn worker_table_bytes(available_bytes: u64) -> u64 {
 /// there costs little. Chess perft(8) counted no faster with 1 or 2 GiB
 /// than with 256 or 512 MiB (`BENCHMARKS.md`).
 pub fn plan_stored_positions<G: Game>(plan: &Plan<G>) -> u128 {
-    let units = plan.units().positions();
+    units_stored_positions(plan.units().positions(), plan.remaining_depth())
+}
+
+/// [`expected_stored_positions`] of `units` each counted `remaining` plies
+/// deep: [`plan_stored_positions`] for units that come without their plan
+/// (an audit's sample).
+pub fn units_stored_positions<G: Game>(units: &[G], remaining: u32) -> u128 {
     let child_moves: u64 = units.iter().map(Game::count_moves).sum();
-    let remaining = plan.remaining_depth();
     let shallowest = G::MIN_STORED_DEPTH.max(crate::table_key::MIN_STORED_DEPTH);
     let stored_plies = (remaining + 1).saturating_sub(shallowest);
     expected_stored_positions(units.len() as u64, child_moves, stored_plies)

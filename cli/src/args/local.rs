@@ -52,8 +52,9 @@ pub struct RunArgs {
     /// captures, en passant, castles, promotions, checks and mates (each
     /// split direct / discovered / double); Reversi: passes and game
     /// overs; checkers: captures, multi-jumps and crownings. Slower: every
-    /// last-ply move is classified, none bulk-counted.
-    #[arg(long, conflicts_with = "certificate")]
+    /// last-ply move is classified, none bulk-counted. With
+    /// --certificate, the certificate holds every count's kinds too.
+    #[arg(long)]
     pub stats: bool,
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -1,7 +1,8 @@
 //! Tampering with a certificate every way a forger might, and checking
 //! that `perft audit` fails each (exit 1, naming the unit, the total or
 //! the Merkle root) or refuses the file (exit 2): shared by the tests of
-//! certificates made locally and by a cluster.
+//! certificates made locally and by a cluster, and of statistics
+//! certificates' kinds.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -38,11 +39,14 @@ pub fn resealed(cert: &Certificate) -> Certificate {
         split_depth: cert.header.split_depth,
         first_moves: cert.header.first_moves.clone(),
         settled: cert.header.settled.clone(),
+        kinds: cert.header.kinds.clone(),
+        settled_kinds: cert.header.settled_kinds.clone(),
     };
     let units = cert.units.iter().map(|u| CountedUnit {
         position: u.position.clone(),
         weights: u.weights.clone(),
         count: u.count,
+        kinds: u.kinds.clone(),
         deciders: u
             .deciders
             .iter()
@@ -122,13 +126,102 @@ pub fn every_tampering_fails(dir: &Path, path: &Path) {
     let stderr = refused(&audit_all(&cut));
     assert!(stderr.contains("truncated"), "{stderr}");
     let mut newer = bytes.clone();
-    newer[8] = 2;
+    newer[8] = 3;
     std::fs::write(&cut, &newer).unwrap();
     let stderr = refused(&audit_all(&cut));
     assert!(
-        stderr.contains("certificate version 2, but this perft reads version 1 only"),
+        stderr.contains(
+            "certificate version 3, but this perft reads versions 1 (leaves) and 2 (statistics) only"
+        ),
         "{stderr}"
     );
     std::fs::write(&cut, b"hello").unwrap();
     assert!(refused(&audit_all(&cut)).contains("not a Deep Perft certificate"));
+}
+
+/// Every kind of tampering with the kinds of the honest statistics
+/// certificate at `path` (more than 20 units, chess) fails its audit,
+/// naming the unit, line or total and the kind; work files go in `dir`.
+pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(bytes[8..10], 2u16.to_le_bytes(), "version 2");
+    let honest = Certificate::decode(&bytes).unwrap();
+    assert!(honest.units.len() > 20, "{} units", honest.units.len());
+    let kind = |name: &str| honest.header.kinds.iter().position(|k| k == name).unwrap();
+    let (captures, checks, direct) = (kind("captures"), kind("total_checks"), kind("direct_checks"));
+
+    // One unit's kind changed, its leaves kept, the sums and the root made
+    // to fit: only the recount can tell, and it names the unit and kind.
+    let mut forged = honest.clone();
+    forged.units[11].kinds[captures] += 1;
+    let said = forged.units[11].kinds[captures];
+    fails_naming(
+        dir,
+        &resealed(&forged),
+        &format!("the certificate says captures {said}, recounted captures"),
+    );
+
+    // A kind changed with nothing else: the sums name the divide line.
+    let mut forged = honest.clone();
+    forged.units[4].kinds[captures] += 2;
+    fails_naming(dir, &forged, "divide line ");
+
+    // Kinds that no tree can have (a total above the sum of its parts),
+    // resealed: refused before any recount.
+    let mut forged = honest.clone();
+    forged.units[20].kinds[checks] += 1;
+    fails_naming(
+        dir,
+        &resealed(&forged),
+        "unit 20: its kinds cannot be those of its",
+    );
+
+    // A check added to a unit with its total, so the checks still add
+    // up: the recount names the first kind that moved.
+    let mut forged = honest.clone();
+    let unit = &mut forged.units[7].kinds;
+    unit[direct] += 1;
+    unit[checks] += 1;
+    let said = format!("the certificate says direct_checks {}", unit[direct]);
+    fails_naming(dir, &resealed(&forged), &said);
+    let stdout = audit_all(&dir.join("tampered.cert")).stdout;
+    assert!(String::from_utf8_lossy(&stdout).contains("(and 1 more kinds differ)"));
+
+    // A divide line's kinds, the total's kinds and the settled kinds
+    // changed alone.
+    let mut forged = honest.clone();
+    forged.divide_kinds[0][captures] += 1;
+    let line = format!(
+        "divide line {}: the certificate says captures",
+        honest.header.first_moves[0]
+    );
+    fails_naming(dir, &forged, &line);
+    let mut forged = honest.clone();
+    forged.total_kinds[checks] += 5;
+    fails_naming(dir, &forged, "total: the certificate says total_checks");
+    let mut forged = honest.clone();
+    forged.header.settled_kinds[1][captures] += 1;
+    fails_naming(dir, &resealed(&forged), "settled kinds of first move");
+
+    // The kinds cut from the file's version 2 body, or a file claiming
+    // version 1 with kinds in it: bad files, exit 2.
+    let mut plain = honest.clone();
+    plain.header.kinds.clear();
+    let mut as_v1 = plain.encode();
+    assert_eq!(as_v1[8..10], 1u16.to_le_bytes());
+    as_v1[8] = 2;
+    let cut = dir.join("kinds.cert");
+    std::fs::write(&cut, &as_v1).unwrap();
+    let stderr = refused(&audit_all(&cut));
+    assert!(
+        ["invalid", "truncated", "after its last field"]
+            .iter()
+            .any(|what| stderr.contains(what)),
+        "{stderr}"
+    );
+    let mut v1_with_kinds = bytes.clone();
+    v1_with_kinds[8] = 1;
+    std::fs::write(&cut, &v1_with_kinds).unwrap();
+    let stderr = refused(&audit_all(&cut));
+    assert!(stderr.contains("certificate"), "{stderr}");
 }

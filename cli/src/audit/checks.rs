@@ -1,0 +1,233 @@
+//! The exact checks of an audit, over the whole certificate: the plan made
+//! again from the root, the divide lines and total summed again from the
+//! units (leaves and, in a statistics certificate, every kind), and the
+//! Merkle root recomputed.
+
+use perft_certificate::{Certificate, merkle, summed_kinds, weighted_kinds};
+use perft_core::{GameStats, Leaves, Plan, Tally, Weight, plan_settled_stats, weighted_sum};
+
+use super::{first_difference, shown_leaves};
+
+/// The paths of a unit, sorted by first move, for comparison.
+fn sorted(weights: &[Weight]) -> Vec<(u32, u64)> {
+    let mut pairs: Vec<_> = weights.iter().map(|w| (w.first_move, w.paths)).collect();
+    pairs.sort_unstable();
+    pairs
+}
+
+/// Weights for people: `d3 x2, c4 x1`.
+fn shown_weights(weights: &[(u32, u64)], first_moves: &[String]) -> String {
+    weights
+        .iter()
+        .map(|&(mv, paths)| {
+            let name = first_moves.get(mv as usize).map_or("?", String::as_str);
+            format!("{name} x{paths}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Check (1): the units are exactly the plan's frontier with its weights,
+/// and the settled leaves (with their kinds) are the plan's.
+pub(super) fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &mut Vec<String>) {
+    // A file cannot make the auditor plan without end: a level with far
+    // more positions than the certificate has units is a mismatch anyway.
+    let limit = cert.units.len().saturating_mul(2).max(100_000);
+    let plan = match Plan::bounded(root, cert.header.depth, cert.header.split_depth, limit) {
+        Ok(plan) => plan,
+        Err(e) => {
+            problems.push(format!(
+                "the root cannot be planned to split depth {}: {e}",
+                cert.header.split_depth
+            ));
+            return;
+        }
+    };
+    let first_moves: Vec<String> = plan
+        .first_moves()
+        .iter()
+        .map(|&mv| root.format_move(mv))
+        .collect();
+    if first_moves != cert.header.first_moves {
+        problems.push(format!(
+            "first moves: the certificate lists [{}], the root has [{}]",
+            cert.header.first_moves.join(" "),
+            first_moves.join(" ")
+        ));
+        return;
+    }
+    for (i, (&planned, &claimed)) in plan.settled().iter().zip(&cert.header.settled).enumerate() {
+        if planned != claimed {
+            problems.push(format!(
+                "settled leaves of first move {}: the certificate says {}, the plan finds {}",
+                first_moves[i],
+                shown_leaves(claimed),
+                shown_leaves(planned)
+            ));
+        }
+    }
+    if !cert.header.kinds.is_empty() {
+        let planned = plan_settled_stats(&plan);
+        for (i, (planned, claimed)) in planned.iter().zip(&cert.header.settled_kinds).enumerate() {
+            if let Some((said, found)) =
+                first_difference(&cert.header.kinds, claimed, &planned.kinds.counts())
+            {
+                problems.push(format!(
+                    "settled kinds of first move {}: the certificate says {said}, the plan finds {found}",
+                    first_moves[i]
+                ));
+            }
+        }
+    }
+    let units = plan.units();
+    if units.len() != cert.units.len() {
+        problems.push(format!(
+            "the certificate has {} units, the plan of split depth {} has {}",
+            cert.units.len(),
+            cert.header.split_depth,
+            units.len()
+        ));
+    }
+    let mut packed = Vec::with_capacity(G::PACKED_BYTES);
+    for (i, ((pos, weights), unit)) in units.iter().zip(&cert.units).enumerate() {
+        packed.clear();
+        pos.pack(&mut packed);
+        if packed != unit.position {
+            let found = G::unpack(&unit.position).map_or_else(|e| e.to_string(), |p| p.to_string());
+            problems.push(format!(
+                "unit {i}: the plan has position {pos} there, the certificate {found}"
+            ));
+            continue;
+        }
+        let (planned, claimed) = (sorted(weights), sorted(&unit.weights));
+        if planned != claimed {
+            problems.push(format!(
+                "unit {i} ({pos}): weights {} in the certificate, {} in the plan",
+                shown_weights(&claimed, &first_moves),
+                shown_weights(&planned, &first_moves)
+            ));
+        }
+    }
+}
+
+/// Check (2): the weighted unit counts sum to every divide line and the
+/// total, in checked `u128`; then the same for every kind.
+pub(super) fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
+    let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count));
+    let lines = match weighted_sum(&cert.header.settled, units) {
+        Ok(lines) => lines,
+        Err(e) => {
+            problems.push(format!("divide table: {e}"));
+            return;
+        }
+    };
+    for ((name, &claimed), &summed) in cert.header.first_moves.iter().zip(&cert.divide).zip(&lines) {
+        if claimed != summed {
+            problems.push(format!(
+                "divide line {name}: the certificate says {}, its units sum to {}",
+                shown_leaves(claimed),
+                shown_leaves(summed)
+            ));
+        }
+    }
+    check_kind_sums(cert, problems);
+    if cert.header.first_moves.is_empty() {
+        return;
+    }
+    match lines
+        .iter()
+        .chain(&cert.divide)
+        .try_fold(Leaves::ZERO, |sum, &line| sum.checked_add(line))
+    {
+        None => problems.push("total: the divide lines overflow u128".to_owned()),
+        Some(_) => {
+            let summed: Leaves = lines.iter().copied().sum();
+            if summed != cert.total {
+                problems.push(format!(
+                    "total: the certificate says {}, its units sum to {}",
+                    shown_leaves(cert.total),
+                    shown_leaves(summed)
+                ));
+            }
+        }
+    }
+}
+
+/// Check (2) for the kinds of a statistics certificate: every unit's and
+/// settled line's kinds can be those of its leaves (none above them, the
+/// game's totals equal to their parts), and the weighted unit kinds sum to
+/// every divide line's and the total's, kind by kind.
+fn check_kind_sums(cert: &Certificate, problems: &mut Vec<String>) {
+    let kinds = &cert.header.kinds;
+    if kinds.is_empty() {
+        return;
+    }
+    // The decoder accepted the game and its convention together.
+    let Ok(fns) = cert.header.game.fns_in(cert.header.convention) else {
+        return;
+    };
+    for (i, unit) in cert.units.iter().enumerate() {
+        if !fns.kinds_fit(&unit.count, &unit.kinds) {
+            problems.push(format!(
+                "unit {i}: its kinds cannot be those of its {} leaves (a kind above the leaves, or a total that is not the sum of its parts)",
+                shown_leaves(unit.count)
+            ));
+        }
+    }
+    let settled = cert.header.first_moves.iter().zip(&cert.header.settled);
+    for ((name, leaves), line) in settled.zip(&cert.header.settled_kinds) {
+        if !fns.kinds_fit(leaves, line) {
+            problems.push(format!(
+                "settled kinds of first move {name}: they cannot be those of its {} leaves",
+                shown_leaves(*leaves)
+            ));
+        }
+    }
+    let units = cert
+        .units
+        .iter()
+        .map(|u| (u.weights.as_slice(), u.kinds.as_slice()));
+    let lines = match weighted_kinds(&cert.header.settled_kinds, units) {
+        Ok(lines) => lines,
+        Err(e) => {
+            problems.push(format!("divide kinds: {e}"));
+            return;
+        }
+    };
+    for ((name, claimed), summed) in cert.header.first_moves.iter().zip(&cert.divide_kinds).zip(&lines) {
+        if let Some((said, found)) = first_difference(kinds, claimed, summed) {
+            problems.push(format!(
+                "divide line {name}: the certificate says {said}, its units sum to {found}"
+            ));
+        }
+    }
+    if cert.header.first_moves.is_empty() {
+        return;
+    }
+    match summed_kinds(&lines, kinds.len()) {
+        Err(e) => problems.push(format!("total kinds: {e}")),
+        Ok(summed) => {
+            if let Some((said, found)) = first_difference(kinds, &cert.total_kinds, &summed) {
+                problems.push(format!(
+                    "total: the certificate says {said}, its units sum to {found}"
+                ));
+            }
+        }
+    }
+}
+
+/// Check (3): the Merkle root is the units'.
+pub(super) fn check_merkle(cert: &Certificate, problems: &mut Vec<String>) {
+    let computed = cert.computed_merkle_root();
+    if computed != cert.merkle_root {
+        problems.push(format!(
+            "Merkle root: the certificate says {}, its units give {}",
+            hex(&cert.merkle_root),
+            hex(&computed)
+        ));
+    }
+}
+
+fn hex(hash: &merkle::Hash) -> String {
+    hash.iter().map(|b| format!("{b:02x}")).collect()
+}

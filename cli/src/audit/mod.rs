@@ -1,0 +1,212 @@
+//! `perft audit FILE`: checks a certificate with no coordinator and no
+//! trust in whoever made it. The plan and the sums are checked whole; the
+//! counts are checked on a random sample chosen from the auditor's seed,
+//! and the audit prints what that sample proves.
+
+mod checks;
+mod recount;
+
+use std::path::Path;
+
+use perft_certificate::Certificate;
+use perft_core::Leaves;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use crate::args::{AuditArgs, CoordinatorArg};
+use crate::error::CliError;
+use recount::{Audit, recount_on_cluster};
+
+/// Problems printed in full; the rest are counted.
+const SHOWN_PROBLEMS: usize = 20;
+
+/// Reads and decodes a certificate file: any failure is a bad file (exit 2).
+pub fn read_certificate(path: &Path) -> Result<(Certificate, u64), CliError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::Usage(format!("cannot read '{}': {e}", path.display())))?;
+    let cert =
+        Certificate::decode(&bytes).map_err(|e| CliError::Usage(format!("'{}': {e}", path.display())))?;
+    Ok((cert, bytes.len() as u64))
+}
+
+pub(crate) fn shown_leaves(leaves: Leaves) -> String {
+    if leaves.higher == 0 {
+        leaves.leaves.to_string()
+    } else {
+        format!("{} ({} higher)", leaves.leaves, leaves.higher)
+    }
+}
+
+/// The first kind where `said` and `found` differ, as each gives it
+/// (`captures 12`, `captures 11`), with how many other kinds differ; `None`
+/// when they agree. A list of the wrong length differs in its first
+/// missing kind.
+fn first_difference(kinds: &[String], said: &[u128], found: &[u128]) -> Option<(String, String)> {
+    let shown = |counts: &[u128], i: usize| {
+        counts
+            .get(i)
+            .map_or_else(|| "nothing".to_owned(), u128::to_string)
+    };
+    let differing: Vec<usize> = (0..said.len().max(found.len()))
+        .filter(|&i| said.get(i) != found.get(i))
+        .collect();
+    let &first = differing.first()?;
+    let name = kinds.get(first).map_or("an unnamed kind", String::as_str);
+    let more = match differing.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more kinds differ)"),
+    };
+    Some((
+        format!("{name} {}", shown(said, first)),
+        format!("{name} {}{more}", shown(found, first)),
+    ))
+}
+
+/// The units to recount: `n` distinct ones drawn from `seed`, in plan order.
+pub fn sample_indices(units: usize, n: usize, seed: u64) -> Vec<usize> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut picked = rand::seq::index::sample(&mut rng, units, n.min(units)).into_vec();
+    picked.sort_unstable();
+    picked
+}
+
+/// The chance that a sample of `n` of `units` units, drawn without
+/// replacement, misses every one of `wrong` wrong units.
+pub fn pass_probability(units: usize, n: usize, wrong: usize) -> f64 {
+    if wrong == 0 {
+        return 1.0;
+    }
+    if n + wrong > units {
+        return 0.0;
+    }
+    let log: f64 = (0..n)
+        .map(|i| (((units - wrong - i) as f64) / ((units - i) as f64)).ln())
+        .sum();
+    log.exp()
+}
+
+/// `perft audit`.
+pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
+    let (cert, file_bytes) = read_certificate(&args.file)?;
+    let units = cert.units.len();
+    let convention = cert
+        .header
+        .convention
+        .map_or(String::new(), |c| format!(" ({c} convention)"));
+    let kinds = match cert.header.kinds.len() {
+        0 => String::new(),
+        k => format!(", {k} kinds of leaves"),
+    };
+    outln!(
+        "certificate: {}{convention}, depth {}, split depth {}, {units} units, total {}{kinds}, {file_bytes} bytes ({:.1} bytes a unit)",
+        cert.header.game,
+        cert.header.depth,
+        cert.header.split_depth,
+        shown_leaves(cert.total),
+        file_bytes as f64 / units.max(1) as f64
+    )?;
+    let n = match (args.sample, args.fraction) {
+        (Some(n), _) => n.min(units),
+        (None, Some(f)) => ((f * units as f64).ceil() as usize).min(units),
+        (None, None) => ((0.01 * units as f64).ceil() as usize).min(units),
+    };
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let sample = sample_indices(units, n, seed);
+    // A sample counted to no depth is nothing to spread: counted here.
+    let on = args
+        .on
+        .as_ref()
+        .filter(|_| cert.header.depth > cert.header.split_depth);
+    let mut findings = cert
+        .header
+        .game
+        .dispatch_stats_in(
+            cert.header.convention,
+            Audit {
+                cert: &cert,
+                args,
+                sample,
+                local: on.is_none(),
+            },
+        )
+        .map_err(|e| CliError::Usage(e.to_string()))??;
+    let mut place = String::new();
+    if let Some(url) = on {
+        let coordinator = CoordinatorArg {
+            coordinator: url.clone(),
+            token: args.token.clone(),
+            tls_ca: args.tls_ca.clone(),
+        };
+        let cluster = recount_on_cluster(&coordinator, &cert, &findings.sampled)?;
+        findings.problems.extend(cluster.problems);
+        findings.recounted = findings.sampled.len();
+        findings.seconds = cluster.seconds;
+        place = format!(" on {url} (job {})", cluster.jobs.join(", job "));
+    }
+    outln!(
+        "plan: re-planned to split depth {} and compared unit by unit",
+        cert.header.split_depth
+    )?;
+    if cert.header.kinds.is_empty() {
+        outln!("sums: divide lines and total summed from the units in checked u128")?;
+    } else {
+        outln!(
+            "sums: divide lines and total summed from the units in checked u128, leaves and each kind ({})",
+            cert.header.kinds.join(" ")
+        )?;
+    }
+    outln!("merkle: root recomputed over the units")?;
+    outln!(
+        "recount: {} of {units} units ({:.2}%) drawn with seed {seed}, recounted{place} in {:.3} s",
+        findings.recounted,
+        100.0 * findings.recounted as f64 / units.max(1) as f64,
+        findings.seconds
+    )?;
+    let mut shown = 0;
+    for f in [0.0, 0.001, 0.01, 0.1] {
+        let wrong = (f * units as f64).floor() as usize + 1;
+        if wrong > units || wrong == shown {
+            continue;
+        }
+        shown = wrong;
+        let p = pass_probability(units, findings.recounted, wrong);
+        outln!(
+            "guarantee: a certificate in which more than {} of the units are wrong ({wrong} or more of {units}) would have passed this audit with probability at most {p:.3e}",
+            if f == 0.0 {
+                "0%".to_owned()
+            } else {
+                format!("{}%", f * 100.0)
+            },
+        )?;
+    }
+    if findings.problems.is_empty() {
+        outln!("audit passed")?;
+        return Ok(());
+    }
+    for problem in findings.problems.iter().take(SHOWN_PROBLEMS) {
+        outln!("MISMATCH  {problem}")?;
+    }
+    if findings.problems.len() > SHOWN_PROBLEMS {
+        outln!("... and {} more", findings.problems.len() - SHOWN_PROBLEMS)?;
+    }
+    Err(CliError::Failed(format!(
+        "audit failed: {} problem(s), the first: {}",
+        findings.problems.len(),
+        findings.problems[0]
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_probability_is_hypergeometric() {
+        assert_eq!(pass_probability(10, 10, 1), 0.0);
+        assert!((pass_probability(10, 1, 1) - 0.9).abs() < 1e-12);
+        // Two drawn of four, two wrong: only the one good pair of six passes.
+        assert!((pass_probability(4, 2, 2) - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(sample_indices(100, 5, 7), sample_indices(100, 5, 7));
+        assert_eq!(sample_indices(3, 10, 1), vec![0, 1, 2]);
+    }
+}

@@ -1,0 +1,260 @@
+//! Check (4) of an audit: a sample of units recounted, on this machine or
+//! on a cluster, and compared with the certificate: leaves and, in a
+//! statistics certificate, every kind.
+
+use std::time::Instant;
+
+use perft_certificate::Certificate;
+use perft_core::parallel::count_units;
+use perft_core::stats::count_units_stats;
+use perft_core::{
+    Game, GameStats, LeafStats, StatsTable, StatsVisitor, Tally, TranspositionTable, perft, perft_stats,
+    table_size,
+};
+
+use super::checks::{check_merkle, check_plan, check_sums};
+use super::{first_difference, shown_leaves};
+use crate::args::{AuditArgs, CoordinatorArg, TableChoice, available_memory_bytes};
+use crate::client::connect;
+use crate::cluster::runtime;
+use crate::error::CliError;
+use crate::units_on_cluster::{self, UnitCount};
+
+/// The table bytes a local recount of `positions` at `depth` gets: what
+/// `--hash` says, or by default sized to the sample's work (entries of
+/// `entry_bytes`) within half the available memory, so that a small
+/// sample does not pay for zeroing a big table. `None`: no table.
+fn table_bytes<G: Game>(positions: &[G], depth: u32, entry_bytes: u64, args: &AuditArgs) -> Option<u64> {
+    match args.engine.table() {
+        TableChoice::Off => None,
+        TableChoice::Bytes(bytes) => Some(bytes),
+        TableChoice::Default => Some(table_size::table_bytes_for_work(
+            table_size::units_stored_positions(positions, depth),
+            entry_bytes,
+            table_size::local_table_cap(available_memory_bytes()),
+        )),
+    }
+}
+
+/// What the audit generic over the game found.
+pub(super) struct Findings {
+    pub problems: Vec<String>,
+    /// The sampled units whose positions unpack: recounted here, or left
+    /// for the cluster.
+    pub sampled: Vec<usize>,
+    pub recounted: usize,
+    pub seconds: f64,
+}
+
+/// Checks (1) to (3), and (4) on this machine when `local`.
+pub(super) struct Audit<'a> {
+    pub cert: &'a Certificate,
+    pub args: &'a AuditArgs,
+    pub sample: Vec<usize>,
+    /// Recount the sample on this machine (else a cluster does).
+    pub local: bool,
+}
+
+impl StatsVisitor for Audit<'_> {
+    type Output = Result<Findings, CliError>;
+
+    fn visit<G: GameStats>(self) -> Self::Output {
+        let Audit {
+            cert,
+            args,
+            sample,
+            local,
+        } = self;
+        let mut problems = Vec::new();
+        let root = G::unpack(&cert.header.root).map_err(|e| CliError::Usage(format!("root: {e}")))?;
+        check_plan(cert, root, &mut problems);
+        check_sums(cert, &mut problems);
+        check_merkle(cert, &mut problems);
+        check_root_without_moves(cert, &root, &mut problems);
+        let mut positions = Vec::with_capacity(sample.len());
+        let mut counted = Vec::with_capacity(sample.len());
+        for &i in &sample {
+            match G::unpack(&cert.units[i].position) {
+                Ok(pos) => {
+                    positions.push(pos);
+                    counted.push(i);
+                }
+                Err(e) => problems.push(format!("unit {i}: {e}")),
+            }
+        }
+        if !local {
+            return Ok(Findings {
+                problems,
+                sampled: counted,
+                recounted: 0,
+                seconds: 0.0,
+            });
+        }
+        let depth = cert.header.depth - cert.header.split_depth;
+        let started = Instant::now();
+        let counts = if cert.header.kinds.is_empty() {
+            recount_leaves(&positions, depth, args)?
+        } else {
+            recount_stats(&positions, depth, args)?
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        for ((&i, pos), recounted) in counted.iter().zip(&positions).zip(&counts) {
+            if let Some(problem) = unit_differs(cert, i, recounted) {
+                problems.push(format!("unit {i} ({pos}): {problem}"));
+            }
+        }
+        Ok(Findings {
+            problems,
+            recounted: counted.len(),
+            sampled: counted,
+            seconds,
+        })
+    }
+}
+
+/// A root without moves has no units to sample: its whole count (no move
+/// to make, so nothing to spend) is made here and compared.
+fn check_root_without_moves<G: GameStats>(cert: &Certificate, root: &G, problems: &mut Vec<String>) {
+    let has_moves = root.legal_moves().into_iter().next().is_some();
+    if has_moves || !cert.header.first_moves.is_empty() {
+        return;
+    }
+    let depth = cert.header.depth;
+    let counted = if cert.header.kinds.is_empty() {
+        UnitCount {
+            leaves: perft(root, depth),
+            kinds: Vec::new(),
+        }
+    } else {
+        let stats = perft_stats(root, depth);
+        UnitCount {
+            leaves: stats.leaves,
+            kinds: stats.kinds.counts(),
+        }
+    };
+    if counted.leaves != cert.total {
+        problems.push(format!(
+            "total: the certificate says {}, the root without moves counts {}",
+            shown_leaves(cert.total),
+            shown_leaves(counted.leaves)
+        ));
+    } else if let Some((said, found)) =
+        first_difference(&cert.header.kinds, &cert.total_kinds, &counted.kinds)
+    {
+        problems.push(format!(
+            "total: the certificate says {said}, the root without moves counts {found}"
+        ));
+    }
+}
+
+/// How unit `i`'s recount differs from the certificate, for people.
+fn unit_differs(cert: &Certificate, i: usize, recounted: &UnitCount) -> Option<String> {
+    let unit = &cert.units[i];
+    if unit.count != recounted.leaves {
+        return Some(format!(
+            "the certificate says {}, recounted {}",
+            shown_leaves(unit.count),
+            shown_leaves(recounted.leaves)
+        ));
+    }
+    let (said, found) = first_difference(&cert.header.kinds, &unit.kinds, &recounted.kinds)?;
+    Some(format!("the certificate says {said}, recounted {found}"))
+}
+
+/// The leaves of `positions` at `depth`, with the table `--hash` asks for.
+fn recount_leaves<G: Game>(
+    positions: &[G],
+    depth: u32,
+    args: &AuditArgs,
+) -> Result<Vec<UnitCount>, CliError> {
+    let entry_bytes = perft_core::table::entry_bytes_of::<G>();
+    let table = match table_bytes(positions, depth, entry_bytes, args) {
+        None => None,
+        Some(bytes) => Some(
+            TranspositionTable::for_game::<G>(bytes)
+                .ok_or_else(|| CliError::Usage(format!("a table of {bytes} bytes holds no entry")))?,
+        ),
+    };
+    let (counts, _) = count_units(positions, depth, args.engine.threads(), table.as_ref());
+    Ok(counts
+        .into_iter()
+        .map(|leaves| UnitCount {
+            leaves,
+            kinds: Vec::new(),
+        })
+        .collect())
+}
+
+/// The statistics of `positions` at `depth`, with the statistics table
+/// `--hash` asks for.
+fn recount_stats<G: GameStats>(
+    positions: &[G],
+    depth: u32,
+    args: &AuditArgs,
+) -> Result<Vec<UnitCount>, CliError> {
+    let table =
+        match table_bytes(positions, depth, StatsTable::<G>::entry_bytes(), args) {
+            None => None,
+            Some(bytes) => Some(StatsTable::<G>::with_bytes(bytes).ok_or_else(|| {
+                CliError::Usage(format!("a statistics table of {bytes} bytes holds no entry"))
+            })?),
+        };
+    let (counts, _) = count_units_stats(positions, depth, args.engine.threads(), table.as_ref());
+    Ok(counts
+        .iter()
+        .map(|stats: &LeafStats<G::Stats>| UnitCount {
+            leaves: stats.leaves,
+            kinds: stats.kinds.counts(),
+        })
+        .collect())
+}
+
+/// What the cluster's recount of a certificate's sample found.
+#[derive(Debug)]
+pub(super) struct ClusterRecount {
+    /// Units whose recount differs from the certificate, for people.
+    pub problems: Vec<String>,
+    /// The jobs that counted the sample.
+    pub jobs: Vec<String>,
+    pub seconds: f64,
+}
+
+/// Recounts units `sample` of `cert` on the cluster of `coordinator`, by
+/// kind too when the certificate counts kinds.
+pub(super) fn recount_on_cluster(
+    coordinator: &CoordinatorArg,
+    cert: &Certificate,
+    sample: &[usize],
+) -> Result<ClusterRecount, CliError> {
+    runtime()?.block_on(async {
+        let mut client = connect(coordinator).await?;
+        let started = Instant::now();
+        let positions: Vec<Vec<u8>> = sample.iter().map(|&i| cert.units[i].position.clone()).collect();
+        let (counts, jobs) = units_on_cluster::count_units(
+            &mut client,
+            cert.header.game,
+            cert.header.convention,
+            cert.header.depth - cert.header.split_depth,
+            &positions,
+            !cert.header.kinds.is_empty(),
+        )
+        .await?;
+        let mut problems = Vec::new();
+        for (&i, recounted) in sample.iter().zip(&counts) {
+            if let Some(problem) = unit_differs(cert, i, recounted) {
+                let position = cert
+                    .header
+                    .game
+                    .fns()
+                    .show_packed(&cert.units[i].position)
+                    .unwrap_or_else(|e| e.to_string());
+                problems.push(format!("unit {i} ({position}): {problem}"));
+            }
+        }
+        Ok(ClusterRecount {
+            problems,
+            jobs,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    })
+}
