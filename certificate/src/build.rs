@@ -169,6 +169,12 @@ impl Certificate {
                 game.stats_kinds().join(" ")
             )));
         }
+        if !kinds.is_empty() && header.split_depth >= depth {
+            return Err(BuildError::Inconsistent(format!(
+                "split depth {} is not below the depth {depth}: units counted by kind need a ply",
+                header.split_depth
+            )));
+        }
         let settled_lines = if kinds.is_empty() { 0 } else { first_moves.len() };
         if settled_kinds.len() != settled_lines || settled_kinds.iter().any(|line| line.len() != kinds.len())
         {

@@ -14,6 +14,13 @@ use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION_LEAVES, VERSION_STA
 
 /// The largest body accepted, uncompressed.
 const MAX_BODY: u64 = 16 << 30;
+/// The most a body may expand, uncompressed over compressed: a certificate
+/// compresses about 3 to 5 times (its positions differ), so a file that
+/// expands far more is a zlib bomb, refused before it takes the memory.
+const MAX_EXPANSION: u64 = 64;
+/// Bodies up to this size are read whatever their expansion (a small
+/// certificate's columns of alike bytes compress well).
+const ALWAYS_READ: u64 = 1 << 20;
 /// The longest move text or participant id accepted.
 const MAX_TEXT: usize = 256;
 
@@ -108,6 +115,17 @@ impl<'a> Fields<'a> {
         }
         let bytes = self.bytes(field, n)?;
         let text = std::str::from_utf8(bytes).map_err(|_| invalid(field, "not UTF-8"))?;
+        // Texts are printed: none may break a line or turn a terminal's
+        // text around.
+        if text.chars().any(perft_core::must_escape) {
+            return Err(invalid(
+                field,
+                format!(
+                    "'{}' holds a control or layout character",
+                    perft_core::shown(text)
+                ),
+            ));
+        }
         Ok(text.to_owned())
     }
 
@@ -148,13 +166,18 @@ fn decompressed(bytes: &[u8]) -> Result<(Vec<u8>, u16), DecodeError> {
     if found != VERSION_LEAVES && found != VERSION_STATS {
         return Err(DecodeError::Version { found });
     }
+    let compressed = &rest[2..];
+    let most = (compressed.len() as u64)
+        .saturating_mul(MAX_EXPANSION)
+        .clamp(ALWAYS_READ, MAX_BODY);
     let mut body = Vec::new();
-    let mut zlib = ZlibDecoder::new(&rest[2..]).take(MAX_BODY + 1);
+    let mut zlib = ZlibDecoder::new(compressed).take(most + 1);
     zlib.read_to_end(&mut body)
         .map_err(|e| DecodeError::Body(e.to_string()))?;
-    if body.len() as u64 > MAX_BODY {
+    if body.len() as u64 > most {
         return Err(DecodeError::Body(format!(
-            "more than {MAX_BODY} bytes uncompressed"
+            "it expands past {most} bytes, {MAX_EXPANSION} times its {} compressed bytes: a zlib bomb, not a certificate",
+            compressed.len()
         )));
     }
     let zlib = zlib.into_inner();
@@ -262,12 +285,22 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         .collect::<Result<Vec<_>, _>>()?;
     let total = f.leaves("total")?;
     let (kinds, settled_kinds, unit_kinds, divide_kinds, total_kinds) = if version == VERSION_STATS {
-        let k = f.length("kinds", 1)?;
+        if split_depth >= depth {
+            return Err(invalid(
+                "split depth",
+                format!(
+                    "{split_depth} is not below the depth {depth}: a statistics certificate's units need a ply (a leaf's kinds are its move's)"
+                ),
+            ));
+        }
+        let k = f.length("list of kinds", 1)?;
         let expected = game.stats_kinds();
-        let kinds = (0..k).map(|_| f.text("kinds")).collect::<Result<Vec<_>, _>>()?;
+        let kinds = (0..k)
+            .map(|_| f.text("list of kinds"))
+            .collect::<Result<Vec<_>, _>>()?;
         if kinds.is_empty() || kinds.iter().map(String::as_str).ne(expected.iter().copied()) {
             return Err(invalid(
-                "kinds",
+                "list of kinds",
                 format!(
                     "[{}], but {game} counts [{}]",
                     shown_kinds(&kinds),

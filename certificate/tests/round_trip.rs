@@ -94,6 +94,48 @@ fn a_statistics_certificate_round_trips_with_its_kinds() {
 }
 
 #[test]
+fn a_statistics_certificate_needs_a_ply_below_its_units() {
+    // Units at full depth know no kinds (a leaf's kinds are its move's):
+    // zero kinds would pass their recount, so the file is refused.
+    let mut cert = stats_certificate();
+    cert.header.split_depth = cert.header.depth;
+    let refused = Certificate::decode(&cert.encode()).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("split depth is invalid: 7 is not below the depth 7"),
+        "{refused}"
+    );
+    let plan = Plan::new(Checkers::start(), 4, 4).unwrap();
+    let (counts, _) = count_units_stats(plan.units().positions(), 0, 1, None);
+    let built = from_stats_plan(GameKind::Checkers, &plan, &counts, &[]);
+    assert!(
+        matches!(&built, Err(BuildError::Inconsistent(line)) if line.contains("need a ply")),
+        "{built:?}"
+    );
+}
+
+#[test]
+fn a_zlib_bomb_is_refused_before_it_takes_the_memory() {
+    use std::io::Write;
+    let mut file = perft_certificate::MAGIC.to_vec();
+    file.extend_from_slice(&1u16.to_le_bytes());
+    let mut zlib = flate2::write::ZlibEncoder::new(file, flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        zlib.write_all(&zeros).unwrap();
+    }
+    let bomb = zlib.finish().unwrap();
+    assert!(bomb.len() < 100_000, "{} bytes", bomb.len());
+    let refused = Certificate::decode(&bomb).unwrap_err();
+    assert!(matches!(refused, DecodeError::Body(_)), "{refused}");
+    assert!(
+        refused.to_string().contains("a zlib bomb, not a certificate"),
+        "{refused}"
+    );
+}
+
+#[test]
 fn a_statistics_certificate_refuses_kinds_that_do_not_fit() {
     let cert = stats_certificate();
     let header = || cert.header.clone();
