@@ -9,10 +9,10 @@ use perft_core::shown;
 /// Longest id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 64;
 
-/// `value` if it is 1 to [`MAX_ID_BYTES`] bytes of printable characters;
-/// else the line saying what `field` must be.
+/// `value` if it is 1 to [`MAX_ID_BYTES`] bytes of printable characters
+/// (no control, line-separating or bidirectional ones); else the line saying what `field` must be.
 pub fn printable<'v>(field: &str, value: &'v str) -> Result<&'v str, String> {
-    if value.is_empty() || value.len() > MAX_ID_BYTES || value.chars().any(char::is_control) {
+    if value.is_empty() || value.len() > MAX_ID_BYTES || value.chars().any(perft_core::must_escape) {
         return Err(format!(
             "{field} '{}' must be 1 to {MAX_ID_BYTES} bytes of printable characters",
             shown(value)

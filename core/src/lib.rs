@@ -34,7 +34,7 @@ pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
-pub use shown::shown;
+pub use shown::{must_escape, shown};
 pub use stats::{
     GameStats, LeafStats, NamedStats, StatsCounter, StatsDivide, StatsTable, StatsVisitor, Tally,
     divide_stats, perft_stats, plan_settled_stats,

@@ -5,9 +5,19 @@
 /// Characters of an input kept in a message; the rest is elided.
 pub const SHOWN_CHARS: usize = 80;
 
+/// Whether `c` could break a message's one line or reorder what a
+/// terminal shows: control characters, the Unicode line and paragraph
+/// separators, and the bidirectional marks, embeddings and isolates.
+pub fn must_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
 /// `text` as an error message may quote it: at most [`SHOWN_CHARS`]
-/// characters, control characters escaped (`\n`, `\u{1b}`), and `...`
-/// where it was cut.
+/// characters, control characters, line separators and bidirectional
+/// marks escaped (`\n`, `\u{1b}`, `\u{202e}`), and `...` where it was cut.
 pub fn shown(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(4 * SHOWN_CHARS));
     for (i, c) in text.chars().enumerate() {
@@ -17,6 +27,8 @@ pub fn shown(text: &str) -> String {
         }
         if c.is_control() {
             out.extend(c.escape_default());
+        } else if must_escape(c) {
+            out.extend(c.escape_unicode());
         } else {
             out.push(c);
         }
@@ -36,6 +48,14 @@ mod tests {
     #[test]
     fn control_characters_are_escaped() {
         assert_eq!(shown("a\nb\u{1b}[31m\0"), "a\\nb\\u{1b}[31m\\u{0}");
+    }
+
+    #[test]
+    fn line_separators_and_bidirectional_marks_are_escaped() {
+        assert_eq!(
+            shown("a\u{2028}MISMATCH\u{202e}b\u{2066}"),
+            "a\\u{2028}MISMATCH\\u{202e}b\\u{2066}"
+        );
     }
 
     #[test]
