@@ -92,6 +92,26 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
         assert!(out.ends_with("audit passed\n"), "{game}: {out}");
     }
 
+    // A mated root has no units: its audit makes the whole count again.
+    let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+    let path = dir.path().join("mated.cert");
+    ok(perft(&[
+        "run",
+        "--game",
+        "chess",
+        "--depth",
+        "3",
+        "--stats",
+        "--position",
+        mated,
+        "--certificate",
+        path.to_str().unwrap(),
+    ]));
+    let out = ok(audit_all(&path));
+    assert!(out.contains("0 units, total 0, 14 kinds of leaves"), "{out}");
+    assert!(out.contains("the root has no moves and so no units"), "{out}");
+    assert!(out.ends_with("audit passed\n"), "{out}");
+
     // A statistics certificate needs a ply below its units.
     let stderr = refused(&perft(&[
         "run",

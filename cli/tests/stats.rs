@@ -229,10 +229,15 @@ fn bad_combinations_are_refused() {
         "--depth",
         "3",
         "--stats",
+        "--split-depth",
+        "3",
         "--certificate",
-        "x.cert",
+        "never-written.cert",
     ]);
-    assert!(certificate.contains("--certificate"), "{certificate}");
+    assert!(
+        certificate.contains("--stats needs a split depth below the depth 3"),
+        "{certificate}"
+    );
     let deep = refused(&["run", "--game", "chess", "--depth", "17", "--stats"]);
     assert!(deep.contains("depth 17 is above the chess limit of 16"), "{deep}");
     let convention = refused(&[

@@ -114,6 +114,7 @@ pub(super) fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &m
 /// total, in checked `u128`; then the same for every kind.
 pub(super) fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
     let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count));
+    check_kind_sums(cert, problems);
     let lines = match weighted_sum(&cert.header.settled, units) {
         Ok(lines) => lines,
         Err(e) => {
@@ -130,18 +131,15 @@ pub(super) fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
             ));
         }
     }
-    check_kind_sums(cert, problems);
     if cert.header.first_moves.is_empty() {
         return;
     }
     match lines
         .iter()
-        .chain(&cert.divide)
         .try_fold(Leaves::ZERO, |sum, &line| sum.checked_add(line))
     {
         None => problems.push("total: the divide lines overflow u128".to_owned()),
-        Some(_) => {
-            let summed: Leaves = lines.iter().copied().sum();
+        Some(summed) => {
             if summed != cert.total {
                 problems.push(format!(
                     "total: the certificate says {}, its units sum to {}",
@@ -230,4 +228,55 @@ pub(super) fn check_merkle(cert: &Certificate, problems: &mut Vec<String>) {
 
 fn hex(hash: &merkle::Hash) -> String {
     hash.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use perft_certificate::{CountedUnit, ParticipantId, from_plan};
+    use perft_core::parallel::count_units;
+    use perft_core::{Checkers, Game, GameKind};
+
+    use super::*;
+
+    /// A true checkers perft(5) certificate whose settled leaves are made
+    /// huge, its sums made again to fit: a total between 2^127 and 2^128.
+    fn huge_but_summed() -> Certificate {
+        let plan = Plan::new(Checkers::start(), 5, 2).unwrap();
+        let (counts, _) = count_units(plan.units().positions(), plan.remaining_depth(), 1, None);
+        let cert = from_plan(
+            GameKind::Checkers,
+            &plan,
+            &counts,
+            &[ParticipantId("w".to_owned())],
+        )
+        .unwrap();
+        let mut header = cert.header.clone();
+        header.settled[0] = Leaves::full(1 << 126);
+        header.settled[1] = Leaves::full((1 << 126) + 7);
+        let units = cert.units.iter().map(|u| CountedUnit {
+            position: u.position.clone(),
+            weights: u.weights.clone(),
+            count: u.count,
+            kinds: Vec::new(),
+            deciders: vec![ParticipantId("w".to_owned())],
+        });
+        Certificate::build(header, units).unwrap()
+    }
+
+    #[test]
+    fn a_total_above_2_127_that_sums_is_no_overflow() {
+        let cert = huge_but_summed();
+        assert!(cert.total.leaves > 1 << 127);
+        let mut problems = Vec::new();
+        check_sums(&cert, &mut problems);
+        assert_eq!(problems, Vec::<String>::new());
+        let mut forged = cert.clone();
+        forged.total.leaves -= 1;
+        check_sums(&forged, &mut problems);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("total: the certificate says"),
+            "{problems:?}"
+        );
+    }
 }

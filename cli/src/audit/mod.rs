@@ -156,12 +156,16 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         )?;
     }
     outln!("merkle: root recomputed over the units")?;
-    outln!(
-        "recount: {} of {units} units ({:.2}%) drawn with seed {seed}, recounted{place} in {:.3} s",
-        findings.recounted,
-        100.0 * findings.recounted as f64 / units.max(1) as f64,
-        findings.seconds
-    )?;
+    if cert.header.first_moves.is_empty() {
+        outln!("recount: the root has no moves and so no units: its whole count was made again here")?;
+    } else {
+        outln!(
+            "recount: {} of {units} units ({:.2}%) drawn with seed {seed}, recounted{place} in {:.3} s",
+            findings.recounted,
+            100.0 * findings.recounted as f64 / units.max(1) as f64,
+            findings.seconds
+        )?;
+    }
     let mut shown = 0;
     for f in [0.0, 0.001, 0.01, 0.1] {
         let wrong = (f * units as f64).floor() as usize + 1;
