@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::JournalError;
 use super::codec::blob_count;
-use super::restore::{count_checksum, errors, job_row, restore_units};
+use super::restore::{count_checksum, errors, fits_job, job_row, restore_units};
 use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
 use crate::planning::PlannedJob;
@@ -123,6 +123,7 @@ fn read_counts(
     conn: &Connection,
     path: &Path,
     job_id: &JobId,
+    spec: &JobSpec,
     units_total: u64,
     start: u64,
     limit: u64,
@@ -144,6 +145,7 @@ fn read_counts(
     let mut rows = stmt
         .query(rusqlite::params![job_id, start as i64, end as i64])
         .map_err(sql)?;
+    let fits = fits_job(spec);
     let mut counts = Vec::with_capacity(end.saturating_sub(start) as usize);
     while let Some(row) = rows.next().map_err(sql)? {
         let unit_id = row.get::<_, i64>(0).map_err(sql)? as u64;
@@ -157,6 +159,11 @@ fn read_counts(
         let count = blob_count(&blob)
             .filter(|_| count_checksum(job_id, UnitId(unit_id), &machines, &blob) == sum)
             .ok_or_else(|| damaged(format!("the count of unit {unit_id} fails its checksum")))?;
+        if !fits(&count) {
+            return Err(damaged(format!(
+                "the count of unit {unit_id} has kinds its job cannot have"
+            )));
+        }
         let deciders: Vec<String> = machines.split('\n').map(str::to_owned).collect();
         if deciders.iter().any(String::is_empty) {
             return Err(damaged(format!("unit {unit_id} has no decider")));
@@ -185,7 +192,15 @@ pub(super) fn read_finished(path: &Path, job_id: &JobId) -> Result<FinishedJob, 
                 reason: job.damage.join(", "),
             });
         }
-        let counts = read_counts(&conn, path, &job.id, job.units_total, 0, job.units_total)?;
+        let counts = read_counts(
+            &conn,
+            path,
+            &job.id,
+            &job.spec,
+            job.units_total,
+            0,
+            job.units_total,
+        )?;
         Ok(FinishedJob {
             id: job.id,
             spec: job.spec,
@@ -206,7 +221,7 @@ pub(super) fn read_count_page(
     let conn = reader(path)?;
     snapshot(&conn, path, || {
         let job = done_row(&conn, path, job_id)?;
-        let counts = read_counts(&conn, path, &job.id, job.units_total, start, limit)?;
+        let counts = read_counts(&conn, path, &job.id, &job.spec, job.units_total, start, limit)?;
         Ok((job.units_total, counts))
     })
 }

@@ -347,6 +347,18 @@ pub(super) fn restore_units(
     Ok(())
 }
 
+/// Whether a stored count can be one of the job `spec`'s: the job's number
+/// of kinds, and kinds its leaves allow (none above them, the game's totals
+/// equal to their parts). A count that is not is damaged, whatever its
+/// checksum says.
+pub(super) fn fits_job(spec: &JobSpec) -> impl Fn(&Count) -> bool + use<> {
+    let kinds = spec.kinds();
+    let fns = spec.game.fns_in(spec.convention).ok();
+    move |c: &Count| {
+        c.kinds().len() == kinds && (kinds == 0 || fns.is_some_and(|f| f.kinds_fit(&c.leaves, c.kinds())))
+    }
+}
+
 fn restore_counts(
     conn: &Connection,
     job: &mut RestoredJob,
@@ -354,12 +366,7 @@ fn restore_counts(
     sql: Sql<'_>,
 ) -> Result<(), JournalError> {
     let units = job.units_total;
-    // A count must have the job's kinds, and kinds its leaves allow.
-    let kinds = job.spec.kinds();
-    let fns = job.spec.game.fns_in(job.spec.convention).ok();
-    let fits = |c: &Count| {
-        c.kinds().len() == kinds && (kinds == 0 || fns.is_some_and(|f| f.kinds_fit(&c.leaves, c.kinds())))
-    };
+    let fits = fits_job(&job.spec);
     let mut results = conn
         .prepare("SELECT unit_id, leaves, machines, checksum FROM results WHERE job_id = ?1")
         .map_err(sql)?;
@@ -371,7 +378,7 @@ fn restore_counts(
         if unit_id.0 >= units {
             return Err(bad(format!("job {}: count for unknown unit {unit_id}", job.id)));
         }
-        match blob_count(&blob).filter(fits) {
+        match blob_count(&blob).filter(&fits) {
             Some(count)
                 if count_checksum(&job.id, unit_id, &worker, &blob)
                     == row.get::<_, i64>(3).map_err(sql)? =>
@@ -392,7 +399,7 @@ fn restore_counts(
         if unit_id.0 >= units {
             return Err(bad(format!("job {}: vote for unknown unit {unit_id}", job.id)));
         }
-        match blob_count(&blob).filter(fits) {
+        match blob_count(&blob).filter(&fits) {
             Some(count)
                 if count_checksum(&job.id, unit_id, &voter, &blob)
                     == row.get::<_, i64>(4).map_err(sql)? =>

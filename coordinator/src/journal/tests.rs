@@ -67,3 +67,84 @@ async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
     assert_eq!(votes, [(UnitId(0), "lab-a")]);
     assert!(job.damaged_counts.is_empty() && job.damage.is_empty());
 }
+
+#[tokio::test]
+async fn a_stored_count_whose_kinds_do_not_fit_is_counted_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = PlanRequest {
+        position: None,
+        depth: 3,
+        split_depth: Some(1),
+        min_units: 1,
+        max_units: 1 << 20,
+        convention: None,
+        stats: true,
+    };
+    let planned = plan(GameKind::Chess, &request).unwrap();
+    let spec = JobSpec {
+        game: GameKind::Chess,
+        convention: None,
+        position: planned.position.clone(),
+        depth: 3,
+        verify: false,
+        owner: ParticipantId::parse("test").unwrap(),
+        stats: true,
+    };
+    let id = JobId::parse("k").unwrap();
+    let chess = GameKind::Chess.fns();
+    let truth = |unit: usize| {
+        let stats = chess.count_packed_stats(planned.units.position(unit), 2).unwrap();
+        Count::with_kinds(stats.leaves, &stats.counts).unwrap()
+    };
+    let worker = ParticipantId::parse("lab-a").unwrap();
+    {
+        let opened = Journal::open(dir.path()).unwrap();
+        for op in plan_ops(&id, &spec, &planned) {
+            opened.journal.send(vec![op]).wait().await.unwrap();
+        }
+        let result = |unit: usize| Op::Result {
+            job_id: id.clone(),
+            unit_id: UnitId(unit as u64),
+            count: truth(unit),
+            deciders: vec![worker.clone()],
+        };
+        opened
+            .journal
+            .send(vec![result(0), result(1), result(2)])
+            .wait()
+            .await
+            .unwrap();
+    }
+    // Unit 1's count forged with a check its total lacks, unit 2's with no
+    // kinds at all, both under checksums that hold.
+    let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
+    let checks = chess
+        .stats_kinds()
+        .iter()
+        .position(|&k| k == "direct_checks")
+        .unwrap();
+    let mut kinds = truth(1).kinds().to_vec();
+    kinds[checks] += 1;
+    let unsummed = Count::with_kinds(truth(1).leaves, &kinds).unwrap();
+    let plain = Count::plain(truth(2).leaves);
+    // Unit 0 is written again as it was, through the same forging: the
+    // forged checksums hold, so only the kinds can condemn 1 and 2.
+    for (unit, forged) in [(0u64, truth(0)), (1, unsummed), (2, plain)] {
+        let blob = count_blob(&forged);
+        let sum = count_checksum(&id, UnitId(unit), "lab-a", &blob);
+        db.execute(
+            "UPDATE results SET leaves = ?1, checksum = ?2 WHERE unit_id = ?3",
+            params![blob, sum, unit as i64],
+        )
+        .unwrap();
+    }
+    drop(db);
+
+    let opened = Journal::open(dir.path()).unwrap();
+    let job = &opened.restored.jobs[0];
+    let kept: Vec<(UnitId, Count)> = job.results.clone();
+    assert_eq!(kept, [(UnitId(0), truth(0))]);
+    let mut damaged = job.damaged_counts.clone();
+    damaged.sort();
+    assert_eq!(damaged, [UnitId(1), UnitId(2)]);
+}
