@@ -5,7 +5,9 @@
 use arrayvec::ArrayVec;
 
 use super::attacks;
-use super::bitboard::{BLACK_PAWN_ATTACKS, KING, KNIGHT, Square, WHITE_PAWN_ATTACKS, bit};
+use super::bitboard::{
+    BISHOP_RAYS, BLACK_PAWN_ATTACKS, KING, KNIGHT, ROOK_RAYS, Square, WHITE_PAWN_ATTACKS, bit,
+};
 use crate::game::MoveSet;
 use crate::kernel::Isa;
 
@@ -311,11 +313,17 @@ impl Chess {
         let s = usize::from(square);
         let rooks = (self.pieces[Piece::Rook as usize] | self.pieces[Piece::Queen as usize]) & theirs;
         let bishops = (self.pieces[Piece::Bishop as usize] | self.pieces[Piece::Queen as usize]) & theirs;
-        (KNIGHT[s] & self.pieces[Piece::Knight as usize] & theirs)
+        let mut found = (KNIGHT[s] & self.pieces[Piece::Knight as usize] & theirs)
             | (KING[s] & self.pieces[Piece::King as usize] & theirs)
-            | (pawn_attackers_of(by, square) & self.pieces[Piece::Pawn as usize] & theirs)
-            | (attacks::rook(isa, square, occupied) & rooks)
-            | (attacks::bishop(isa, square, occupied) & bishops)
+            | (pawn_attackers_of(by, square) & self.pieces[Piece::Pawn as usize] & theirs);
+        // A slider is looked up only when one stands on the square's lines.
+        if ROOK_RAYS[s] & rooks != 0 {
+            found |= attacks::rook(isa, square, occupied) & rooks;
+        }
+        if BISHOP_RAYS[s] & bishops != 0 {
+            found |= attacks::bishop(isa, square, occupied) & bishops;
+        }
+        found
     }
 
     /// Whether the side to move can take en passant from `from` onto
