@@ -116,6 +116,28 @@ fn a_statistics_certificate_needs_a_ply_below_its_units() {
 }
 
 #[test]
+fn texts_that_could_forge_a_line_are_refused() {
+    // A first move, a participant or a kind name holding a line separator
+    // or a bidirectional override would print as a line of its own.
+    for text in ["d3\u{2028}MISMATCH  forged", "d3\u{202e}", "w\n"] {
+        let mut cert = certificate();
+        cert.header.first_moves[0] = text.to_owned();
+        let refused = Certificate::decode(&cert.encode()).unwrap_err().to_string();
+        assert!(refused.contains("first moves is invalid"), "{refused}");
+        assert!(
+            refused.contains("holds a control or layout character"),
+            "{refused}"
+        );
+        assert_eq!(refused.lines().count(), 1, "{refused}");
+        let mut cert = stats_certificate();
+        cert.header.kinds[0] = text.to_owned();
+        let refused = Certificate::decode(&cert.encode()).unwrap_err().to_string();
+        assert!(refused.contains("list of kinds is invalid"), "{refused}");
+        assert_eq!(refused.lines().count(), 1, "{refused}");
+    }
+}
+
+#[test]
 fn a_zlib_bomb_is_refused_before_it_takes_the_memory() {
     use std::io::Write;
     let mut file = perft_certificate::MAGIC.to_vec();

@@ -8,7 +8,7 @@ use perft_core::{
     table_size,
 };
 
-use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice, available_memory_bytes};
+use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice};
 use crate::error::CliError;
 use crate::report::{LocalRun, Report, TableReport, in_notation};
 use crate::root::{play_moves, root_position, with_chess960_notation};
@@ -75,7 +75,7 @@ fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<Lo
         None => local_plan(root, args.depth, threads),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for(args.engine.table(), &plan)?;
+    let table = table_for::<G>(args.engine.table(), || table_size::plan_stored_positions(&plan))?;
     let (counts, stats) = count_units(
         plan.units().positions(),
         plan.remaining_depth(),
@@ -126,18 +126,19 @@ pub fn count_local<G: Game>(
         return Ok((divide, TableStats::default(), None));
     }
     let plan = local_plan(root, depth, threads).map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for(choice, &plan)?;
+    let table = table_for::<G>(choice, || table_size::plan_stored_positions(&plan))?;
     let (divide, stats) = divide_plan(&plan, threads, table.as_ref());
     Ok((divide, stats, table))
 }
 
-/// The table `choice` asks for; by default sized to the stored positions
-/// `plan` promises, within half the available memory.
-fn table_for<G: Game>(choice: TableChoice, plan: &Plan<G>) -> Result<Option<TranspositionTable>, CliError> {
-    let bytes = match choice {
-        TableChoice::Off => return Ok(None),
-        TableChoice::Bytes(bytes) => bytes,
-        TableChoice::Default => table_size::local_table_bytes(plan, available_memory_bytes()),
+/// The table `choice` asks for ([`TableChoice::local_bytes`]): by default
+/// sized to the `stored` positions the work promises.
+pub(crate) fn table_for<G: Game>(
+    choice: TableChoice,
+    stored: impl FnOnce() -> u128,
+) -> Result<Option<TranspositionTable>, CliError> {
+    let Some(bytes) = choice.local_bytes(stored, perft_core::table::entry_bytes_of::<G>()) else {
+        return Ok(None);
     };
     let table = TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
         CliError::Usage(format!(

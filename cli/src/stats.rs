@@ -10,7 +10,7 @@ use perft_core::{
     local_plan, table_size,
 };
 
-use crate::args::{RunArgs, TableChoice, available_memory_bytes};
+use crate::args::{RunArgs, TableChoice};
 use crate::error::CliError;
 use crate::report::{LocalRun, Report, ReportStats, TableReport, in_notation};
 use crate::root::{play_moves, root_position, with_chess960_notation};
@@ -94,7 +94,7 @@ fn count_planned<G: GameStats>(root: &G, args: &RunArgs, threads: usize) -> Resu
         None => local_plan(root, args.depth, threads),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for(args.engine.table(), &plan)?;
+    let table = stats_table_for::<G>(args.engine.table(), || table_size::plan_stored_positions(&plan))?;
     let (counts, probes) = count_units_stats(
         plan.units().positions(),
         plan.remaining_depth(),
@@ -110,17 +110,14 @@ fn count_planned<G: GameStats>(root: &G, args: &RunArgs, threads: usize) -> Resu
     Ok((divide, table.map(|table| table_report(&table, probes))))
 }
 
-/// The statistics table `choice` asks for; by default sized to the stored
-/// positions `plan` promises, within half the available memory.
-fn table_for<G: GameStats>(choice: TableChoice, plan: &Plan<G>) -> Result<Option<StatsTable<G>>, CliError> {
-    let bytes = match choice {
-        TableChoice::Off => return Ok(None),
-        TableChoice::Bytes(bytes) => bytes,
-        TableChoice::Default => table_size::table_bytes_for_work(
-            table_size::plan_stored_positions(plan),
-            StatsTable::<G>::entry_bytes(),
-            table_size::local_table_cap(available_memory_bytes()),
-        ),
+/// The statistics table `choice` asks for ([`TableChoice::local_bytes`]):
+/// by default sized to the `stored` positions the work promises.
+pub(crate) fn stats_table_for<G: GameStats>(
+    choice: TableChoice,
+    stored: impl FnOnce() -> u128,
+) -> Result<Option<StatsTable<G>>, CliError> {
+    let Some(bytes) = choice.local_bytes(stored, StatsTable::<G>::entry_bytes()) else {
+        return Ok(None);
     };
     let table = StatsTable::<G>::with_bytes(bytes).ok_or_else(|| {
         CliError::Usage(format!(

@@ -97,16 +97,6 @@ pub fn units_stored_positions<G: Game>(units: &[G], remaining: u32) -> u128 {
     expected_stored_positions(units.len() as u64, child_moves, stored_plies)
 }
 
-/// The default table bytes of a local count planned as `plan`, given the
-/// memory the system reports available.
-pub fn local_table_bytes<G: Game>(plan: &Plan<G>, available_bytes: u64) -> u64 {
-    table_bytes_for_work(
-        plan_stored_positions(plan),
-        crate::table::entry_bytes_of::<G>(),
-        local_table_cap(available_bytes),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,26 @@ pub enum TableChoice {
     Default,
 }
 
+impl TableChoice {
+    /// The bytes of a local count's table: the option's, or by default
+    /// sized to the `stored` positions the work promises (worked out only
+    /// then) in entries of `entry_bytes`, within half the available memory,
+    /// so that a small count does not pay for zeroing a big table. `None`:
+    /// no table.
+    pub fn local_bytes(self, stored: impl FnOnce() -> u128, entry_bytes: u64) -> Option<u64> {
+        use perft_core::table_size::{local_table_cap, table_bytes_for_work};
+        match self {
+            TableChoice::Off => None,
+            TableChoice::Bytes(bytes) => Some(bytes),
+            TableChoice::Default => Some(table_bytes_for_work(
+                stored(),
+                entry_bytes,
+                local_table_cap(available_memory_bytes()),
+            )),
+        }
+    }
+}
+
 impl EngineArgs {
     /// Threads to use: the option, else every core the OS gives us.
     pub fn threads(&self) -> usize {

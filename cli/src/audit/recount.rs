@@ -7,34 +7,17 @@ use std::time::Instant;
 use perft_certificate::Certificate;
 use perft_core::parallel::count_units;
 use perft_core::stats::count_units_stats;
-use perft_core::{
-    Game, GameStats, LeafStats, StatsTable, StatsVisitor, Tally, TranspositionTable, perft, perft_stats,
-    table_size,
-};
+use perft_core::{Game, GameStats, LeafStats, StatsVisitor, Tally, perft, perft_stats, table_size};
 
 use super::checks::{check_merkle, check_plan, check_sums};
 use super::{first_difference, shown_leaves};
-use crate::args::{AuditArgs, CoordinatorArg, TableChoice, available_memory_bytes};
+use crate::args::{AuditArgs, CoordinatorArg};
 use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
+use crate::run::table_for;
+use crate::stats::stats_table_for;
 use crate::units_on_cluster::{self, UnitCount};
-
-/// The table bytes a local recount of `positions` at `depth` gets: what
-/// `--hash` says, or by default sized to the sample's work (entries of
-/// `entry_bytes`) within half the available memory, so that a small
-/// sample does not pay for zeroing a big table. `None`: no table.
-fn table_bytes<G: Game>(positions: &[G], depth: u32, entry_bytes: u64, args: &AuditArgs) -> Option<u64> {
-    match args.engine.table() {
-        TableChoice::Off => None,
-        TableChoice::Bytes(bytes) => Some(bytes),
-        TableChoice::Default => Some(table_size::table_bytes_for_work(
-            table_size::units_stored_positions(positions, depth),
-            entry_bytes,
-            table_size::local_table_cap(available_memory_bytes()),
-        )),
-    }
-}
 
 /// What the audit generic over the game found.
 pub(super) struct Findings {
@@ -161,20 +144,15 @@ fn unit_differs(cert: &Certificate, i: usize, recounted: &UnitCount) -> Option<S
     Some(format!("the certificate says {said}, recounted {found}"))
 }
 
-/// The leaves of `positions` at `depth`, with the table `--hash` asks for.
+/// The leaves of `positions` at `depth`, with the table `--hash` asks for
+/// (by default sized to the sample's work).
 fn recount_leaves<G: Game>(
     positions: &[G],
     depth: u32,
     args: &AuditArgs,
 ) -> Result<Vec<UnitCount>, CliError> {
-    let entry_bytes = perft_core::table::entry_bytes_of::<G>();
-    let table = match table_bytes(positions, depth, entry_bytes, args) {
-        None => None,
-        Some(bytes) => Some(
-            TranspositionTable::for_game::<G>(bytes)
-                .ok_or_else(|| CliError::Usage(format!("a table of {bytes} bytes holds no entry")))?,
-        ),
-    };
+    let stored = || table_size::units_stored_positions(positions, depth);
+    let table = table_for::<G>(args.engine.table(), stored)?;
     let (counts, _) = count_units(positions, depth, args.engine.threads(), table.as_ref());
     Ok(counts
         .into_iter()
@@ -186,19 +164,14 @@ fn recount_leaves<G: Game>(
 }
 
 /// The statistics of `positions` at `depth`, with the statistics table
-/// `--hash` asks for.
+/// `--hash` asks for (by default sized to the sample's work).
 fn recount_stats<G: GameStats>(
     positions: &[G],
     depth: u32,
     args: &AuditArgs,
 ) -> Result<Vec<UnitCount>, CliError> {
-    let table =
-        match table_bytes(positions, depth, StatsTable::<G>::entry_bytes(), args) {
-            None => None,
-            Some(bytes) => Some(StatsTable::<G>::with_bytes(bytes).ok_or_else(|| {
-                CliError::Usage(format!("a statistics table of {bytes} bytes holds no entry"))
-            })?),
-        };
+    let stored = || table_size::units_stored_positions(positions, depth);
+    let table = stats_table_for::<G>(args.engine.table(), stored)?;
     let (counts, _) = count_units_stats(positions, depth, args.engine.threads(), table.as_ref());
     Ok(counts
         .iter()

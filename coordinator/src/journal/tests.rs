@@ -10,37 +10,52 @@ use super::{Journal, plan_ops};
 use crate::count::Count;
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op};
-use crate::planning::{PlanRequest, plan};
+use crate::planning::{PlanRequest, PlannedJob, plan};
 
-#[tokio::test]
-async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
-    let dir = tempfile::tempdir().unwrap();
+/// Job `name` of `game` from the start to `depth`, split at ply 1, planned
+/// and journaled in `dir` (the journal closed again); its id and plan.
+async fn journaled_job(
+    dir: &std::path::Path,
+    name: &str,
+    game: GameKind,
+    depth: u32,
+    verify: bool,
+    stats: bool,
+) -> (JobId, PlannedJob) {
     let request = PlanRequest {
         position: None,
-        depth: 4,
+        depth,
         split_depth: Some(1),
         min_units: 1,
         max_units: 1 << 20,
         convention: None,
-        stats: false,
+        stats,
     };
-    let planned = plan(GameKind::Checkers, &request).unwrap();
+    let planned = plan(game, &request).unwrap();
     let spec = JobSpec {
-        game: GameKind::Checkers,
+        game,
         convention: None,
         position: planned.position.clone(),
-        depth: 4,
-        verify: true,
+        depth,
+        verify,
         owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
+        stats,
     };
-    let id = JobId::parse("v").unwrap();
+    let id = JobId::parse(name).unwrap();
+    let opened = Journal::open(dir).unwrap();
+    for op in plan_ops(&id, &spec, &planned) {
+        opened.journal.send(vec![op]).wait().await.unwrap();
+    }
+    (id, planned)
+}
+
+#[tokio::test]
+async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (id, _) = journaled_job(dir.path(), "v", GameKind::Checkers, 4, true, false).await;
     let count = Count::plain(Leaves::full(7));
     {
         let opened = Journal::open(dir.path()).unwrap();
-        for op in plan_ops(&id, &spec, &planned) {
-            opened.journal.send(vec![op]).wait().await.unwrap();
-        }
         let vote = |unit| Op::Vote {
             job_id: id.clone(),
             unit_id: UnitId(unit),
@@ -71,26 +86,7 @@ async fn a_pending_vote_of_a_machine_is_left_out_and_its_unit_counted_again() {
 #[tokio::test]
 async fn a_stored_count_whose_kinds_do_not_fit_is_counted_again() {
     let dir = tempfile::tempdir().unwrap();
-    let request = PlanRequest {
-        position: None,
-        depth: 3,
-        split_depth: Some(1),
-        min_units: 1,
-        max_units: 1 << 20,
-        convention: None,
-        stats: true,
-    };
-    let planned = plan(GameKind::Chess, &request).unwrap();
-    let spec = JobSpec {
-        game: GameKind::Chess,
-        convention: None,
-        position: planned.position.clone(),
-        depth: 3,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: true,
-    };
-    let id = JobId::parse("k").unwrap();
+    let (id, planned) = journaled_job(dir.path(), "k", GameKind::Chess, 3, false, true).await;
     let chess = GameKind::Chess.fns();
     let truth = |unit: usize| {
         let stats = chess.count_packed_stats(planned.units.position(unit), 2).unwrap();
@@ -99,9 +95,6 @@ async fn a_stored_count_whose_kinds_do_not_fit_is_counted_again() {
     let worker = ParticipantId::parse("lab-a").unwrap();
     {
         let opened = Journal::open(dir.path()).unwrap();
-        for op in plan_ops(&id, &spec, &planned) {
-            opened.journal.send(vec![op]).wait().await.unwrap();
-        }
         let result = |unit: usize| Op::Result {
             job_id: id.clone(),
             unit_id: UnitId(unit as u64),
