@@ -152,8 +152,11 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     if pos.en_passant != NO_SQUARE {
         let to = pos.en_passant;
         let capturers = pawn_attackers_of(us, to) & pieces[Piece::Pawn.index()] & ours;
+        // The square is kept only when some capture is legal (a
+        // `Chess` invariant), so a lone capturer needs no test.
+        let lone = !more_than_one(capturers);
         for from in Squares(capturers) {
-            if pos.en_passant_is_legal(isa, from, to) {
+            if lone || pos.en_passant_is_legal(isa, from, to) {
                 sink.one(ChessMove {
                     from,
                     to,
