@@ -192,17 +192,20 @@ pub const BISHOP_MAGICS: [u64; 64] = [
     0xA010041108003100,
 ];
 
-/// One square's lookup for one slider kind.
+/// One square's lookup for one slider kind: 32 bytes aligned, so that a
+/// lookup's words never straddle two cache lines (24 bytes unaligned did),
+/// with what a PEXT lookup reads (mask and offset) first.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
 pub struct SliderSquare {
     /// Squares whose occupancy changes the attacks (edges excluded).
     pub mask: u64,
-    /// The magic number.
-    pub magic: u64,
-    /// 64 minus the mask's bit count.
-    pub shift: u32,
     /// Start of this square's slice of the table.
     pub offset: u32,
+    /// 64 minus the mask's bit count.
+    pub shift: u32,
+    /// The magic number.
+    pub magic: u64,
 }
 
 impl SliderSquare {
@@ -277,3 +280,15 @@ const _: () =
     assert!(ROOK_SQUARES[63].offset as usize + (1 << (64 - ROOK_SQUARES[63].shift)) == ROOK_ENTRIES);
 const _: () =
     assert!(BISHOP_SQUARES[63].offset as usize + (1 << (64 - BISHOP_SQUARES[63].shift)) == SLIDER_ENTRIES);
+
+#[cfg(test)]
+mod tests {
+    use super::SliderSquare;
+
+    /// A lookup's words share one cache line: 32 bytes, 32 aligned.
+    #[test]
+    fn a_slider_square_fills_an_aligned_half_line() {
+        assert_eq!(std::mem::size_of::<SliderSquare>(), 32);
+        assert_eq!(std::mem::align_of::<SliderSquare>(), 32);
+    }
+}

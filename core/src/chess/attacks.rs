@@ -17,35 +17,6 @@ static ROOK: [SliderSquare; 64] = ROOK_SQUARES;
 /// The bishop lookups.
 static BISHOP: [SliderSquare; 64] = BISHOP_SQUARES;
 
-/// What a PEXT lookup reads of a square, 16 bytes aligned so that both
-/// words share a cache line (a [`SliderSquare`] is 24 bytes).
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-struct PextSquare {
-    mask: u64,
-    offset: u64,
-}
-
-/// [`PextSquare`]s of `squares`.
-const fn pext_squares(squares: &[SliderSquare; 64]) -> [PextSquare; 64] {
-    let mut out = [PextSquare { mask: 0, offset: 0 }; 64];
-    let mut i = 0;
-    while i < 64 {
-        out[i] = PextSquare {
-            mask: squares[i].mask,
-            offset: squares[i].offset as u64,
-        };
-        i += 1;
-    }
-    out
-}
-
-/// The rook's PEXT lookups, a1 first.
-static ROOK_PEXT: [PextSquare; 64] = pext_squares(&ROOK_SQUARES);
-/// The bishop's PEXT lookups.
-static BISHOP_PEXT: [PextSquare; 64] = pext_squares(&BISHOP_SQUARES);
-
 /// Attacks in magic order: every square's slice indexed by
 /// [`SliderSquare::magic_index`].
 // SAFETY: every bit pattern is a `u64`, and the build script wrote the
@@ -63,13 +34,13 @@ static PEXT_ATTACKS: [u64; SLIDER_ENTRIES] =
 
 /// The attacks of one square's slider with `occupied` blockers.
 #[inline(always)]
-fn lookup<I: Isa>(isa: I, entry: &SliderSquare, pext: &PextSquare, occupied: u64) -> u64 {
-    let _ = (isa, pext);
+fn lookup<I: Isa>(isa: I, entry: &SliderSquare, occupied: u64) -> u64 {
+    let _ = isa;
     #[cfg(target_arch = "x86_64")]
     if I::BMI2 {
         // SAFETY: `I::BMI2` holds only for an `Isa` whose values exist only
         // on CPUs with BMI2, and `isa` is such a value.
-        return unsafe { pext_lookup(pext, occupied) };
+        return unsafe { pext_lookup(entry, occupied) };
     }
     let index = entry.magic_index(occupied);
     debug_assert!(index < SLIDER_ENTRIES);
@@ -83,7 +54,7 @@ fn lookup<I: Isa>(isa: I, entry: &SliderSquare, pext: &PextSquare, occupied: u64
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 #[inline]
-fn pext_lookup(entry: &PextSquare, occupied: u64) -> u64 {
+fn pext_lookup(entry: &SliderSquare, occupied: u64) -> u64 {
     let index = entry.offset as usize + std::arch::x86_64::_pext_u64(occupied, entry.mask) as usize;
     debug_assert!(index < SLIDER_ENTRIES);
     // SAFETY: PEXT packs the mask's bits, so the index is within the
@@ -95,15 +66,13 @@ fn pext_lookup(entry: &PextSquare, occupied: u64) -> u64 {
 /// Rook attacks from `square` with `occupied` blockers (blockers included).
 #[inline(always)]
 pub fn rook<I: Isa>(isa: I, square: Square, occupied: u64) -> u64 {
-    let s = usize::from(square & 63);
-    lookup(isa, &ROOK[s], &ROOK_PEXT[s], occupied)
+    lookup(isa, &ROOK[usize::from(square & 63)], occupied)
 }
 
 /// Bishop attacks from `square` with `occupied` blockers.
 #[inline(always)]
 pub fn bishop<I: Isa>(isa: I, square: Square, occupied: u64) -> u64 {
-    let s = usize::from(square & 63);
-    lookup(isa, &BISHOP[s], &BISHOP_PEXT[s], occupied)
+    lookup(isa, &BISHOP[usize::from(square & 63)], occupied)
 }
 
 /// Queen attacks: rook and bishop together.

@@ -118,7 +118,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(
         let without = occupied ^ bit(king) ^ bit(rook);
         let mut safe = true;
         for square in Squares(unattacked & !known_safe) {
-            if pos.attackers(isa, square, them, without, 0) != 0 {
+            if pos.is_attacked(isa, square, them, without) {
                 safe = false;
                 break;
             }

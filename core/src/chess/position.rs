@@ -326,6 +326,23 @@ impl Chess {
         found
     }
 
+    /// Whether some piece of `by` attacks `square`, with `occupied` as the
+    /// blockers: [`Chess::attackers`] as a yes or no, stopping at the first
+    /// kind found (leapers first, a slider looked up only when one stands
+    /// on the square's lines).
+    #[inline(always)]
+    pub(super) fn is_attacked<I: Isa>(&self, isa: I, square: Square, by: Colour, occupied: u64) -> bool {
+        let theirs = self.colours[by.index()];
+        let s = usize::from(square);
+        let rooks = (self.pieces[Piece::Rook as usize] | self.pieces[Piece::Queen as usize]) & theirs;
+        let bishops = (self.pieces[Piece::Bishop as usize] | self.pieces[Piece::Queen as usize]) & theirs;
+        (KNIGHT[s] & self.pieces[Piece::Knight as usize] & theirs) != 0
+            || (pawn_attackers_of(by, square) & self.pieces[Piece::Pawn as usize] & theirs) != 0
+            || (KING[s] & self.pieces[Piece::King as usize] & theirs) != 0
+            || (ROOK_RAYS[s] & rooks != 0 && attacks::rook(isa, square, occupied) & rooks != 0)
+            || (BISHOP_RAYS[s] & bishops != 0 && attacks::bishop(isa, square, occupied) & bishops != 0)
+    }
+
     /// Whether the side to move can take en passant from `from` onto
     /// `to` without leaving its king attacked. This is the one move tested
     /// on the board after it: taking removes two pieces from one rank, which
