@@ -33,7 +33,12 @@ fn broken_engine() -> PathBuf {
     let exe = dir
         .join("examples")
         .join(format!("broken_engine{}", std::env::consts::EXE_SUFFIX));
-    assert!(exe.exists(), "{} is built by cargo test", exe.display());
+    assert!(
+        exe.exists(),
+        "{} is missing: `cargo test -p perft-cli` builds the examples, a \
+         `--test` filter alone does not (`cargo build -p perft-cli --examples` first)",
+        exe.display()
+    );
     exe
 }
 
