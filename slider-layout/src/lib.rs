@@ -280,15 +280,5 @@ const _: () =
     assert!(ROOK_SQUARES[63].offset as usize + (1 << (64 - ROOK_SQUARES[63].shift)) == ROOK_ENTRIES);
 const _: () =
     assert!(BISHOP_SQUARES[63].offset as usize + (1 << (64 - BISHOP_SQUARES[63].shift)) == SLIDER_ENTRIES);
-
-#[cfg(test)]
-mod tests {
-    use super::SliderSquare;
-
-    /// A lookup's words share one cache line: 32 bytes, 32 aligned.
-    #[test]
-    fn a_slider_square_fills_an_aligned_half_line() {
-        assert_eq!(std::mem::size_of::<SliderSquare>(), 32);
-        assert_eq!(std::mem::align_of::<SliderSquare>(), 32);
-    }
-}
+// A lookup's words share one cache line: 32 bytes, 32 aligned.
+const _: () = assert!(size_of::<SliderSquare>() == 32 && align_of::<SliderSquare>() == 32);

@@ -113,7 +113,7 @@ pub(super) fn validate(pos: &Chess) -> Result<(), FenError> {
         });
     }
     let waiting = pos.side.other();
-    if pos.attackers(Portable, pos.king(waiting), pos.side, pos.occupied(), 0) != 0 {
+    if pos.is_attacked(Portable, pos.king(waiting), pos.side, pos.occupied()) {
         return Err(FenError::OpponentInCheck {
             colour: waiting.name(),
             to_move: pos.side.name(),

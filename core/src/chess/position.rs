@@ -252,13 +252,7 @@ impl Chess {
     /// Whether the side to move is in check.
     pub fn in_check(&self) -> bool {
         let king = self.king(self.side);
-        self.attackers(
-            crate::kernel::Portable,
-            king,
-            self.side.other(),
-            self.occupied(),
-            0,
-        ) != 0
+        self.is_attacked(crate::kernel::Portable, king, self.side.other(), self.occupied())
     }
 
     /// The en passant square, kept only when a legal capture exists there.
