@@ -7,11 +7,12 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::count::Count;
 
+use super::stretches::Stretches;
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
 use crate::clock::unix_ms;
 use crate::columns::{Bits, UnitColumns};
-use crate::ids::{JobId, ParticipantId, UnitId};
+use crate::ids::{JobId, ParticipantId, SessionId, UnitId};
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
 
@@ -40,11 +41,11 @@ pub(super) struct OpenUnits {
     pub decided: Bits,
     /// Units waiting in `retry`.
     queued: Bits,
-    /// Units from here on were never handed out since the job was loaded:
-    /// they are queued implicitly, in plan order, so that a worker gets
-    /// neighbouring subtrees (which share positions) together.
-    cursor: u64,
-    /// Decided units at or past the cursor.
+    /// Units never handed out since the job was loaded: queued implicitly,
+    /// in stretches of plan order, one worker session to a stretch, so
+    /// that a worker gets neighbouring subtrees (which share positions).
+    fresh: Stretches,
+    /// Decided units among the fresh ones.
     done_ahead: u64,
     /// Units handed out before that want a lease again (handed back,
     /// expired, verification's next copy), most urgent first.
@@ -108,7 +109,7 @@ impl Job {
             open: Some(OpenUnits {
                 decided: Bits::new(n),
                 queued: Bits::new(n),
-                cursor: 0,
+                fresh: Stretches::new(n as u64),
                 done_ahead: 0,
                 retry: VecDeque::new(),
                 active: HashMap::new(),
@@ -223,15 +224,16 @@ impl Job {
         let Some(open) = self.open.as_mut() else {
             return;
         };
-        if u.0 >= open.cursor || !open.queued.set(u.0) {
+        if open.fresh.contains(u.0) || !open.queued.set(u.0) {
             return;
         }
         open.retry.push_front(u);
     }
 
-    /// The next unit the participant `identity` may take: a unit handed
-    /// out before that wants another lease, else the next in plan order.
-    pub fn next_for(&mut self, identity: &ParticipantId) -> Option<UnitId> {
+    /// The next unit the participant `identity` may take on its session
+    /// `session`: a unit handed out before that wants another lease, else
+    /// the next of the session's stretch of plan order.
+    pub fn next_for(&mut self, identity: &ParticipantId, session: &SessionId) -> Option<UnitId> {
         // Units this participant may not take (it counted them): left queued.
         let mut passed = Vec::new();
         let mut found = None;
@@ -257,11 +259,7 @@ impl Job {
         }
         loop {
             let open = self.open.as_mut()?;
-            if open.cursor >= self.units_total {
-                return None;
-            }
-            let u = UnitId(open.cursor);
-            open.cursor += 1;
+            let u = UnitId(open.fresh.next_for(session)?);
             if open.decided.get(u.0) {
                 open.done_ahead -= 1;
                 continue;
@@ -284,11 +282,19 @@ impl Job {
         self.units_queued() > 0
     }
 
+    /// Forgets where the lost session `session` worked: its stretch is
+    /// left for others to take over.
+    pub fn forget_session(&mut self, session: &SessionId) {
+        if let Some(open) = self.open.as_mut() {
+            open.fresh.forget(session);
+        }
+    }
+
     /// Units waiting for a lease.
     pub fn units_queued(&self) -> u64 {
-        self.open.as_ref().map_or(0, |o| {
-            (self.units_total - o.cursor - o.done_ahead) + o.retry.len() as u64
-        })
+        self.open
+            .as_ref()
+            .map_or(0, |o| (o.fresh.len() - o.done_ahead) + o.retry.len() as u64)
     }
 
     /// Units some worker holds.
@@ -376,7 +382,7 @@ impl Job {
         if u.0 >= self.units_total || !open.decided.set(u.0) {
             return true;
         }
-        if u.0 >= open.cursor {
+        if open.fresh.contains(u.0) {
             open.done_ahead += 1;
         }
         if let Some(unit) = open.active.remove(&u)
@@ -424,6 +430,7 @@ impl Job {
             o.columns.heap_bytes()
                 + o.decided.heap_bytes() * 2
                 + o.retry.capacity() * 8
+                + o.fresh.heap_bytes()
                 + o.active.capacity() * 96
         })
     }

@@ -20,8 +20,9 @@ pub(super) struct Holder {
 impl Jobs {
     /// Leases up to `max` units to `worker`, from the first unfinished job
     /// with units wanting a lease (only `only_job` when given), grouped per
-    /// job. A job hands out its units in plan order, so one call gets
-    /// neighbouring subtrees, which share positions in the worker's table.
+    /// job. A job hands each worker session the units of its own stretch of
+    /// plan order, so a worker gets neighbouring subtrees, which share
+    /// positions in its table.
     /// Never the same unit twice to one participant.
     pub fn lease(&mut self, worker: &Lessee, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
@@ -47,7 +48,7 @@ impl Jobs {
             }
             let mut units = Vec::new();
             while handed < max {
-                let Some(unit_id) = job.next_for(&worker.identity) else {
+                let Some(unit_id) = job.next_for(&worker.identity, &worker.session) else {
                     break;
                 };
                 self.next_epoch += 1;
@@ -136,6 +137,9 @@ impl Jobs {
         let mut expired = 0;
         let mut changed = HashSet::new();
         for session in lost {
+            for job in self.jobs.values_mut() {
+                job.forget_session(session);
+            }
             let Some(holder) = self.holders.remove(session) else {
                 continue;
             };
