@@ -8,7 +8,7 @@
 //! takes the back half of the largest stretch left (the whole of it when
 //! nobody works there). Two workers on a fresh job thus split it into two
 //! halves of plan order instead of taking turns unit by unit, which
-//! counted chess perft(9) on two workers with 1.2x less CPU time
+//! counted chess perft(9) on two workers with 1.16x less CPU time
 //! (`BENCHMARKS.md`). Memory is one entry per stretch and per session.
 
 use std::collections::{BTreeMap, HashMap};
