@@ -259,11 +259,10 @@ impl Job {
         }
         loop {
             let open = self.open.as_mut()?;
-            let u = UnitId(open.fresh.next_for(session)?);
-            if open.decided.get(u.0) {
-                open.done_ahead -= 1;
-                continue;
-            }
+            let decided = &open.decided;
+            let (next, skipped) = open.fresh.next_for(session, |u| decided.get(u));
+            open.done_ahead -= skipped;
+            let u = UnitId(next?);
             if !self.needs_lease(u) {
                 continue;
             }

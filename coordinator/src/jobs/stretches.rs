@@ -5,8 +5,8 @@
 //! units under one first move transpose into each other), and a worker's
 //! table finds those only when the same worker counts them. So a session
 //! keeps taking the next unit of its own stretch; a session without one
-//! takes the back half of the largest stretch left (the whole of it when
-//! nobody works there). Two workers on a fresh job thus split it into two
+//! takes over the largest stretch nobody works on, else splits off the
+//! back half of the largest one. Two workers on a fresh job thus split it into two
 //! halves of plan order instead of taking turns unit by unit, which
 //! counted chess perft(9) on two workers with 1.16x less CPU time
 //! (`BENCHMARKS.md`). Memory is one entry per stretch and per session.
@@ -54,39 +54,74 @@ impl Stretches {
             .is_some_and(|(_, &end)| u < end)
     }
 
-    /// The next unit for `session`: the next of its stretch, else the
-    /// first of a stretch it takes over or splits off. `None` when no unit
-    /// is left.
-    pub fn next_for(&mut self, session: &SessionId) -> Option<u64> {
-        let start = match self.runs.get(session) {
-            Some(start) if self.by_start.contains_key(start) => *start,
-            _ => match self.take_stretch() {
-                Some(start) => start,
+    /// The next unit for `session` that `skip` does not pass over: the
+    /// next of its stretch, else the first of a stretch it takes over or
+    /// splits off. Passed-over units leave the stretches too; the second
+    /// value says how many. `None` when no unit is left.
+    ///
+    /// Skipping runs along a stretch before the maps are touched once, so
+    /// a job restored with millions of decided units walks them at the
+    /// cost of a bit test each.
+    pub fn next_for(&mut self, session: &SessionId, skip: impl Fn(u64) -> bool) -> (Option<u64>, u64) {
+        let mut skipped = 0;
+        loop {
+            let start = match self.runs.get(session) {
+                Some(start) if self.by_start.contains_key(start) => *start,
+                _ => match self.take_stretch() {
+                    Some(start) => start,
+                    None => {
+                        self.runs.remove(session);
+                        return (None, skipped);
+                    }
+                },
+            };
+            let Some(end) = self.by_start.remove(&start) else {
+                return (None, skipped);
+            };
+            let mut u = start;
+            while u < end && skip(u) {
+                u += 1;
+            }
+            skipped += u - start;
+            self.len -= u - start;
+            if u == end {
+                self.runs.remove(session);
+                continue;
+            }
+            if u + 1 < end {
+                self.by_start.insert(u + 1, end);
+            }
+            self.len -= 1;
+            match self.runs.get_mut(session) {
+                Some(next) => *next = u + 1,
                 None => {
-                    self.runs.remove(session);
-                    return None;
+                    self.runs.insert(session.clone(), u + 1);
                 }
-            },
-        };
-        let end = self.by_start.remove(&start)?;
-        if start + 1 < end {
-            self.by_start.insert(start + 1, end);
+            }
+            return (Some(u), skipped);
         }
-        self.len -= 1;
-        self.runs.insert(session.clone(), start + 1);
-        Some(start)
     }
 
     /// The start of a stretch for a session that has none: the largest
-    /// stretch (the first of equals), whole when nobody works there, else
-    /// its back half split off.
+    /// stretch nobody works on, whole; else the back half of the largest
+    /// (the whole of it when one unit is left).
     fn take_stretch(&mut self) -> Option<u64> {
-        let (&start, &end) = self
+        let worked = |start: u64| self.runs.values().any(|&next| next == start);
+        let largest = |(a_start, a_end): (&u64, &u64), (b_start, b_end): (&u64, &u64)| {
+            (a_end - a_start)
+                .cmp(&(b_end - b_start))
+                .then(b_start.cmp(a_start))
+        };
+        if let Some((&start, _)) = self
             .by_start
             .iter()
-            .max_by(|a, b| (a.1 - a.0).cmp(&(b.1 - b.0)).then(b.0.cmp(a.0)))?;
-        let worked = self.runs.values().any(|&next| next == start);
-        if !worked || end - start == 1 {
+            .filter(|(start, _)| !worked(**start))
+            .max_by(|a, b| largest(*a, *b))
+        {
+            return Some(start);
+        }
+        let (&start, &end) = self.by_start.iter().max_by(|a, b| largest(*a, *b))?;
+        if end - start == 1 {
             return Some(start);
         }
         let middle = start + (end - start) / 2;
@@ -116,7 +151,9 @@ mod tests {
     }
 
     fn take(stretches: &mut Stretches, who: &SessionId, n: usize) -> Vec<u64> {
-        (0..n).filter_map(|_| stretches.next_for(who)).collect()
+        (0..n)
+            .filter_map(|_| stretches.next_for(who, |_| false).0)
+            .collect()
     }
 
     #[test]
@@ -125,7 +162,7 @@ mod tests {
         let a = session("a");
         assert_eq!(take(&mut stretches, &a, 7), [0, 1, 2, 3, 4]);
         assert_eq!(stretches.len(), 0);
-        assert_eq!(stretches.next_for(&a), None);
+        assert_eq!(stretches.next_for(&a, |_| false), (None, 0));
     }
 
     #[test]
@@ -152,13 +189,25 @@ mod tests {
         assert_eq!(take(&mut stretches, &a, 1), [0]);
         assert_eq!(take(&mut stretches, &b, 1), [4]);
         stretches.forget(&b);
-        // b's 5..8 is nobody's now and as large as a's 1..4: the first of
-        // equals is a's, which c splits; d then takes 5..8 whole.
+        // b's 5..8 is nobody's now: c takes it over rather than split a's.
+        assert_eq!(take(&mut stretches, &c, 3), [5, 6, 7]);
+        // c then splits a's 1..4 (as large as anything left).
         assert_eq!(take(&mut stretches, &c, 1), [2]);
-        let d = session("d");
-        assert_eq!(take(&mut stretches, &d, 3), [5, 6, 7]);
         assert_eq!(take(&mut stretches, &a, 3), [1, 3]);
         assert_eq!(stretches.len(), 0);
+    }
+
+    #[test]
+    fn skipped_units_leave_in_one_walk_and_are_counted() {
+        let mut stretches = Stretches::new(10);
+        let a = session("a");
+        // Units 0..4 and 6..10 are decided: a gets 4, then 5, then nothing.
+        let decided = |u: u64| u != 4 && u != 5;
+        assert_eq!(stretches.next_for(&a, decided), (Some(4), 4));
+        assert_eq!(stretches.next_for(&a, decided), (Some(5), 0));
+        assert_eq!(stretches.next_for(&a, decided), (None, 4));
+        assert_eq!(stretches.len(), 0);
+        assert!(stretches.by_start.is_empty() && stretches.runs.is_empty());
     }
 
     #[test]
@@ -176,7 +225,7 @@ mod tests {
                 stretches.forget(who);
                 continue;
             }
-            let u = stretches.next_for(who).expect("units are left");
+            let u = stretches.next_for(who, |_| false).0.expect("units are left");
             assert!(!seen[u as usize], "unit {u} twice");
             assert!(!stretches.contains(u));
             seen[u as usize] = true;
@@ -188,7 +237,7 @@ mod tests {
     #[test]
     fn an_empty_plan_has_nothing_to_hand_out() {
         let mut stretches = Stretches::new(0);
-        assert_eq!(stretches.next_for(&session("a")), None);
+        assert_eq!(stretches.next_for(&session("a"), |_| false), (None, 0));
         assert!(!stretches.contains(0));
     }
 }
