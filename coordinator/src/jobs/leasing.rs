@@ -15,6 +15,8 @@ use crate::clock::unix_ms;
 pub(super) struct Holder {
     /// (job, unit) pairs leased to the session and not yet reported.
     pub units: HashSet<(JobId, UnitId)>,
+    /// Jobs that leased it fresh units: where it may have a stretch.
+    pub stretch_jobs: HashSet<JobId>,
 }
 
 impl Jobs {
@@ -71,6 +73,9 @@ impl Jobs {
                 job.requeue(unit_id);
             }
             if !units.is_empty() {
+                if let Some(holder) = self.holders.get_mut(&worker.session) {
+                    holder.stretch_jobs.insert(id.clone());
+                }
                 out.push(LeasedJob {
                     job_id: id.clone(),
                     game: job.spec.game,
@@ -137,12 +142,14 @@ impl Jobs {
         let mut expired = 0;
         let mut changed = HashSet::new();
         for session in lost {
-            for job in self.jobs.values_mut() {
-                job.forget_session(session);
-            }
             let Some(holder) = self.holders.remove(session) else {
                 continue;
             };
+            for job_id in &holder.stretch_jobs {
+                if let Some(job) = self.jobs.get_mut(job_id) {
+                    job.forget_session(session);
+                }
+            }
             // In plan order, so the units come back in an order that does
             // not depend on a hash set's.
             let mut units: Vec<_> = holder.units.into_iter().collect();

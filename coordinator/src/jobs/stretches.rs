@@ -11,7 +11,7 @@
 //! counted chess perft(9) on two workers with 1.16x less CPU time
 //! (`BENCHMARKS.md`). Memory is one entry per stretch and per session.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::ids::SessionId;
 
@@ -106,7 +106,8 @@ impl Stretches {
     /// stretch nobody works on, whole; else the back half of the largest
     /// (the whole of it when one unit is left).
     fn take_stretch(&mut self) -> Option<u64> {
-        let worked = |start: u64| self.runs.values().any(|&next| next == start);
+        // One pass over the runs, so a choice costs O(stretches + sessions).
+        let worked: HashSet<u64> = self.runs.values().copied().collect();
         let largest = |(a_start, a_end): (&u64, &u64), (b_start, b_end): (&u64, &u64)| {
             (a_end - a_start)
                 .cmp(&(b_end - b_start))
@@ -115,7 +116,7 @@ impl Stretches {
         if let Some((&start, _)) = self
             .by_start
             .iter()
-            .filter(|(start, _)| !worked(**start))
+            .filter(|(start, _)| !worked.contains(*start))
             .max_by(|a, b| largest(*a, *b))
         {
             return Some(start);

@@ -228,6 +228,25 @@ fn units_go_out_in_stretches_of_plan_order_and_counters_follow() {
 }
 
 #[test]
+fn a_lost_sessions_stretch_is_taken_over_whole_by_the_next_session() {
+    let mut jobs = Jobs::default();
+    let (spec, planned) = planned(6, 3);
+    let total = planned.units.len() as u64;
+    jobs.submit(id("j"), spec, planned);
+    assert_eq!(lease(&mut jobs, &worker("a"), 1)[0].unit_id.0, 0);
+    let half = 1 + (total - 1) / 2;
+    assert_eq!(lease(&mut jobs, &worker("b"), 1)[0].unit_id.0, half);
+    assert_eq!(jobs.expire(&lost("b")), 1);
+    // c gets b's unit back first, then goes on where b would have: b's
+    // stretch is nobody's now, so c takes it over rather than split one.
+    let c = lease(&mut jobs, &worker("c"), 2);
+    assert_eq!(
+        c.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(),
+        [half, half + 1]
+    );
+}
+
+#[test]
 fn a_finished_job_releases_its_units() {
     let mut jobs = Jobs::default();
     let (spec, plan_j) = planned(5, 2);
