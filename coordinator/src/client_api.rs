@@ -246,6 +246,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 .min_units
                 .max(self.0.split_threads().saturating_mul(32))
                 .min(max_units),
+            min_unit_leaves: self.0.config.min_unit_leaves,
             max_units,
             convention,
             stats: req.stats,

@@ -68,6 +68,9 @@ pub struct Config {
     /// An automatic split gives at least this many units, or this many per
     /// registered worker thread times 32 if that is more.
     pub min_units: usize,
+    /// Past `min_units`, an automatic split goes a level deeper while that
+    /// level's units would still count this many leaves each (estimated).
+    pub min_unit_leaves: f64,
     /// A plan with more units is refused.
     pub max_units: usize,
     /// The shared token: one admin credential (health checks need none).
@@ -84,6 +87,15 @@ pub struct Config {
 /// keep open, 160 on disk with results).
 pub const MAX_UNITS: usize = 10_000_000;
 
+/// Default unit size an automatic split keeps to, in estimated leaves:
+/// deeper levels merge transpositions exactly, so two workers with their
+/// own tables stop counting the same deep positions (chess perft(9) on two
+/// workers: split 4 took 8% less CPU than split 2, split 5's 3 M-leaf
+/// units more, their leases and reports outweighing them; BENCHMARKS.md).
+/// Chess perft(8) splits at 3, perft(9) at 4, perft(10) at 5, perft(11) at
+/// 6 under it.
+pub const MIN_UNIT_LEAVES: f64 = (1u64 << 22) as f64;
+
 /// Largest gRPC message accepted, either way: a report of 1024 units or a
 /// lease of 1024 units is well under it.
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
@@ -98,6 +110,7 @@ impl Default for Config {
             split_threads_per_participant: 1024,
             heartbeat_interval: Duration::from_secs(5),
             min_units: 256,
+            min_unit_leaves: MIN_UNIT_LEAVES,
             max_units: MAX_UNITS,
             token: None,
             tls: None,

@@ -17,9 +17,11 @@ pub struct PlanRequest {
     /// Root position text; `None` for the start.
     pub position: Option<String>,
     pub depth: u32,
-    /// Plies to expand; `None` chooses so there are at least `min_units`.
+    /// Plies to expand; `None` chooses: at least `min_units` units, and
+    /// deeper while units stay at `min_unit_leaves` leaves (estimated).
     pub split_depth: Option<u32>,
     pub min_units: usize,
+    pub min_unit_leaves: f64,
     /// Refuse plans with more units than this.
     pub max_units: usize,
     /// The counting convention (`None`: the game's default); the plan's
@@ -169,7 +171,7 @@ impl StatsVisitor for Planner<'_> {
             // The expansion stops as soon as it passes the limit, so its
             // memory stays proportional to the limit.
             Some(split_depth) => Plan::bounded(root, req.depth, split_depth, req.max_units)?,
-            None => Plan::with_min_units(root, req.depth, req.min_units, req.max_units)?,
+            None => Plan::with_unit_size(root, req.depth, req.min_units, req.max_units, req.min_unit_leaves)?,
         };
         let split_depth = plan.split_depth();
         let remaining_depth = plan.remaining_depth();

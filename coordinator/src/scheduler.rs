@@ -217,6 +217,7 @@ mod tests {
             depth: 7,
             split_depth: Some(3),
             min_units: 1,
+            min_unit_leaves: f64::INFINITY,
             max_units: 1 << 20,
             convention: None,
             stats: false,

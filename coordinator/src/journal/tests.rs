@@ -27,6 +27,7 @@ async fn journaled_job(
         depth,
         split_depth: Some(1),
         min_units: 1,
+        min_unit_leaves: f64::INFINITY,
         max_units: 1 << 20,
         convention: None,
         stats,

@@ -8,6 +8,7 @@
 
 mod error;
 mod frontier;
+mod unit_size;
 mod weight;
 
 pub use error::PlanError;
@@ -74,6 +75,22 @@ impl<G: Game> Plan<G> {
         min_units: usize,
         max_units: usize,
     ) -> Result<Plan<G>, PlanError> {
+        Self::with_unit_size(root, depth, min_units, max_units, f64::INFINITY)
+    }
+
+    /// As [`Plan::with_min_units`], but past `min_units` it goes on
+    /// expanding while the next level's units would still count at least
+    /// `min_unit_leaves` leaves each (estimated): a cluster's plan, where
+    /// a deeper level merges more transpositions exactly, so no two
+    /// workers count the same position there. An infinite
+    /// `min_unit_leaves` is [`Plan::with_min_units`].
+    pub fn with_unit_size(
+        root: G,
+        depth: u32,
+        min_units: usize,
+        max_units: usize,
+        min_unit_leaves: f64,
+    ) -> Result<Plan<G>, PlanError> {
         if depth == 0 {
             return Err(PlanError::SplitDepth {
                 split_depth: 1,
@@ -81,12 +98,16 @@ impl<G: Game> Plan<G> {
             });
         }
         let deepest = depth.saturating_sub(2).max(1);
-        Self::expand(root, depth, max_units, true, |ply, units| {
-            ply >= deepest || units >= min_units
+        Self::expand(root, depth, max_units, true, |ply, level| {
+            let big_enough = || {
+                min_unit_leaves.is_finite()
+                    && unit_size::next_level_unit_leaves(level, depth - ply) >= min_unit_leaves
+            };
+            ply >= deepest || (level.len() >= min_units && !big_enough())
         })
     }
 
-    /// Expands level by level until `done(ply, units)`. A level that passes
+    /// Expands level by level until `done(ply, level)`. A level that passes
     /// `max_units` is abandoned as soon as it does: an error, or with
     /// `keep_last` the level before it is the plan.
     fn expand(
@@ -94,7 +115,7 @@ impl<G: Game> Plan<G> {
         depth: u32,
         max_units: usize,
         keep_last: bool,
-        done: impl Fn(u32, usize) -> bool,
+        done: impl Fn(u32, &Frontier<G>) -> bool,
     ) -> Result<Plan<G>, PlanError> {
         let first_moves: Vec<G::Move> = root.legal_moves().into_iter().collect();
         let mut settled = vec![Leaves::ZERO; first_moves.len()];
@@ -109,7 +130,7 @@ impl<G: Game> Plan<G> {
         let mut level = first.finish();
         let mut settled_nodes = Vec::new();
         let mut ply = 1;
-        'levels: while !done(ply, level.len()) {
+        'levels: while !done(ply, &level) {
             let mut next = LevelBuilder::new(ply + 1, max_units);
             let mut next_settled = settled.clone();
             let mut level_settled_nodes = Vec::new();
