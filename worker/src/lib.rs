@@ -307,6 +307,11 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
     units
 }
 
+/// Units leased ahead per counting thread: enough that a thread finishing a
+/// unit of a few milliseconds (a deep split with the table) finds the next
+/// one queued while the report and the next lease are on the wire.
+const PREFETCH_PER_THREAD: usize = 4;
+
 /// Runs the worker until `shutdown` resolves (then drains) or the
 /// coordinator refuses it.
 pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
@@ -319,7 +324,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), config.coordinator.interceptor());
     let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
     let pool = Pool::start(config.threads, config.table_bytes, outcomes_tx);
-    let prefetch = 2 * config.threads.max(1);
+    let prefetch = PREFETCH_PER_THREAD * config.threads.max(1);
     let mut unreported = Unreported::default();
     let mut session = register_until_done(&mut client, &config).await?;
     let mut heartbeat = tokio::time::interval(session.heartbeat);
