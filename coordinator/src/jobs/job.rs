@@ -3,10 +3,11 @@
 //! same for ten units or ten million. A job that finishes keeps only its
 //! summary (the divide so far and its counters) and releases its units.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use crate::count::Count;
 
+use super::retry::{Retry, Wanted};
 use super::stretches::Stretches;
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
@@ -39,8 +40,6 @@ pub struct Summary {
 pub(super) struct OpenUnits {
     pub columns: UnitColumns,
     pub decided: Bits,
-    /// Units waiting in `retry`.
-    queued: Bits,
     /// Units never handed out since the job was loaded: queued implicitly,
     /// in stretches of plan order, one worker session to a stretch, so
     /// that a worker gets neighbouring subtrees (which share positions).
@@ -49,7 +48,7 @@ pub(super) struct OpenUnits {
     done_ahead: u64,
     /// Units handed out before that want a lease again (handed back,
     /// expired, verification's next copy), most urgent first.
-    retry: VecDeque<UnitId>,
+    retry: Retry,
     /// Units with leases or votes: open work only.
     pub active: HashMap<UnitId, Unit>,
     /// Units some worker holds.
@@ -108,10 +107,9 @@ impl Job {
             units_total: n as u64,
             open: Some(OpenUnits {
                 decided: Bits::new(n),
-                queued: Bits::new(n),
                 fresh: Stretches::new(n as u64),
                 done_ahead: 0,
-                retry: VecDeque::new(),
+                retry: Retry::default(),
                 active: HashMap::new(),
                 leased: 0,
                 columns: plan.units,
@@ -216,46 +214,42 @@ impl Job {
             .is_some_and(|o| o.active.get(&u).is_none_or(|a| a.can_take(identity)))
     }
 
-    /// Puts a unit that wants a lease back in the queue, first.
+    /// The participants that may not take unit `u` now.
+    fn barred(&self, u: UnitId) -> Vec<ParticipantId> {
+        let active = self.open.as_ref().and_then(|o| o.active.get(&u));
+        active.map_or_else(Vec::new, Unit::barred)
+    }
+
+    /// Puts a unit that wants a lease back in the queue, first (a unit
+    /// already queued keeps its place unless who may take it changed).
     pub fn requeue(&mut self, u: UnitId) {
         if self.state.is_final() || !self.needs_lease(u) {
             return;
         }
+        let barred = self.barred(u);
         let Some(open) = self.open.as_mut() else {
             return;
         };
-        if open.fresh.contains(u.0) || !open.queued.set(u.0) {
+        if open.fresh.contains(u.0) {
             return;
         }
-        open.retry.push_front(u);
+        open.retry.push_front(u, barred);
     }
 
     /// The next unit the participant `identity` may take on its session
     /// `session`: a unit handed out before that wants another lease, else
     /// the next of the session's stretch of plan order.
     pub fn next_for(&mut self, identity: &ParticipantId, session: &SessionId) -> Option<UnitId> {
-        // Units this participant may not take (it counted them): left queued.
-        let mut passed = Vec::new();
-        let mut found = None;
-        while let Some(u) = self.open.as_mut()?.retry.pop_front() {
-            self.open.as_mut()?.queued.clear(u.0);
-            if !self.needs_lease(u) {
-                continue;
-            }
-            if self.can_take(u, identity) {
-                found = Some(u);
-                break;
-            }
-            passed.push(u);
-        }
-        if let Some(open) = self.open.as_mut() {
-            for &u in passed.iter().rev() {
-                open.queued.set(u.0);
-                open.retry.push_front(u);
-            }
-        }
-        if found.is_some() {
-            return found;
+        let open = self.open.as_mut()?;
+        let (decided, active) = (&open.decided, &open.active);
+        let retried = open.retry.take_for(identity, |u| match active.get(&u) {
+            _ if decided.get(u.0) => Wanted::Drop,
+            Some(unit) if !unit.needs_lease() => Wanted::Drop,
+            Some(unit) if !unit.can_take(identity) => Wanted::NotFrom(unit.barred()),
+            _ => Wanted::Take,
+        });
+        if retried.is_some() {
+            return retried;
         }
         loop {
             let open = self.open.as_mut()?;
@@ -270,9 +264,8 @@ impl Job {
                 return Some(u);
             }
             // Restored with this participant's vote: another one's turn.
-            let open = self.open.as_mut()?;
-            open.queued.set(u.0);
-            open.retry.push_back(u);
+            let barred = self.barred(u);
+            self.open.as_mut()?.retry.push_back(u, barred);
         }
     }
 
@@ -293,7 +286,7 @@ impl Job {
     pub fn units_queued(&self) -> u64 {
         self.open
             .as_ref()
-            .map_or(0, |o| (o.fresh.len() - o.done_ahead) + o.retry.len() as u64)
+            .map_or(0, |o| (o.fresh.len() - o.done_ahead) + o.retry.len())
     }
 
     /// Units some worker holds.
@@ -427,8 +420,8 @@ impl Job {
     pub fn unit_bytes(&self) -> usize {
         self.open.as_ref().map_or(0, |o| {
             o.columns.heap_bytes()
-                + o.decided.heap_bytes() * 2
-                + o.retry.capacity() * 8
+                + o.decided.heap_bytes()
+                + o.retry.heap_bytes()
                 + o.fresh.heap_bytes()
                 + o.active.capacity() * 96
         })

@@ -16,6 +16,7 @@ mod ops;
 mod report;
 mod restore;
 mod restored;
+mod retry;
 mod stretches;
 mod unit;
 mod views;

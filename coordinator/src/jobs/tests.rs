@@ -468,3 +468,60 @@ fn a_statistics_job_sums_its_units_kinds_into_the_local_divide() {
         assert_eq!(line.count, Count::from(*stats));
     }
 }
+
+#[test]
+fn an_owner_alone_on_a_verified_job_leases_every_unit_once_then_waits() {
+    let mut jobs = Jobs::default();
+    let (mut spec, planned) = planned(7, 3);
+    spec.verify = true;
+    let units = planned.units.len();
+    jobs.submit(id("j"), spec, planned);
+    // One unit a call, as a worker asks: each counted unit waits for
+    // another owner, and the owner's next lease passes over all of them.
+    let mut alone = Vec::new();
+    while let Some(unit) = lease(&mut jobs, &worker("a"), 1).pop() {
+        jobs.report(&id("j"), unit.unit_id, count(&unit), 0, &worker("a"));
+        alone.push(unit.unit_id);
+    }
+    assert_eq!(alone.len(), units);
+    let view = jobs.view(&id("j")).unwrap();
+    assert_eq!((view.units_done, view.units_queued), (0, units as u64));
+    // A second session of the same owner gets nothing either.
+    let other_machine = Lessee {
+        session: SessionId::parse("a-2").unwrap(),
+        ..worker("a")
+    };
+    assert!(lease(&mut jobs, &other_machine, usize::MAX).is_empty());
+    // Another owner confirms every unit, most recently counted first.
+    let confirming = lease(&mut jobs, &worker("b"), usize::MAX);
+    let mut expected = alone.clone();
+    expected.reverse();
+    assert_eq!(confirming.iter().map(|u| u.unit_id).collect::<Vec<_>>(), expected);
+    for unit in &confirming {
+        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("b"));
+    }
+    let divide = jobs.divide(&id("j")).unwrap();
+    assert_eq!(divide.job.state, JobState::Done);
+    assert_eq!(
+        divide.total.leaves,
+        GameKind::Checkers.fns().published(7).unwrap().total
+    );
+}
+
+#[test]
+fn a_unit_whose_only_lease_expired_goes_back_to_its_owner() {
+    let mut jobs = Jobs::default();
+    let (mut spec, planned) = planned(6, 2);
+    spec.verify = true;
+    let units = planned.units.len();
+    jobs.submit(id("j"), spec, planned);
+    // "a" leases everything, then its worker is lost before counting.
+    let first = lease(&mut jobs, &worker("a"), usize::MAX);
+    assert_eq!(first.len(), units);
+    assert_eq!(jobs.expire(&lost("a")), units as u64);
+    // Its next session may lease them all again: no count of it is in.
+    let again = lease(&mut jobs, &worker("a"), usize::MAX);
+    assert_eq!(again.len(), units);
+    assert!(lease(&mut jobs, &worker("a"), usize::MAX).is_empty());
+    assert_eq!(lease(&mut jobs, &worker("b"), usize::MAX).len(), units);
+}

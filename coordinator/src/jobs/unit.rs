@@ -109,6 +109,13 @@ impl Unit {
         !self.leases.iter().any(|l| l.identity == *identity) && !self.voters.contains(identity)
     }
 
+    /// The participants that may not take it: those holding a lease on it
+    /// and those that counted it.
+    pub fn barred(&self) -> Vec<ParticipantId> {
+        let leasing = self.leases.iter().map(|l| l.identity.clone());
+        leasing.chain(self.voters.iter().cloned()).collect()
+    }
+
     pub fn lease(&mut self, session: &SessionId, identity: &ParticipantId, epoch: Epoch) {
         self.leases.push(Lease {
             session: session.clone(),
