@@ -2,7 +2,7 @@
 # Table hit rate per worker on a real job (issue 10's locality figure):
 # a coordinator and two one-thread workers with their own tables count
 # GAME perft(DEPTH); prints each worker's probes, hits and hit rate, its
-# units, and the workers' CPU seconds.
+# units, the workers' CPU seconds and the coordinator's.
 #
 #   bench/locality.sh PERFT_BINARY [GAME DEPTH HASH]
 #
@@ -18,6 +18,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 port=$((20000 + RANDOM % 20000))
 url=http://127.0.0.1:$port
 "$perft" serve --listen 127.0.0.1:$port --data-dir "$dir/data" >"$dir/serve.log" 2>&1 &
+serve_pid=$!
 until "$perft" health --coordinator "$url" >/dev/null 2>&1; do sleep 0.05; done
 pids=()
 for w in $(seq 1 ${WORKERS:-2}); do
@@ -44,3 +45,5 @@ for w in $(seq 1 ${WORKERS:-2}); do
   cpu=$(echo "$cpu + $ticks / $(getconf CLK_TCK)" | bc -l)
 done
 printf "workers' CPU: %.1f s\n" "$cpu"
+ticks=$(awk '{ print $14 + $15 }' /proc/$serve_pid/stat)
+printf "coordinator's CPU: %.1f s\n" "$(echo "$ticks / $(getconf CLK_TCK)" | bc -l)"

@@ -8,6 +8,7 @@
 //! it has not started, finishes and reports the others, and exits.
 
 mod compute;
+mod pacing;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
 pub use compute::{Outcome, Pool, Totals, UnitLease};
+use pacing::Pacing;
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -135,6 +137,10 @@ struct Unreported(Vec<Kept>);
 impl Unreported {
     fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
     }
 
     fn add(&mut self, outcome: Outcome) {
@@ -307,11 +313,6 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
     units
 }
 
-/// Units leased ahead per counting thread: enough that a thread finishing a
-/// unit of a few milliseconds (a deep split with the table) finds the next
-/// one queued while the report and the next lease are on the wire.
-const PREFETCH_PER_THREAD: usize = 4;
-
 /// Runs the worker until `shutdown` resolves (then drains) or the
 /// coordinator refuses it.
 pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
@@ -324,7 +325,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), config.coordinator.interceptor());
     let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
     let pool = Pool::start(config.threads, config.table_bytes, outcomes_tx);
-    let prefetch = PREFETCH_PER_THREAD * config.threads.max(1);
+    let mut pacing = Pacing::new(config.threads);
+    // When the oldest count not yet reported must go.
+    let mut report_by: Option<tokio::time::Instant> = None;
     let mut unreported = Unreported::default();
     let mut session = register_until_done(&mut client, &config).await?;
     let mut heartbeat = tokio::time::interval(session.heartbeat);
@@ -334,8 +337,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
 
     loop {
         // Top up the local queue so the threads never wait on the network.
-        let wanted = prefetch.saturating_sub(pool.in_flight());
-        if wanted > 0 && tokio::time::Instant::now() >= idle_until {
+        let wanted = pacing.prefetch().saturating_sub(pool.in_flight());
+        let lease_due = wanted > 0 && (wanted >= pacing.batch() || pool.in_flight() == 0);
+        if lease_due && tokio::time::Instant::now() >= idle_until {
             let request = pb::LeaseUnitsRequest {
                 worker_id: session.id.clone(),
                 max_units: wanted as u32,
@@ -360,20 +364,38 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 }
             }
         }
-        let wake = if pool.in_flight() < prefetch {
+        let wanted = pacing.prefetch().saturating_sub(pool.in_flight());
+        let lease_due = wanted > 0 && (wanted >= pacing.batch() || pool.in_flight() == 0);
+        let wake = if lease_due {
             idle_until.max(tokio::time::Instant::now())
         } else {
             far()
         };
+        let report_wake = report_by.unwrap_or_else(far);
         tokio::select! {
             () = &mut shutdown => break,
             Some(outcome) = outcomes.recv() => {
+                pacing.saw(&outcome);
                 unreported.add(outcome);
-                // Gather whatever else finished, then report in one call.
+                // Gather whatever else finished; report once enough waits.
                 while let Ok(more) = outcomes.try_recv() {
+                    pacing.saw(&more);
                     unreported.add(more);
                 }
+                if unreported.len() < pacing.batch() {
+                    report_by.get_or_insert_with(|| tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
+                    continue;
+                }
+                report_by = None;
                 if let Err(status) = unreported.flush(&mut client, &session.id).await {
+                    report_by = Some(tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
+                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                }
+            }
+            () = tokio::time::sleep_until(report_wake), if report_by.is_some() => {
+                report_by = None;
+                if let Err(status) = unreported.flush(&mut client, &session.id).await {
+                    report_by = Some(tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
                     handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
                 }
             }
