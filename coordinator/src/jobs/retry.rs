@@ -33,6 +33,8 @@ pub(super) struct Retry {
     queues: BTreeMap<u32, VecDeque<UnitId>>,
     /// The group of each waiting unit.
     group_of: HashMap<UnitId, u32>,
+    /// Entries in `queues`, stale ones included.
+    entries: usize,
 }
 
 impl Default for Retry {
@@ -42,6 +44,7 @@ impl Default for Retry {
             group_ids: HashMap::from([(Vec::new(), ANYONE)]),
             queues: BTreeMap::new(),
             group_of: HashMap::new(),
+            entries: 0,
         }
     }
 }
@@ -64,6 +67,8 @@ impl Retry {
     pub fn push_front(&mut self, u: UnitId, barred: Vec<ParticipantId>) {
         if let Some(group) = self.place(u, barred) {
             self.queues.entry(group).or_default().push_front(u);
+            self.entries += 1;
+            self.compact_if_stale();
         }
     }
 
@@ -71,7 +76,26 @@ impl Retry {
     pub fn push_back(&mut self, u: UnitId, barred: Vec<ParticipantId>) {
         if let Some(group) = self.place(u, barred) {
             self.queues.entry(group).or_default().push_back(u);
+            self.entries += 1;
+            self.compact_if_stale();
         }
+    }
+
+    /// Drops stale entries once they outnumber the waiting units (plus a
+    /// margin): a group only its own barred participants ask of is never
+    /// walked, so its stale entries would otherwise stay. Each entry is
+    /// dropped once, so this costs O(1) a push, amortized.
+    fn compact_if_stale(&mut self) {
+        if self.entries <= 2 * self.group_of.len() + 1024 {
+            return;
+        }
+        let group_of = &self.group_of;
+        let mut kept = std::collections::HashSet::new();
+        for (group, queue) in &mut self.queues {
+            queue.retain(|u| group_of.get(u) == Some(group) && kept.insert(*u));
+        }
+        self.queues.retain(|_, queue| !queue.is_empty());
+        self.entries = kept.len();
     }
 
     /// Records `u` in the group of `barred`; the group to queue it in, or
@@ -127,6 +151,7 @@ impl Retry {
     fn pop(&mut self, group: u32) -> Option<UnitId> {
         let queue = self.queues.get_mut(&group)?;
         let u = queue.pop_front();
+        self.entries -= usize::from(u.is_some());
         if queue.is_empty() {
             self.queues.remove(&group);
         }
@@ -186,6 +211,24 @@ mod tests {
         assert!(!retry.contains(UnitId(7)));
         // The stale entry in a's and b's group is never handed out again.
         assert_eq!(retry.take_for(&who("c"), |_| Wanted::Take), None);
+    }
+
+    #[test]
+    fn stale_entries_nobody_walks_are_dropped() {
+        let mut retry = Retry::default();
+        // "a" alone: its unit is handed back (bars nobody) and leased by it
+        // again (bars "a") over and over, leaving a stale entry each time
+        // in a group only "a" is barred from.
+        for _ in 0..10_000 {
+            retry.push_front(UnitId(1), vec![who("a")]);
+            retry.push_front(UnitId(1), Vec::new());
+            assert_eq!(retry.take_for(&who("a"), |_| Wanted::Take), Some(UnitId(1)));
+        }
+        assert!(retry.entries < 2000, "{} entries", retry.entries);
+        retry.push_front(UnitId(1), vec![who("a")]);
+        assert_eq!(retry.take_for(&who("b"), |_| Wanted::Take), Some(UnitId(1)));
+        assert_eq!(retry.take_for(&who("b"), |_| Wanted::Take), None);
+        assert_eq!(retry.len(), 0);
     }
 
     #[test]
