@@ -371,6 +371,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         } else {
             far()
         };
+        // Anything unreported (counts, hand-backs, a failed report) goes
+        // within `REPORT_WITHIN`, sooner once a batch of it waits.
+        if unreported.is_empty() {
+            report_by = None;
+        } else {
+            report_by.get_or_insert_with(|| tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
+        }
         let report_wake = report_by.unwrap_or_else(far);
         tokio::select! {
             () = &mut shutdown => break,
@@ -382,20 +389,16 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                     pacing.saw(&more);
                     unreported.add(more);
                 }
-                if unreported.len() < pacing.batch() {
-                    report_by.get_or_insert_with(|| tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
-                    continue;
-                }
-                report_by = None;
-                if let Err(status) = unreported.flush(&mut client, &session.id).await {
-                    report_by = Some(tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
-                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                if unreported.len() >= pacing.batch() {
+                    report_by = None;
+                    if let Err(status) = unreported.flush(&mut client, &session.id).await {
+                        handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                    }
                 }
             }
             () = tokio::time::sleep_until(report_wake), if report_by.is_some() => {
                 report_by = None;
                 if let Err(status) = unreported.flush(&mut client, &session.id).await {
-                    report_by = Some(tokio::time::Instant::now() + Pacing::REPORT_WITHIN);
                     handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
                 }
             }
@@ -420,6 +423,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         .await;
     for lease in pool.take_queued() {
         unreported.release(&lease);
+    }
+    // What is counted or handed back goes now, not after the running units.
+    if let Err(status) = unreported.flush(&mut client, &session.id).await {
+        tracing::warn!(error = %status.message(), "could not report yet; trying again once the running units finish");
     }
     while pool.in_flight() > 0 {
         if let Some(outcome) = outcomes.recv().await {
