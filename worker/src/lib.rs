@@ -337,9 +337,8 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
 
     loop {
         // Top up the local queue so the threads never wait on the network.
-        let wanted = pacing.prefetch().saturating_sub(pool.in_flight());
-        let lease_due = wanted > 0 && (wanted >= pacing.batch() || pool.in_flight() == 0);
-        if lease_due && tokio::time::Instant::now() >= idle_until {
+        let wanted = pacing.lease_due(pool.in_flight());
+        if let Some(wanted) = wanted.filter(|_| tokio::time::Instant::now() >= idle_until) {
             let request = pb::LeaseUnitsRequest {
                 worker_id: session.id.clone(),
                 max_units: wanted as u32,
@@ -364,9 +363,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 }
             }
         }
-        let wanted = pacing.prefetch().saturating_sub(pool.in_flight());
-        let lease_due = wanted > 0 && (wanted >= pacing.batch() || pool.in_flight() == 0);
-        let wake = if lease_due {
+        let wake = if pacing.lease_due(pool.in_flight()).is_some() {
             idle_until.max(tokio::time::Instant::now())
         } else {
             far()

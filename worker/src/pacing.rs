@@ -58,6 +58,13 @@ impl Pacing {
         (per_thread * self.threads).min(Self::MAX_PREFETCH)
     }
 
+    /// Units to lease now, holding `in_flight`: `None` until a batch is
+    /// missing (or nothing is held).
+    pub fn lease_due(&self, in_flight: usize) -> Option<usize> {
+        let wanted = self.prefetch().saturating_sub(in_flight);
+        (wanted > 0 && (wanted >= self.batch() || in_flight == 0)).then_some(wanted)
+    }
+
     /// The fewest units worth a lease or a report call: a quarter of the
     /// queue, so a thread still has work while the call is on the wire.
     pub fn batch(&self) -> usize {
@@ -100,6 +107,9 @@ mod tests {
             pacing.saw(&counted(0.003));
         }
         assert_eq!((pacing.prefetch(), pacing.batch()), (64, 16));
+        assert_eq!(pacing.lease_due(50), None, "14 missing: under a batch");
+        assert_eq!(pacing.lease_due(48), Some(16));
+        assert_eq!(pacing.lease_due(0), Some(64));
         // Units of a minute: back to two a thread, every count at once.
         for _ in 0..200 {
             pacing.saw(&counted(60.0));
