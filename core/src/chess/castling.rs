@@ -75,6 +75,16 @@ static PATHS: [[Path; 8]; 8] = {
     paths
 };
 
+/// For the castling of the king on `king` with the rook on `rook` (same
+/// rank): the squares that must be empty and the squares that must not be
+/// attacked, on that rank.
+#[inline(always)]
+pub(super) fn needed_squares(king: Square, rook: Square) -> (u64, u64) {
+    let shift = king & 56;
+    let path = &PATHS[usize::from(king & 7)][usize::from(rook & 7)];
+    (path.empty << shift, path.unattacked << shift)
+}
+
 /// The castling moves of the side to move (`WHITE` must match it), which
 /// is not in check. `king_targets` are the squares the king may step to:
 /// a square next to the king outside them is attacked (with the rook in

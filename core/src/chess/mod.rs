@@ -24,6 +24,7 @@ mod sink;
 mod stats;
 mod two_plies;
 mod uci;
+mod unchanged_replies;
 
 pub use bitboard::{Square, parse_square, square_name};
 pub use fen_error::FenError;

@@ -7,9 +7,11 @@
 //! the generator's twenty-odd hand-out places each inline a short `play`
 //! and a call, not a whole move generator.
 
+use super::bitboard::{Square, Squares, bit};
 use super::movegen::{count_moves_on, generate};
-use super::position::{Chess, ChessMove, Colour};
-use super::sink::{Count, EachMove};
+use super::position::{Chess, ChessMove, Colour, MoveKind, NO_SQUARE, Piece};
+use super::sink::{Count, PROMOTIONS, Sink};
+use super::unchanged_replies::{self, FixedSquares};
 use crate::kernel::{Isa, Portable};
 
 /// The number of legal moves of `pos`, whose side to move is white when
@@ -70,22 +72,124 @@ macro_rules! child_counter {
 }
 crate::kernel::x86_kernels!(child_counter);
 
-/// Plays every move it is handed and adds up the children's move counts;
-/// the children have white to move when `WHITE`.
+/// Adds up the children's move counts, the children having white to move
+/// when `WHITE`: a quiet move off every square of `fixed` for its piece
+/// adds `replies` unplayed (see [`unchanged_replies`]), any other move is
+/// played and its child counted.
 struct CountChildren<'p, const WHITE: bool, I: Isa> {
     pos: &'p Chess,
     isa: I,
+    replies: u64,
+    fixed: FixedSquares,
     total: u64,
 }
 
-impl<const WHITE: bool, I: Isa> EachMove for CountChildren<'_, WHITE, I> {
-    /// Counts the child after `mv`. Every hand-out place of the generator
-    /// inlines this with the move's kind a constant, so `play_board_only`
-    /// folds to that kind's few updates.
+impl<'p, const WHITE: bool, I: Isa> CountChildren<'p, WHITE, I> {
+    /// Ready to count the children of `pos`, whose side to move is the
+    /// other colour than `WHITE` says.
     #[inline(always)]
-    fn each(&mut self, mv: ChessMove) {
+    fn new(pos: &'p Chess, isa: I) -> Self {
+        let (replies, fixed) = match unchanged_replies::fixed_squares(pos, isa, !WHITE) {
+            Some(fixed) => {
+                let mut passed = *pos;
+                passed.side = pos.side.other();
+                passed.en_passant = NO_SQUARE;
+                (count_child::<WHITE, I>(&passed, isa), fixed)
+            }
+            None => (0, FixedSquares::ALL),
+        };
+        CountChildren {
+            pos,
+            isa,
+            replies,
+            fixed,
+            total: 0,
+        }
+    }
+
+    /// Plays `mv` and counts the child. Every hand-out place of the
+    /// generator inlines this with the move's kind a constant, so
+    /// `play_board_only` folds to that kind's few updates.
+    #[inline(always)]
+    fn play(&mut self, mv: ChessMove) {
         let child = self.pos.play_board_only(self.isa, mv);
         self.total += count_child::<WHITE, I>(&child, self.isa);
+    }
+
+    /// Adds the unchanged replies of `same` children.
+    #[inline(always)]
+    fn add_unplayed(&mut self, same: u64) {
+        self.total += u64::from(same.count_ones()) * self.replies;
+    }
+}
+
+impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
+    #[inline(always)]
+    fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
+        let fixed = if matches!(piece, Piece::Knight) {
+            self.fixed.knight
+        } else {
+            self.fixed.any
+        };
+        let same = if fixed & bit(from) == 0 {
+            targets & !fixed
+        } else {
+            0
+        };
+        self.add_unplayed(same);
+        for to in Squares(targets ^ same) {
+            self.play(ChessMove {
+                from,
+                to,
+                piece,
+                kind: MoveKind::Normal,
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind) {
+        let same = if matches!(kind, MoveKind::Normal) {
+            // A target's `from` is `offset` behind it: shift the fixed
+            // squares as far forward to test both at once.
+            let fixed = self.fixed.any;
+            let fixed_behind = if offset > 0 {
+                fixed << offset
+            } else {
+                fixed >> -offset
+            };
+            targets & !fixed & !fixed_behind
+        } else {
+            0
+        };
+        self.add_unplayed(same);
+        for to in Squares(targets ^ same) {
+            self.play(ChessMove {
+                from: to.wrapping_sub(offset as u8),
+                to,
+                piece: Piece::Pawn,
+                kind,
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn promotions(&mut self, targets: u64, offset: i8) {
+        for to in Squares(targets) {
+            for piece in PROMOTIONS {
+                self.play(ChessMove {
+                    from: to.wrapping_sub(offset as u8),
+                    to,
+                    piece: Piece::Pawn,
+                    kind: MoveKind::Promotion(piece),
+                });
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn one(&mut self, mv: ChessMove) {
+        self.play(mv);
     }
 }
 
@@ -95,12 +199,12 @@ impl<const WHITE: bool, I: Isa> EachMove for CountChildren<'_, WHITE, I> {
 pub(super) fn count_two_plies<I: Isa>(pos: &Chess, isa: I) -> u64 {
     match pos.side {
         Colour::White => {
-            let mut children = CountChildren::<false, I> { pos, isa, total: 0 };
+            let mut children = CountChildren::<false, I>::new(pos, isa);
             generate::<true, _, I>(pos, &mut children, isa);
             children.total
         }
         Colour::Black => {
-            let mut children = CountChildren::<true, I> { pos, isa, total: 0 };
+            let mut children = CountChildren::<true, I>::new(pos, isa);
             generate::<false, _, I>(pos, &mut children, isa);
             children.total
         }
