@@ -103,6 +103,7 @@ fn planes(pos: &Chess) -> [u64; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::playouts::Playouts;
     use crate::game::Game;
 
     /// The planes spread back from a key: the inverse of [`table_key`].
@@ -136,20 +137,9 @@ mod tests {
         .map(|fen| fen.parse().expect("a valid FEN"))
         .collect();
         positions.push(Chess::start());
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut playouts = Playouts::new(0x2545_F491_4F6C_DD1D);
         for _ in 0..200 {
-            let mut pos = Chess::start();
-            for _ in 0..(state % 80) {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-                positions.push(pos);
-            }
+            positions.extend(playouts.line(Chess::start(), 80));
         }
         for pos in &positions {
             let key = table_key(pos);

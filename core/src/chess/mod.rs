@@ -18,6 +18,8 @@ mod key;
 mod movegen;
 mod packed;
 mod play;
+#[cfg(test)]
+mod playouts;
 mod position;
 mod published;
 mod sink;

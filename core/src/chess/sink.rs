@@ -44,7 +44,7 @@ impl Sink for Count {
 
 /// The pieces a pawn may promote to, in UCI letter order of Stockfish's
 /// output (queen first).
-pub(super) const PROMOTIONS: [Piece; 4] = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight];
+const PROMOTIONS: [Piece; 4] = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight];
 
 /// A sink that takes moves one at a time; the bulk hand-outs of
 /// [`Sink`] are expanded into single moves for it.

@@ -7,10 +7,10 @@
 //! the generator's twenty-odd hand-out places each inline a short `play`
 //! and a call, not a whole move generator.
 
-use super::bitboard::{Square, Squares, bit};
+use super::bitboard::{Square, bit};
 use super::movegen::{count_moves_on, generate};
 use super::position::{Chess, ChessMove, Colour, MoveKind, NO_SQUARE, Piece};
-use super::sink::{Count, PROMOTIONS, Sink};
+use super::sink::{Count, EachMove, Sink};
 use super::unchanged_replies::{self, FixedSquares};
 use crate::kernel::{Isa, Portable};
 
@@ -123,6 +123,17 @@ impl<'p, const WHITE: bool, I: Isa> CountChildren<'p, WHITE, I> {
     }
 }
 
+/// The moves [`CountChildren`] plays, one at a time: the bulk hand-outs
+/// are expanded by [`Sink`]'s own expansion for an [`EachMove`].
+struct Played<'c, 'p, const WHITE: bool, I: Isa>(&'c mut CountChildren<'p, WHITE, I>);
+
+impl<const WHITE: bool, I: Isa> EachMove for Played<'_, '_, WHITE, I> {
+    #[inline(always)]
+    fn each(&mut self, mv: ChessMove) {
+        self.0.play(mv);
+    }
+}
+
 impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
     #[inline(always)]
     fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
@@ -137,14 +148,7 @@ impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
             0
         };
         self.add_unplayed(same);
-        for to in Squares(targets ^ same) {
-            self.play(ChessMove {
-                from,
-                to,
-                piece,
-                kind: MoveKind::Normal,
-            });
-        }
+        Played(self).targets(from, piece, targets ^ same);
     }
 
     #[inline(always)]
@@ -163,28 +167,12 @@ impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
             0
         };
         self.add_unplayed(same);
-        for to in Squares(targets ^ same) {
-            self.play(ChessMove {
-                from: to.wrapping_sub(offset as u8),
-                to,
-                piece: Piece::Pawn,
-                kind,
-            });
-        }
+        Played(self).pawns(targets ^ same, offset, kind);
     }
 
     #[inline(always)]
     fn promotions(&mut self, targets: u64, offset: i8) {
-        for to in Squares(targets) {
-            for piece in PROMOTIONS {
-                self.play(ChessMove {
-                    from: to.wrapping_sub(offset as u8),
-                    to,
-                    piece: Piece::Pawn,
-                    kind: MoveKind::Promotion(piece),
-                });
-            }
-        }
+        Played(self).promotions(targets, offset);
     }
 
     #[inline(always)]
@@ -214,6 +202,7 @@ pub(super) fn count_two_plies<I: Isa>(pos: &Chess, isa: I) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::playouts::Playouts;
     use crate::game::Game;
 
     /// The sum over the move list of each child's count, the slow way.
@@ -237,20 +226,9 @@ mod tests {
         .iter()
         .map(|fen| fen.parse().expect("a valid FEN"))
         .collect();
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut playouts = Playouts::new(0x2545_F491_4F6C_DD1D);
         for _ in 0..100 {
-            let mut pos = Chess::start();
-            for _ in 0..(state % 100) {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-            }
-            positions.push(pos);
+            positions.push(playouts.end(Chess::start(), 100));
         }
         for pos in &positions {
             let expected = two_plies_by_list(pos);

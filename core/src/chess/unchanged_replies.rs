@@ -115,6 +115,7 @@ pub(super) fn fixed_squares<I: Isa>(pos: &Chess, isa: I, white: bool) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::playouts::Playouts;
     use crate::chess::position::{MoveKind, NO_SQUARE};
     use crate::game::Game;
     use crate::kernel::Portable;
@@ -134,25 +135,11 @@ mod tests {
                 .parse()
                 .expect("Kiwipete"),
         );
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut playouts = Playouts::new(0x9E37_79B9_7F4A_7C15);
         let mut positions = Vec::new();
         for start in starts {
             for _ in 0..60 {
-                let mut pos = start;
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                for _ in 0..(state % 90) {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-                }
-                positions.push(pos);
+                positions.push(playouts.end(start, 90));
             }
         }
         positions
@@ -189,7 +176,6 @@ mod tests {
                 }
             }
         }
-        println!("kept {kept}, played {played}");
         assert!(kept > 100 && played > 100, "kept {kept}, played {played}");
     }
 }
