@@ -15,6 +15,20 @@ pub const RANK_1: u64 = 0xFF;
 /// Squares of rank 8.
 pub const RANK_8: u64 = RANK_1 << 56;
 
+/// Every square a knight on some square of `knights` jumps to, by shifts
+/// (no table, no loop).
+#[inline(always)]
+pub const fn knight_attacks(knights: u64) -> u64 {
+    let not_a = !FILE_A;
+    let not_ab = !(FILE_A | FILE_A << 1);
+    let not_h = !FILE_H;
+    let not_gh = !(FILE_H | FILE_H >> 1);
+    (knights << 17 | knights >> 15) & not_a
+        | (knights << 15 | knights >> 17) & not_h
+        | (knights << 10 | knights >> 6) & not_ab
+        | (knights << 6 | knights >> 10) & not_gh
+}
+
 /// The single-bit board of `square`.
 #[inline(always)]
 pub const fn bit(square: Square) -> u64 {
@@ -194,4 +208,25 @@ const fn line_tables() -> ([[u64; 64]; 64], [[u64; 64]; 64]) {
         a += 1;
     }
     (between, line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shifts reach exactly the table's squares, from every square and
+    /// from all squares at once.
+    #[test]
+    fn knight_attacks_by_shifts_are_the_table() {
+        let mut all = 0;
+        for square in 0..64u8 {
+            assert_eq!(
+                knight_attacks(bit(square)),
+                KNIGHT[usize::from(square)],
+                "{square}"
+            );
+            all |= KNIGHT[usize::from(square)];
+        }
+        assert_eq!(knight_attacks(!0), all);
+    }
 }

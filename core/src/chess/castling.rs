@@ -86,18 +86,24 @@ pub(super) fn needed_squares(king: Square, rook: Square) -> (u64, u64) {
 }
 
 /// The castling moves of the side to move (`WHITE` must match it), which
-/// is not in check. `king_targets` are the squares the king may step to:
-/// a square next to the king outside them is attacked (with the rook in
-/// place, so also without it) and ends the test early. The other squares
-/// are tested with king and rook off the board: a rook standing between
-/// an enemy slider and the king's way shields it only until it moves.
+/// is not in check. `king_targets` are the squares the king may step to: a
+/// square next to the king outside them is attacked (with the rook in
+/// place, so also without it) and ends the test early. `attacked`, when
+/// known, holds every square they attack with the king off the board. A
+/// rook standing between an enemy slider and the king's way shields it
+/// only until it moves, and only along the back rank: with no enemy rook
+/// or queen there, `attacked` decides and a king target is safe; else the
+/// squares not known attacked are tested one by one with king and rook off
+/// the board.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(
     pos: &Chess,
     sink: &mut S,
     king: Square,
     occupied: u64,
     king_targets: u64,
+    attacked: Option<u64>,
     isa: I,
 ) {
     let (them, shift) = if WHITE {
@@ -106,14 +112,17 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(
         (Colour::White, 56)
     };
     let rooks = pos.castling_rooks & (RANK_1 << shift);
-    // A king target is not attacked with the king off the board; taking
-    // the rook off too opens only the back rank (the one line through both
-    // squares), so with no enemy rook or queen on it the target stays safe
-    // and needs no second test.
     let their_rank_sliders = (pos.pieces[Piece::Rook.index()] | pos.pieces[Piece::Queen.index()])
         & pos.colours[them.index()]
         & (RANK_1 << shift);
-    let known_safe = if their_rank_sliders == 0 { king_targets } else { 0 };
+    // What is known before any test: squares attacked with the rook in
+    // place stay attacked without it; safe ones stay safe unless an enemy
+    // rook or queen stands on the rank.
+    let (attacked, known_safe) = match attacked {
+        Some(attacked) => (attacked, if their_rank_sliders == 0 { !attacked } else { 0 }),
+        None => (0, if their_rank_sliders == 0 { king_targets } else { 0 }),
+    };
+    let unsafe_steps = KING[usize::from(king)] & !king_targets & !occupied;
     for rook in Squares(rooks) {
         let path = &PATHS[usize::from(king & 7)][usize::from(rook & 7)];
         // Most often something stands in the way: one test and done.
@@ -121,18 +130,24 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(
             continue;
         }
         let unattacked = path.unattacked << shift;
-        let steps = KING[usize::from(king)] & !king_targets & !occupied;
-        if unattacked & steps != 0 {
+        if unattacked & (unsafe_steps | attacked) != 0 {
             continue;
         }
-        let without = occupied ^ bit(king) ^ bit(rook);
-        let mut safe = true;
-        for square in Squares(unattacked & !known_safe) {
-            if pos.is_attacked(isa, square, them, without) {
-                safe = false;
-                break;
+        let safe = if unattacked & !known_safe == 0 {
+            true
+        } else {
+            // A loop, not a closure: a closure would miss the target
+            // features of the kernel this is inlined into.
+            let without = occupied ^ bit(king) ^ bit(rook);
+            let mut safe = true;
+            for square in Squares(unattacked & !known_safe) {
+                if pos.is_attacked(isa, square, them, without) {
+                    safe = false;
+                    break;
+                }
             }
-        }
+            safe
+        };
         if safe {
             sink.one(ChessMove {
                 from: king,

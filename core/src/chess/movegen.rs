@@ -76,17 +76,26 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
         }
     }
 
-    // The king: each target tested with the king off the board, so it
-    // cannot hide behind itself from a slider.
-    // Squares next to their king are dropped up front, without a test.
+    // The king, tested with itself off the board so it cannot hide behind
+    // itself from a slider. Squares next to their king are dropped up
+    // front. A lone square is tested alone; two or more against every
+    // square they attack, found once (which castling then reuses).
     let without_king = occupied ^ bit(king);
-    let their_king = KING[usize::from(pos.king(them))];
-    let mut king_targets = 0;
-    for to in Squares(KING[k] & !ours & !their_king) {
-        if !pos.is_attacked(isa, to, them, without_king) {
-            king_targets |= bit(to);
+    let candidates = KING[k] & !ours & !KING[usize::from(pos.king(them))];
+    let attacked = if more_than_one(candidates) {
+        Some(pos.attacked_squares(isa, them, without_king))
+    } else {
+        None
+    };
+    let king_targets = match attacked {
+        Some(attacked) => candidates & !attacked,
+        None if candidates != 0
+            && !pos.is_attacked(isa, candidates.trailing_zeros() as Square, them, without_king) =>
+        {
+            candidates
         }
-    }
+        None => 0,
+    };
     sink.targets(king, Piece::King, king_targets);
     if more_than_one(checkers) {
         return;
@@ -158,7 +167,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     }
 
     if checkers == 0 {
-        castling::generate::<WHITE, S, I>(pos, sink, king, occupied, king_targets, isa);
+        castling::generate::<WHITE, S, I>(pos, sink, king, occupied, king_targets, attacked, isa);
     }
 }
 

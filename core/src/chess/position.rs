@@ -6,7 +6,8 @@ use arrayvec::ArrayVec;
 
 use super::attacks;
 use super::bitboard::{
-    BISHOP_RAYS, BLACK_PAWN_ATTACKS, KING, KNIGHT, ROOK_RAYS, Square, WHITE_PAWN_ATTACKS, bit,
+    BISHOP_RAYS, BLACK_PAWN_ATTACKS, FILE_A, FILE_H, KING, KNIGHT, ROOK_RAYS, Square, Squares,
+    WHITE_PAWN_ATTACKS, bit, knight_attacks,
 };
 use crate::game::MoveSet;
 use crate::kernel::Isa;
@@ -335,6 +336,28 @@ impl Chess {
             || (KING[s] & self.pieces[Piece::King as usize] & theirs) != 0
             || (ROOK_RAYS[s] & rooks != 0 && attacks::rook(isa, square, occupied) & rooks != 0)
             || (BISHOP_RAYS[s] & bishops != 0 && attacks::bishop(isa, square, occupied) & bishops != 0)
+    }
+
+    /// Every square some piece of `by` attacks, with `occupied` as the
+    /// blockers: one lookup a slider, leapers and pawns by shifts.
+    #[inline(always)]
+    pub(super) fn attacked_squares<I: Isa>(&self, isa: I, by: Colour, occupied: u64) -> u64 {
+        let theirs = self.colours[by.index()];
+        let queens = self.pieces[Piece::Queen as usize];
+        let pawns = self.pieces[Piece::Pawn as usize] & theirs;
+        let mut attacked =
+            KING[usize::from(self.king(by))] | knight_attacks(self.pieces[Piece::Knight as usize] & theirs);
+        attacked |= match by {
+            Colour::White => (pawns & !FILE_A) << 7 | (pawns & !FILE_H) << 9,
+            Colour::Black => (pawns & !FILE_A) >> 9 | (pawns & !FILE_H) >> 7,
+        };
+        for from in Squares((self.pieces[Piece::Bishop as usize] | queens) & theirs) {
+            attacked |= attacks::bishop(isa, from, occupied);
+        }
+        for from in Squares((self.pieces[Piece::Rook as usize] | queens) & theirs) {
+            attacked |= attacks::rook(isa, from, occupied);
+        }
+        attacked
     }
 
     /// Whether the side to move can take en passant from `from` onto
