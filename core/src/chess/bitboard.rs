@@ -29,6 +29,14 @@ pub const fn knight_attacks(knights: u64) -> u64 {
         | (knights << 6 | knights >> 10) & not_gh
 }
 
+/// Every square next to some square of `squares`, by shifts.
+#[inline(always)]
+pub const fn king_attacks(squares: u64) -> u64 {
+    let sideways = (squares << 1) & !FILE_A | (squares >> 1) & !FILE_H;
+    let row = squares | sideways;
+    sideways | row << 8 | row >> 8
+}
+
 /// The single-bit board of `square`.
 #[inline(always)]
 pub const fn bit(square: Square) -> u64 {
@@ -228,5 +236,14 @@ mod tests {
             all |= KNIGHT[usize::from(square)];
         }
         assert_eq!(knight_attacks(!0), all);
+    }
+
+    /// The shifts reach exactly the king table's squares.
+    #[test]
+    fn king_attacks_by_shifts_are_the_table() {
+        for square in 0..64u8 {
+            assert_eq!(king_attacks(bit(square)), KING[usize::from(square)], "{square}");
+        }
+        assert_eq!(king_attacks(bit(0) | bit(63)), KING[0] | KING[63]);
     }
 }

@@ -137,11 +137,7 @@ impl<const WHITE: bool, I: Isa> EachMove for Played<'_, '_, WHITE, I> {
 impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
     #[inline(always)]
     fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
-        let fixed = if matches!(piece, Piece::Knight) {
-            self.fixed.knight
-        } else {
-            self.fixed.any
-        };
+        let fixed = self.fixed.of(piece);
         let same = if fixed & bit(from) == 0 {
             targets & !fixed
         } else {
@@ -156,7 +152,7 @@ impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
         let same = if matches!(kind, MoveKind::Normal) {
             // A target's `from` is `offset` behind it: shift the fixed
             // squares as far forward to test both at once.
-            let fixed = self.fixed.any;
+            let fixed = self.fixed.of(Piece::Pawn);
             let fixed_behind = if offset > 0 {
                 fixed << offset
             } else {

@@ -10,35 +10,44 @@
 //! cuts a ray short, one emptied lets it run on), of its pawns' push and
 //! capture squares, of its king's squares and castling paths; a knight or
 //! king has as many targets whether a target is empty or M's. Which of
-//! them are legal depends on M's attacks on O's king, its neighbours and
-//! castling path (by a piece standing next to them, a knight's jump away,
-//! or on a clear line), on pins (a line from O's king through one piece),
-//! and on check. A quiet move of M changes only its two squares: it takes
-//! nothing, promotes nothing, leaves no en passant square and changes no
-//! right of O. When neither square is one of the above, O's legal moves
-//! are the same set. M must not be in check: passing would leave O a king
-//! to take.
+//! them are legal depends on M's attacks on O's king, on the squares it
+//! may step to and on its castling path, and on pins (a line from O's king
+//! through one piece of O to a slider of M). A quiet move of M changes
+//! only its two squares: it takes nothing, promotes nothing, leaves no en
+//! passant square and changes no right of O. M's attacks on a square
+//! change only when the moving piece attacks it from one of its squares
+//! (by its own kind of move) or when one of them lies on a line between
+//! the square and a slider of M; a square a pawn, knight or king of M
+//! attacks stays attacked while another piece moves. When neither square
+//! of the move is one of these, O's legal moves are the same set. M must
+//! not be in check: passing would leave O a king to take.
 
 use super::attacks;
-use super::bitboard::{FILE_A, FILE_H, KING, KNIGHT, RANK_1, RANK_8, Squares, bit};
+use super::bitboard::{
+    BETWEEN, FILE_A, FILE_H, KING, RANK_1, RANK_8, Squares, bit, king_attacks, knight_attacks,
+};
 use super::castling;
 use super::position::{Chess, Colour, Piece};
 use crate::kernel::Isa;
 
 /// The squares a quiet move by the side to move may neither leave nor
-/// enter if its child is to keep the replies of the parent's board.
+/// enter if its child is to keep the replies of the parent's board, for
+/// each kind of piece that moves.
 #[derive(Clone, Copy)]
 pub(super) struct FixedSquares {
-    /// For a move of any piece but a knight.
-    pub(super) any: u64,
-    /// For a knight's move: also where a knight attacks their king's
-    /// watched squares from.
-    pub(super) knight: u64,
+    /// Indexed by [`Piece::index`].
+    by_piece: [u64; 6],
 }
 
 impl FixedSquares {
     /// Every square: no move keeps the replies.
-    pub(super) const ALL: FixedSquares = FixedSquares { any: !0, knight: !0 };
+    pub(super) const ALL: FixedSquares = FixedSquares { by_piece: [!0; 6] };
+
+    /// The fixed squares for a move of `piece`.
+    #[inline(always)]
+    pub(super) fn of(&self, piece: Piece) -> u64 {
+        self.by_piece[piece.index()]
+    }
 }
 
 /// [`FixedSquares`] of `pos`, whose side to move is white when `white` (a
@@ -56,17 +65,20 @@ pub(super) fn fixed_squares<I: Isa>(pos: &Chess, isa: I, white: bool) -> Option<
     if pos.is_attacked(isa, pos.king(us), them, occupied) {
         return None;
     }
+    let ours = pos.colours[us.index()];
     let theirs = pos.colours[them.index()];
     let pieces = &pos.pieces;
     let queens = pieces[Piece::Queen.index()];
+    let diagonal_sliders = pieces[Piece::Bishop.index()] | queens;
+    let straight_sliders = pieces[Piece::Rook.index()] | queens;
 
     // What their own pieces can reach: slider rays, pawn pushes and
     // captures, king steps and castling paths.
     let mut their_rays = 0;
-    for from in Squares((pieces[Piece::Bishop.index()] | queens) & theirs) {
+    for from in Squares(diagonal_sliders & theirs) {
         their_rays |= attacks::bishop(isa, from, occupied);
     }
-    for from in Squares((pieces[Piece::Rook.index()] | queens) & theirs) {
+    for from in Squares(straight_sliders & theirs) {
         their_rays |= attacks::rook(isa, from, occupied);
     }
     let their_pawns = pieces[Piece::Pawn.index()] & theirs;
@@ -78,37 +90,80 @@ pub(super) fn fixed_squares<I: Isa>(pos: &Chess, isa: I, white: bool) -> Option<
         one | (one & (RANK_1 << 16)) << 8 | (their_pawns & !FILE_A) << 7 | (their_pawns & !FILE_H) << 9
     };
     let their_king = pos.king(them);
-    // Squares whose being attacked decides a move of their king.
-    let mut watched = KING[usize::from(their_king)] | bit(their_king);
-    let mut reached = theirs | their_rays | pawn_squares | watched;
+    // Squares whose being attacked by us decides their moves: their
+    // king's (check), its steps (not those its own pieces hold) and its
+    // castling path.
+    let ring = KING[usize::from(their_king)];
+    let mut watched = ring & !theirs | bit(their_king);
+    let mut reached = theirs | their_rays | pawn_squares | ring;
     for rook in Squares(pos.castling_rooks & theirs) {
         let (empty, unattacked) = castling::needed_squares(their_king, rook);
         reached |= empty;
         watched |= unattacked;
     }
 
-    // Lines to the watched squares (where a piece of ours attacks them,
-    // or would block or unblock a line that does), one blocker further
-    // from their king (pins), and the squares a knight of ours attacks
-    // them from. A queen's lookup holds every square next to its own, so
-    // the lines hold where a king or pawn of ours attacks them from too.
-    let from_king_diagonals = attacks::bishop(isa, their_king, occupied);
-    let from_king_lines = attacks::rook(isa, their_king, occupied);
-    let mut lines = from_king_diagonals
-        | from_king_lines
-        | attacks::bishop(isa, their_king, occupied & !from_king_diagonals)
-        | attacks::rook(isa, their_king, occupied & !from_king_lines);
-    let mut knight_squares = 0;
-    for square in Squares(watched) {
-        if square != their_king {
-            lines |= attacks::queen(isa, square, occupied);
-        }
-        knight_squares |= KNIGHT[usize::from(square)];
+    // The lines from the watched squares to their first blocker: where a
+    // slider of ours attacks one, or would on arriving. A square a pawn,
+    // knight or king of ours attacks stays attacked whatever another
+    // piece does, so its lines do not matter. From their king also one
+    // blocker further (where a pin begins or ends).
+    let our_pawns = pieces[Piece::Pawn.index()] & ours;
+    let our_pawn_attacks = if white {
+        (our_pawns & !FILE_A) << 7 | (our_pawns & !FILE_H) << 9
+    } else {
+        (our_pawns & !FILE_A) >> 9 | (our_pawns & !FILE_H) >> 7
+    };
+    let leaper_attacked = our_pawn_attacks
+        | knight_attacks(pieces[Piece::Knight.index()] & ours)
+        | KING[usize::from(pos.king(us))];
+    let king_diagonals = attacks::bishop(isa, their_king, occupied);
+    let king_straights = attacks::rook(isa, their_king, occupied);
+    let behind_diagonals = attacks::bishop(isa, their_king, occupied & !king_diagonals);
+    let behind_straights = attacks::rook(isa, their_king, occupied & !king_straights);
+    let (mut diagonals, mut straights) = (
+        king_diagonals | behind_diagonals,
+        king_straights | behind_straights,
+    );
+    for square in Squares(watched & !leaper_attacked & !bit(their_king)) {
+        diagonals |= attacks::bishop(isa, square, occupied);
+        straights |= attacks::rook(isa, square, occupied);
     }
-    let any = reached | lines;
+
+    // Where our sliders' lines run: a square on one of them and on a line
+    // of a watched square may block or unblock our attack on it (or a pin
+    // on their king). A piece of theirs pinned by one of ours is freed by
+    // anything arriving between: the whole segment from king to pinner.
+    let (mut our_diagonals, mut our_straights) = (0, 0);
+    for from in Squares(diagonal_sliders & ours) {
+        our_diagonals |= attacks::bishop(isa, from, occupied);
+    }
+    for from in Squares(straight_sliders & ours) {
+        our_straights |= attacks::rook(isa, from, occupied);
+    }
+    // A piece of ours first from their king may leave a piece of theirs
+    // alone between the king and a slider of ours further on.
+    let mut pin_segments = (king_diagonals | king_straights) & ours;
+    let pinners = (behind_diagonals & diagonal_sliders | behind_straights & straight_sliders) & ours;
+    for pinner in Squares(pinners) {
+        pin_segments |= BETWEEN[usize::from(their_king)][usize::from(pinner)];
+    }
+    let any = reached | pin_segments | (our_diagonals | our_straights) & (diagonals | straights);
+
+    // What the moving piece itself attacks from its two squares.
+    let pawn_sources = if white {
+        (watched & !FILE_A) >> 9 | (watched & !FILE_H) >> 7
+    } else {
+        (watched & !FILE_A) << 7 | (watched & !FILE_H) << 9
+    };
     Some(FixedSquares {
-        any,
-        knight: any | knight_squares,
+        by_piece: [
+            any | pawn_sources,
+            any | knight_attacks(watched),
+            any | diagonals,
+            any | straights,
+            any | diagonals | straights,
+            any | king_attacks(watched),
+        ],
     })
 }
 
@@ -135,6 +190,17 @@ mod tests {
                 .parse()
                 .expect("Kiwipete"),
         );
+        let mut positions = Vec::new();
+        let kiwi: Chess = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+            .parse()
+            .unwrap();
+        for a in kiwi.legal_moves() {
+            let p1 = kiwi.play(a);
+            for b in p1.legal_moves() {
+                positions.push(p1.play(b));
+            }
+        }
+        let _ = &starts;
         let mut playouts = Playouts::new(0x9E37_79B9_7F4A_7C15);
         let mut positions = Vec::new();
         for start in starts {
@@ -162,11 +228,7 @@ mod tests {
             passed.en_passant = NO_SQUARE;
             let replies = passed.count_moves();
             for mv in pos.legal_moves() {
-                let mask = if matches!(mv.piece(), Piece::Knight) {
-                    fixed.knight
-                } else {
-                    fixed.any
-                };
+                let mask = fixed.of(mv.piece());
                 let quiet = matches!(mv.kind(), MoveKind::Normal) && pos.piece_on(mv.to()).is_none();
                 if quiet && mask & (bit(mv.from()) | bit(mv.to())) == 0 {
                     assert_eq!(pos.play(mv).count_moves(), replies, "{pos} {mv:?}");
