@@ -39,7 +39,12 @@ impl Chess {
             }
         }
         next.colours[us] ^= from | to;
-        next.pieces[mv.piece.index()] ^= from | to;
+        // Every board, masked to the moving piece's: where the piece is
+        // not a constant, an indexed store into boards held in vector
+        // registers would stall the reload that follows.
+        for (index, board) in next.pieces.iter_mut().enumerate() {
+            *board ^= (from | to) & 0u64.wrapping_sub(u64::from(index == mv.piece.index()));
+        }
         next.en_passant = NO_SQUARE;
         match mv.kind {
             MoveKind::Normal => {}
