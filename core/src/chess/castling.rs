@@ -96,7 +96,6 @@ pub(super) fn needed_squares(king: Square, rook: Square) -> (u64, u64) {
 /// squares not known attacked are tested one by one with king and rook off
 /// the board.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(
     pos: &Chess,
     sink: &mut S,

@@ -1,6 +1,7 @@
-//! Fully legal move generation: the king's targets are tested one by one,
-//! every other piece is limited by the check mask (what captures or blocks
-//! a single checker) and, when pinned, by its pin ray. Nothing is played
+//! Fully legal move generation: the king's targets are tested against
+//! the squares the other side attacks, every other piece is limited by
+//! the check mask (what captures or blocks a single checker) and, when
+//! pinned, by its pin ray. Nothing is played
 //! to find out whether it was legal, except en passant (see
 //! [`Chess::en_passant_is_legal`]).
 //!

@@ -339,7 +339,8 @@ impl Chess {
     }
 
     /// Every square some piece of `by` attacks, with `occupied` as the
-    /// blockers: one lookup a slider, leapers and pawns by shifts.
+    /// blockers: one lookup a slider, knights and pawns by shifts, the
+    /// king by its table.
     #[inline(always)]
     pub(super) fn attacked_squares<I: Isa>(&self, isa: I, by: Colour, occupied: u64) -> u64 {
         let theirs = self.colours[by.index()];

@@ -175,8 +175,9 @@ mod tests {
     use crate::game::Game;
     use crate::kernel::Portable;
 
-    /// Positions of random playouts from the standard start and from
-    /// Chess960 starts (castling rooks off the corners).
+    /// Positions two plies from Kiwipete and of random playouts from the
+    /// standard start, Kiwipete and Chess960 starts (castling rooks off
+    /// the corners).
     fn playout_positions() -> Vec<Chess> {
         let suite = crate::parse_suite(include_str!("../../data/chess960.epd")).expect("the suite parses");
         let mut starts: Vec<Chess> = suite
@@ -190,19 +191,17 @@ mod tests {
                 .parse()
                 .expect("Kiwipete"),
         );
+        // Every position two plies from Kiwipete, where sliders are many,
+        // then playouts.
         let mut positions = Vec::new();
-        let kiwi: Chess = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-            .parse()
-            .unwrap();
-        for a in kiwi.legal_moves() {
-            let p1 = kiwi.play(a);
-            for b in p1.legal_moves() {
-                positions.push(p1.play(b));
+        let kiwipete = starts[starts.len() - 1];
+        for first in kiwipete.legal_moves() {
+            let after = kiwipete.play(first);
+            for second in after.legal_moves() {
+                positions.push(after.play(second));
             }
         }
-        let _ = &starts;
         let mut playouts = Playouts::new(0x9E37_79B9_7F4A_7C15);
-        let mut positions = Vec::new();
         for start in starts {
             for _ in 0..60 {
                 positions.push(playouts.end(start, 90));
