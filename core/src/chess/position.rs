@@ -223,6 +223,15 @@ impl MoveSet<ChessMove> for ChessMoves {
     }
 }
 
+/// Every square some pawn of `colour` on `pawns` attacks, by shifts.
+#[inline(always)]
+pub(super) const fn pawn_attacks(colour: Colour, pawns: u64) -> u64 {
+    match colour {
+        Colour::White => (pawns & !FILE_A) << 7 | (pawns & !FILE_H) << 9,
+        Colour::Black => (pawns & !FILE_A) >> 9 | (pawns & !FILE_H) >> 7,
+    }
+}
+
 /// Squares from which a pawn of `colour` attacks `square`.
 #[inline(always)]
 pub(super) fn pawn_attackers_of(colour: Colour, square: Square) -> u64 {
@@ -348,10 +357,7 @@ impl Chess {
         let pawns = self.pieces[Piece::Pawn as usize] & theirs;
         let mut attacked =
             KING[usize::from(self.king(by))] | knight_attacks(self.pieces[Piece::Knight as usize] & theirs);
-        attacked |= match by {
-            Colour::White => (pawns & !FILE_A) << 7 | (pawns & !FILE_H) << 9,
-            Colour::Black => (pawns & !FILE_A) >> 9 | (pawns & !FILE_H) >> 7,
-        };
+        attacked |= pawn_attacks(by, pawns);
         for from in Squares((self.pieces[Piece::Bishop as usize] | queens) & theirs) {
             attacked |= attacks::bishop(isa, from, occupied);
         }

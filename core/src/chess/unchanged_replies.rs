@@ -23,11 +23,9 @@
 //! not be in check: passing would leave O a king to take.
 
 use super::attacks;
-use super::bitboard::{
-    BETWEEN, FILE_A, FILE_H, KING, RANK_1, RANK_8, Squares, bit, king_attacks, knight_attacks,
-};
+use super::bitboard::{BETWEEN, KING, RANK_1, RANK_8, Squares, bit, king_attacks, knight_attacks};
 use super::castling;
-use super::position::{Chess, Colour, Piece};
+use super::position::{Chess, Colour, Piece, pawn_attacks};
 use crate::kernel::Isa;
 
 /// The squares a quiet move by the side to move may neither leave nor
@@ -84,10 +82,10 @@ pub(super) fn fixed_squares<I: Isa>(pos: &Chess, isa: I, white: bool) -> Option<
     let their_pawns = pieces[Piece::Pawn.index()] & theirs;
     let pawn_squares = if white {
         let one = their_pawns >> 8;
-        one | (one & (RANK_8 >> 16)) >> 8 | (their_pawns & !FILE_A) >> 9 | (their_pawns & !FILE_H) >> 7
+        one | (one & (RANK_8 >> 16)) >> 8 | pawn_attacks(them, their_pawns)
     } else {
         let one = their_pawns << 8;
-        one | (one & (RANK_1 << 16)) << 8 | (their_pawns & !FILE_A) << 7 | (their_pawns & !FILE_H) << 9
+        one | (one & (RANK_1 << 16)) << 8 | pawn_attacks(them, their_pawns)
     };
     let their_king = pos.king(them);
     // Squares whose being attacked by us decides their moves: their
@@ -107,12 +105,7 @@ pub(super) fn fixed_squares<I: Isa>(pos: &Chess, isa: I, white: bool) -> Option<
     // knight or king of ours attacks stays attacked whatever another
     // piece does, so its lines do not matter. From their king also one
     // blocker further (where a pin begins or ends).
-    let our_pawns = pieces[Piece::Pawn.index()] & ours;
-    let our_pawn_attacks = if white {
-        (our_pawns & !FILE_A) << 7 | (our_pawns & !FILE_H) << 9
-    } else {
-        (our_pawns & !FILE_A) >> 9 | (our_pawns & !FILE_H) >> 7
-    };
+    let our_pawn_attacks = pawn_attacks(us, pieces[Piece::Pawn.index()] & ours);
     let leaper_attacked = our_pawn_attacks
         | knight_attacks(pieces[Piece::Knight.index()] & ours)
         | KING[usize::from(pos.king(us))];
@@ -150,11 +143,9 @@ pub(super) fn fixed_squares<I: Isa>(pos: &Chess, isa: I, white: bool) -> Option<
     let any = reached | pin_segments | (our_diagonals | our_straights) & (diagonals | straights);
 
     // What the moving piece itself attacks from its two squares.
-    let pawn_sources = if white {
-        (watched & !FILE_A) >> 9 | (watched & !FILE_H) >> 7
-    } else {
-        (watched & !FILE_A) << 7 | (watched & !FILE_H) << 9
-    };
+    // Where a pawn of ours attacks a watched square from: where one of
+    // theirs there would attack.
+    let pawn_sources = pawn_attacks(them, watched);
     Some(FixedSquares {
         by_piece: [
             any | pawn_sources,
