@@ -13,6 +13,7 @@ mod castling;
 mod fen;
 mod fen_castling;
 mod fen_error;
+mod fills;
 mod game;
 mod key;
 mod movegen;

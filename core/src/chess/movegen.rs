@@ -14,6 +14,7 @@ use super::bitboard::{
     BETWEEN, BISHOP_RAYS, FILE_A, FILE_H, KING, KNIGHT, LINE, RANK_1, RANK_8, ROOK_RAYS, Square, Squares, bit,
 };
 use super::castling;
+use super::fills;
 use super::position::{Chess, ChessMove, ChessMoves, Colour, MoveKind, NO_SQUARE, Piece, pawn_attackers_of};
 use super::sink::{Count, Sink};
 use crate::kernel::{Isa, Portable};
@@ -115,23 +116,17 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     for from in Squares(pieces[Piece::Knight.index()] & free) {
         sink.targets(from, Piece::Knight, KNIGHT[usize::from(from)] & allowed);
     }
-    // A queen's diagonal and straight moves are handed out separately (they
-    // are disjoint): one loop per direction set, no loop for queens.
-    for from in Squares((pieces[Piece::Bishop.index()] | queens) & free) {
-        let piece = if queens & bit(from) != 0 {
-            Piece::Queen
-        } else {
-            Piece::Bishop
-        };
-        sink.targets(from, piece, attacks::bishop(isa, from, occupied) & allowed);
-    }
-    for from in Squares((pieces[Piece::Rook.index()] | queens) & free) {
-        let piece = if queens & bit(from) != 0 {
-            Piece::Queen
-        } else {
-            Piece::Rook
-        };
-        sink.targets(from, piece, attacks::rook(isa, from, occupied) & allowed);
+    if S::COUNTS && fills::fills::<I>() {
+        // A counting sink takes the free sliders' moves as one number.
+        sink.count(fills::moves(
+            isa,
+            (pieces[Piece::Rook.index()] | queens) & free,
+            (pieces[Piece::Bishop.index()] | queens) & free,
+            occupied,
+            allowed,
+        ));
+    } else {
+        free_sliders(pos, sink, free, occupied, allowed, isa);
     }
     if pinned != 0 {
         for from in Squares(pinned & !pieces[Piece::Pawn.index()]) {
@@ -169,6 +164,32 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
 
     if checkers == 0 {
         castling::generate::<WHITE, S, I>(pos, sink, king, occupied, king_targets, attacked, isa);
+    }
+}
+
+/// The moves of the `free` (unpinned) bishops, rooks and queens onto
+/// `allowed` squares. A queen's diagonal and straight moves are handed out
+/// separately (they are disjoint): one loop per direction set, no loop for
+/// queens.
+#[inline(always)]
+fn free_sliders<S: Sink, I: Isa>(pos: &Chess, sink: &mut S, free: u64, occupied: u64, allowed: u64, isa: I) {
+    let pieces = &pos.pieces;
+    let queens = pieces[Piece::Queen.index()];
+    for from in Squares((pieces[Piece::Bishop.index()] | queens) & free) {
+        let piece = if queens & bit(from) != 0 {
+            Piece::Queen
+        } else {
+            Piece::Bishop
+        };
+        sink.targets(from, piece, attacks::bishop(isa, from, occupied) & allowed);
+    }
+    for from in Squares((pieces[Piece::Rook.index()] | queens) & free) {
+        let piece = if queens & bit(from) != 0 {
+            Piece::Queen
+        } else {
+            Piece::Rook
+        };
+        sink.targets(from, piece, attacks::rook(isa, from, occupied) & allowed);
     }
 }
 

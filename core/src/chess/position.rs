@@ -6,9 +6,10 @@ use arrayvec::ArrayVec;
 
 use super::attacks;
 use super::bitboard::{
-    BISHOP_RAYS, BLACK_PAWN_ATTACKS, FILE_A, FILE_H, KING, KNIGHT, ROOK_RAYS, Square, Squares,
-    WHITE_PAWN_ATTACKS, bit, knight_attacks,
+    BISHOP_RAYS, BLACK_PAWN_ATTACKS, FILE_A, FILE_H, KING, KNIGHT, ROOK_RAYS, Square, WHITE_PAWN_ATTACKS,
+    bit, knight_attacks,
 };
+use super::fills;
 use crate::game::MoveSet;
 use crate::kernel::Isa;
 
@@ -358,13 +359,13 @@ impl Chess {
         let mut attacked =
             KING[usize::from(self.king(by))] | knight_attacks(self.pieces[Piece::Knight as usize] & theirs);
         attacked |= pawn_attacks(by, pawns);
-        for from in Squares((self.pieces[Piece::Bishop as usize] | queens) & theirs) {
-            attacked |= attacks::bishop(isa, from, occupied);
-        }
-        for from in Squares((self.pieces[Piece::Rook as usize] | queens) & theirs) {
-            attacked |= attacks::rook(isa, from, occupied);
-        }
         attacked
+            | fills::attacked(
+                isa,
+                (self.pieces[Piece::Rook as usize] | queens) & theirs,
+                (self.pieces[Piece::Bishop as usize] | queens) & theirs,
+                occupied,
+            )
     }
 
     /// Whether the side to move can take en passant from `from` onto

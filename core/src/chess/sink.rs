@@ -18,6 +18,17 @@ pub(super) trait Sink {
     fn promotions(&mut self, targets: u64, offset: i8);
     /// One special move (en passant, castling).
     fn one(&mut self, mv: ChessMove);
+    /// Whether the sink only counts, so that moves may be handed to
+    /// [`Sink::count`] as a number.
+    const COUNTS: bool = false;
+    /// `moves` more moves, for a sink that only counts.
+    #[inline(always)]
+    fn count(&mut self, moves: u64) {
+        debug_assert!(
+            Self::COUNTS,
+            "{moves} moves handed as a number to a sink that takes moves"
+        );
+    }
 }
 
 /// Counts moves without making them.
@@ -39,6 +50,11 @@ impl Sink for Count {
     #[inline(always)]
     fn one(&mut self, _: ChessMove) {
         self.0 += 1;
+    }
+    const COUNTS: bool = true;
+    #[inline(always)]
+    fn count(&mut self, moves: u64) {
+        self.0 += moves;
     }
 }
 
