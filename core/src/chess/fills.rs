@@ -118,8 +118,9 @@ pub(super) fn attacked<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u
     attacked
 }
 
-/// Whether [`moves`] fills rather than looks each slider up.
-pub(super) const fn fills<I: Isa>() -> bool {
+/// Whether [`moves`] fills lanes on `I` rather than looks each slider up
+/// (a sink that counts then takes the free sliders' moves as a number).
+pub(super) const fn in_lanes<I: Isa>() -> bool {
     cfg!(target_arch = "x86_64") && I::AVX512
 }
 

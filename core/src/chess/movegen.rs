@@ -116,7 +116,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     for from in Squares(pieces[Piece::Knight.index()] & free) {
         sink.targets(from, Piece::Knight, KNIGHT[usize::from(from)] & allowed);
     }
-    if S::COUNTS && fills::fills::<I>() {
+    if S::COUNTS && fills::in_lanes::<I>() {
         // A counting sink takes the free sliders' moves as one number.
         sink.count(fills::moves(
             isa,
