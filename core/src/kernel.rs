@@ -10,7 +10,8 @@
 //! capture recursion past the first jump (`follow_captures_rec`).
 //!
 //! Game code that has faster instructions to offer (Reversi's AVX2
-//! mobility and flips, chess's PEXT slider lookups) is handed an [`Isa`]
+//! mobility and flips, chess's PEXT slider lookups and AVX-512 slider
+//! fills) is handed an [`Isa`]
 //! value by the kernel: a zero-sized proof of what the CPU runs, so a
 //! portable kernel can never reach an AVX2 or BMI2 path.
 
@@ -25,7 +26,7 @@ pub enum Kernel {
     X86_64V3,
     /// x86-64-v4: v3 and AVX-512 (F, BW, CD, DQ, VL). Reversi's flips find
     /// the far end of a ray with `vplzcntq` and fold its masks with
-    /// `vpternlogq`.
+    /// `vpternlogq`; chess fills every slider's rays at once.
     X86_64V4,
 }
 
@@ -173,7 +174,9 @@ isa_proof!(
 
 /// Invokes `$callback!(module, Proof, "features")` once per x86-64 kernel
 /// above portable: the module name its copies use, its proof type, and
-/// its `#[target_feature]` list. The one place those lists are written.
+/// its `#[target_feature]` list. The one place those lists are written,
+/// but for the chess leaf counter, which compiles its v4 copy with v3's
+/// list (see `chess::two_plies`).
 macro_rules! x86_kernels {
     ($callback:ident) => {
         $callback!(v3, V3, "avx2,bmi1,bmi2,lzcnt,popcnt");

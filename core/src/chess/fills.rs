@@ -11,6 +11,31 @@ use super::attacks;
 use super::bitboard::{FILE_A, FILE_H, RANK_1, RANK_8, Squares};
 use crate::kernel::Isa;
 
+/// The left rotation of one step in each lane's direction (a right
+/// shift is a rotation by 64 less): straight lanes north, east, south,
+/// west, then diagonal lanes north-east, north-west, south-west,
+/// south-east, from the lowest lane up.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const STEP: [i64; 8] = [8, 1, 56, 63, 9, 7, 55, 57];
+/// The squares a step may land on, per lane: rotation brings the far
+/// edge round to exactly the squares each mask drops.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const LANDING: [u64; 8] = [
+    !RANK_1,
+    !FILE_A,
+    !RANK_8,
+    !FILE_H,
+    !(FILE_A | RANK_1),
+    !(FILE_H | RANK_1),
+    !(FILE_H | RANK_8),
+    !(FILE_A | RANK_8),
+];
+
+/// The population of each nibble value, one byte each from the lowest:
+/// the table a byte shuffle counts bits through.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const NIBBLE_POPULATIONS: u128 = 0x0403_0302_0302_0201_0302_0201_0201_0100;
+
 /// The fills, compiled for x86-64-v4: the eight directions in the lanes
 /// of one 512-bit register (measured faster than two of 256 bits).
 #[cfg(target_arch = "x86_64")]
@@ -22,25 +47,7 @@ mod v4 {
         _mm512_ternarylogic_epi64,
     };
 
-    use super::{FILE_A, FILE_H, RANK_1, RANK_8};
-
-    /// The left rotation of one step in each lane's direction (a right
-    /// shift is a rotation by 64 less): straight lanes north, east, south,
-    /// west, then diagonal lanes north-east, north-west, south-west,
-    /// south-east, from the lowest lane up.
-    const STEP: [i64; 8] = [8, 1, 56, 63, 9, 7, 55, 57];
-    /// The squares a step may land on, per lane: rotation brings the far
-    /// edge round to exactly the squares each mask drops.
-    const LANDING: [u64; 8] = [
-        !RANK_1,
-        !FILE_A,
-        !RANK_8,
-        !FILE_H,
-        !(FILE_A | RANK_1),
-        !(FILE_H | RANK_1),
-        !(FILE_H | RANK_8),
-        !(FILE_A | RANK_8),
-    ];
+    use super::{LANDING, NIBBLE_POPULATIONS, STEP};
 
     /// `lanes` in a register, the first in the lowest lane.
     #[target_feature(enable = "avx512f")]
@@ -88,8 +95,7 @@ mod v4 {
         // Each byte's population by its two nibbles, through a table (one
         // copy per 128 bits), then summed per lane and over the lanes.
         let nibble = _mm512_set1_epi8(0x0F);
-        let table = 0x0403_0302_0302_0201_0302_0201_0201_0100_u128;
-        let (high, low) = ((table >> 64) as i64, table as i64);
+        let (high, low) = ((NIBBLE_POPULATIONS >> 64) as i64, NIBBLE_POPULATIONS as i64);
         let table = load([low, high, low, high, low, high, low, high]);
         let low = _mm512_shuffle_epi8(table, _mm512_and_si512(targets, nibble));
         let high = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi64::<4>(targets), nibble));
@@ -121,16 +127,18 @@ pub(super) fn attacked<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u
 /// Whether [`moves`] fills lanes on `I` rather than looks each slider up
 /// (a sink that counts then takes the free sliders' moves as a number).
 pub(super) const fn in_lanes<I: Isa>() -> bool {
-    cfg!(target_arch = "x86_64") && I::AVX512
+    I::AVX512
 }
 
 /// The number of moves of the `straight` and `diagonal` sliders onto
-/// `allowed` squares, `occupied` blocking.
+/// `allowed` squares, `occupied` blocking. Every slider must be in
+/// `occupied`: that is what keeps two rays along a direction apart.
 #[inline(always)]
 pub(super) fn moves<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u64, allowed: u64) -> u64 {
+    debug_assert_eq!((straight | diagonal) & !occupied, 0, "a slider off the board");
     #[cfg(target_arch = "x86_64")]
     if I::AVX512 {
-        // SAFETY: as in `attacked`.
+        // SAFETY: as in `attacked` (x86-64-v4 includes AVX-512 BW).
         return unsafe { v4::moves(straight, diagonal, occupied, allowed) };
     }
     let mut moves = 0;
@@ -169,17 +177,50 @@ mod tests {
         attacked
     }
 
+    /// The v4 fill's steps on one lane at a time, in scalar code, so its
+    /// rotations and masks are checked on every CPU.
+    fn lanes_by_rotation(straight: u64, diagonal: u64, occupied: u64) -> [u64; 8] {
+        std::array::from_fn(|lane| {
+            let (step, landing) = (STEP[lane] as u32, LANDING[lane]);
+            let mut fill = if lane < 4 { straight } else { diagonal };
+            let mut open = !occupied & landing;
+            fill |= open & fill.rotate_left(step);
+            open &= open.rotate_left(step);
+            fill |= open & fill.rotate_left(2 * step);
+            open &= open.rotate_left(2 * step);
+            fill |= open & fill.rotate_left(4 * step);
+            fill.rotate_left(step) & landing
+        })
+    }
+
+    /// A byte's population through the nibble table, as v4 counts.
+    fn by_nibbles(byte: u8) -> u32 {
+        let table = NIBBLE_POPULATIONS.to_le_bytes();
+        u32::from(table[usize::from(byte & 15)] + table[usize::from(byte >> 4)])
+    }
+
+    #[test]
+    fn the_nibble_table_counts_every_byte() {
+        for byte in 0..=255u8 {
+            assert_eq!(by_nibbles(byte), byte.count_ones(), "{byte}");
+        }
+    }
+
     const STRAIGHT: [(i8, i8); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
     const DIAGONAL: [(i8, i8); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
 
-    /// Every kernel's fills agree with walking each slider's rays, for
-    /// both colours' sliders on positions of random playouts.
+    /// The fills, in scalar code and on every kernel this CPU runs, agree
+    /// with walking each slider's rays, for both colours' sliders on
+    /// positions of random playouts.
     #[test]
     fn fills_agree_with_walking_each_slider() {
         let mut playouts = Playouts::new(0x5DEE_CE66_D1CE_4E5B);
         let mut positions = vec![Chess::start()];
         for _ in 0..400 {
             positions.push(playouts.end(Chess::start(), 80));
+        }
+        if V4::detect().is_none() {
+            eprintln!("no x86-64-v4 here: the fills are checked in scalar code only");
         }
         let mut compared = 0;
         for pos in positions {
@@ -195,6 +236,8 @@ mod tests {
                         .chain(Squares(diagonal).map(|from| walked(from, occupied, &DIAGONAL)))
                         .collect();
                     let all = rays.iter().fold(0, |all, ray| all | ray);
+                    let lanes = lanes_by_rotation(straight, diagonal, occupied);
+                    assert_eq!(lanes.iter().fold(0, |all, lane| all | lane), all, "{pos}");
                     for allowed in [!0, !side, pos.colours[colour.other().index()]] {
                         let count: u64 = rays
                             .iter()
@@ -205,6 +248,11 @@ mod tests {
                             count,
                             "{pos}"
                         );
+                        let by_lanes: u64 = lanes
+                            .iter()
+                            .map(|lane| u64::from((lane & allowed).count_ones()))
+                            .sum();
+                        assert_eq!(by_lanes, count, "{pos}");
                         if let Some(v3) = V3::detect() {
                             assert_eq!(moves(v3, straight, diagonal, occupied, allowed), count, "{pos}");
                         }

@@ -7,7 +7,8 @@
 //!
 //! Generation is generic over the colour to move (`WHITE`) and over a
 //! [`Sink`], so counting at depth 1 runs the same code with popcounts in
-//! place of pushes.
+//! place of pushes (on x86-64-v4 the free sliders' moves are counted
+//! all at once, by [`fills::moves`]).
 
 use super::attacks;
 use super::bitboard::{
@@ -331,6 +332,9 @@ mod tests {
                     let mut on_v3 = ChessMoves::new();
                     generate_into(&pos, &mut on_v3, v3);
                     assert_eq!(on_v3, moves, "{pos}");
+                }
+                if let Some(v4) = crate::kernel::V4::detect() {
+                    assert_eq!(count_moves_on(&pos, v4), expected, "{pos}");
                 }
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("popcnt") {

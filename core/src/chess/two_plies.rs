@@ -51,8 +51,8 @@ fn count_child_portable(pos: &Chess) -> u64 {
     count_moves_on(pos, Portable)
 }
 
-/// [`count_child`] compiled for one x86-64 kernel, in a module named
-/// after it.
+/// [`count_child`] for one x86-64 kernel's proof, compiled with
+/// `$features`, in a module named after the kernel.
 macro_rules! child_counter {
     ($module:ident, $proof:ident, $features:literal) => {
         #[cfg(target_arch = "x86_64")]
@@ -63,8 +63,8 @@ macro_rules! child_counter {
             #[target_feature(enable = $features)]
             #[inline(never)]
             pub(super) fn count_child<const WHITE: bool>(pos: &Chess) -> u64 {
-                // SAFETY: this function is compiled for the kernel and only
-                // called by `count_child` on a proof of it or better.
+                // SAFETY: only called by `count_child` on a proof of this
+                // kernel or better, so the CPU runs it.
                 count_as::<WHITE, _>(pos, unsafe { crate::kernel::$proof::new_unchecked() })
             }
         }
