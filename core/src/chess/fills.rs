@@ -124,12 +124,6 @@ pub(super) fn attacked<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u
     attacked
 }
 
-/// Whether [`moves`] fills lanes on `I` rather than looks each slider up
-/// (a sink that counts then takes the free sliders' moves as a number).
-pub(super) const fn in_lanes<I: Isa>() -> bool {
-    I::AVX512
-}
-
 /// The number of moves of the `straight` and `diagonal` sliders onto
 /// `allowed` squares, `occupied` blocking. Every slider must be in
 /// `occupied`: that is what keeps two rays along a direction apart.

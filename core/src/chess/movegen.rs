@@ -117,8 +117,9 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     for from in Squares(pieces[Piece::Knight.index()] & free) {
         sink.targets(from, Piece::Knight, KNIGHT[usize::from(from)] & allowed);
     }
-    if S::COUNTS && fills::in_lanes::<I>() {
-        // A counting sink takes the free sliders' moves as one number.
+    if S::COUNTS {
+        // A counting sink takes the free sliders' moves as one number
+        // (filled in lanes on x86-64-v4, else a lookup a slider).
         sink.count(fills::moves(
             isa,
             (pieces[Piece::Rook.index()] | queens) & free,
