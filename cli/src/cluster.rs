@@ -63,6 +63,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         lease_ttl: Duration::from_secs(args.lease_seconds),
         progress_timeout: Duration::from_secs(args.progress_seconds),
         quarantine_after: args.quarantine_after,
+        lapse_limit: args.lapse_limit,
         heartbeat_interval: Duration::from_millis(args.lease_seconds * 1000 / 3),
         max_units: args.max_units,
         token: args.token.token()?,

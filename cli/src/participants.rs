@@ -1,4 +1,4 @@
-//! `perft participant add|list|revoke`: who may take part, against a
+//! `perft participant add|list|revoke|lift`: who may take part, against a
 //! running coordinator (admin credential) or a stopped one's data dir.
 
 use std::io::Write;
@@ -9,7 +9,9 @@ use perft_coordinator::{add_offline, list_offline};
 use perft_proto as pb;
 use perft_proto::participant_service_client::ParticipantServiceClient;
 
-use crate::args::{ParticipantAddArgs, ParticipantCommand, ParticipantListArgs, ParticipantRevokeArgs};
+use crate::args::{
+    ParticipantAddArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs, ParticipantRevokeArgs,
+};
 use crate::client::{channel, status_error};
 use crate::cluster::runtime;
 use crate::error::CliError;
@@ -19,6 +21,7 @@ pub fn participant(command: &ParticipantCommand) -> Result<(), CliError> {
         ParticipantCommand::Add(args) => add(args),
         ParticipantCommand::List(args) => list(args),
         ParticipantCommand::Revoke(args) => revoke(args),
+        ParticipantCommand::Lift(args) => lift(args),
     }
 }
 
@@ -119,6 +122,10 @@ fn from_journal(p: StoredParticipant, c: perft_coordinator::jobs::Credit) -> pb:
         lost_votes: c.lost_votes,
         machines: 0,
         threads: 0,
+        lapses: c.lapses,
+        strikes: c.strikes,
+        suspended: false,
+        lost_votes_forgiven: c.lost_votes_forgiven,
     }
 }
 
@@ -155,6 +162,10 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
                     "leaves": pb::count(p.leaves).to_string(),
                     "cpu_seconds": p.cpu_seconds,
                     "lost_votes": p.lost_votes.to_string(),
+                    "lost_votes_forgiven": p.lost_votes_forgiven.to_string(),
+                    "lapses": p.lapses.to_string(),
+                    "strikes": p.strikes,
+                    "suspended": p.suspended,
                     "machines": p.machines,
                     "threads": p.threads,
                 })
@@ -174,12 +185,15 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
         "leaves",
         "cpu s",
         "lost votes",
+        "lapses",
     ]);
     for p in &participants {
         let state = if p.revoked {
             "revoked"
         } else if p.quarantined {
             "quarantined"
+        } else if p.suspended {
+            "suspended"
         } else {
             "active"
         };
@@ -193,6 +207,7 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
             pb::count(p.leaves).to_string(),
             format!("{:.1}", p.cpu_seconds),
             p.lost_votes.to_string(),
+            p.lapses.to_string(),
         ]);
     }
     outln!("{table}")?;
@@ -218,6 +233,37 @@ fn revoke(args: &ParticipantRevokeArgs) -> Result<(), CliError> {
             } else {
                 ""
             }
+        )
+    })
+}
+
+fn lift(args: &ParticipantLiftArgs) -> Result<(), CliError> {
+    let (quarantine, lapses) = match (args.quarantine, args.lapses) {
+        (false, false) => (true, true),
+        asked => asked,
+    };
+    runtime()?.block_on(async {
+        let p = client(&args.coordinator)
+            .await?
+            .lift_participant(pb::LiftParticipantRequest {
+                name: args.name.clone(),
+                quarantine,
+                lapses,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        let lifted = match (quarantine, lapses) {
+            (true, true) => "quarantine and suspension",
+            (true, false) => "quarantine",
+            _ => "suspension",
+        };
+        outln!(
+            "participant {}: {lifted} lifted (lost votes {}, forgiven {}; lapses {})",
+            p.name,
+            p.lost_votes,
+            p.lost_votes_forgiven,
+            p.lapses
         )
     })
 }

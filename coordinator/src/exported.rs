@@ -176,7 +176,6 @@ mod tests {
             name: crate::ids::MachineName::parse(&format!("{name}-host")).unwrap(),
             threads,
             last_seen: Instant::now(),
-            progress: Instant::now(),
             proven: false,
             only_job: None,
             draining: false,

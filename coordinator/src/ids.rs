@@ -54,6 +54,12 @@ impl ParticipantId {
         ParticipantId(Arc::from(name))
     }
 
+    /// True for the built-in participants (the operator's token, the
+    /// anonymous caller of an open coordinator): the coordinator's owner.
+    pub fn is_builtin(&self) -> bool {
+        [Self::OPERATOR, Self::ANONYMOUS].contains(&self.as_str())
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

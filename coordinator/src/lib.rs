@@ -51,13 +51,19 @@ use crate::scheduler::Scheduler;
 pub struct Config {
     /// A worker session lives this long without a call.
     pub lease_ttl: Duration,
-    /// A session holding leases must report a count (or hand one back)
-    /// this often, or its leases go back to the queue: a bare heartbeat
-    /// keeps the session, not its units.
+    /// A lease of a unit of average size must bring its count within
+    /// this time (a larger unit gets proportionally longer), or it lapses
+    /// and the unit goes back to the queue: a heartbeat keeps the session,
+    /// not its units, and nothing but the unit's count or its hand-back
+    /// ends the lease.
     pub progress_timeout: Duration,
     /// A participant whose counts lost this many majority votes leases
-    /// nothing more, and what it decided alone is counted again.
+    /// nothing more, its counts are refused, and what it decided alone is
+    /// counted again.
     pub quarantine_after: Option<u64>,
+    /// A participant whose leases lapsed in this many separate events
+    /// (fading one an hour) leases nothing more until an admin lifts it.
+    pub lapse_limit: u64,
     /// Most live worker sessions of one participant.
     pub max_sessions_per_participant: usize,
     /// Most threads of one participant that count toward an automatic
@@ -100,12 +106,30 @@ pub const MIN_UNIT_LEAVES: f64 = (1u64 << 22) as f64;
 /// lease of 1024 units is well under it.
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
 
+impl Config {
+    /// How the job table judges participants and leases.
+    pub fn policy(&self) -> jobs::Policy {
+        let progress_ms = self.progress_timeout.as_millis().min(u128::from(u64::MAX)) as u64;
+        jobs::Policy {
+            standing: jobs::Standing {
+                quarantine_after: self.quarantine_after,
+                lapse_limit: self.lapse_limit.max(1),
+                // A parker's lapses come a deadline apart: a strike lasts
+                // at least two of them.
+                strike_fade_ms: jobs::STRIKE_FADE_MS.max(progress_ms.saturating_mul(2)),
+            },
+            progress_ms,
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {
             lease_ttl: Duration::from_secs(15),
             progress_timeout: Duration::from_secs(1800),
             quarantine_after: None,
+            lapse_limit: jobs::DEFAULT_LAPSE_LIMIT,
             max_sessions_per_participant: 1024,
             split_threads_per_participant: 1024,
             heartbeat_interval: Duration::from_secs(5),
@@ -145,9 +169,6 @@ pub(crate) struct Worker {
     pub name: MachineName,
     pub threads: u32,
     pub last_seen: Instant,
-    /// The last count or hand-back (or the start of holding units): the
-    /// clock of its leases.
-    pub progress: Instant,
     /// It returned a count: its threads count toward an automatic split.
     pub proven: bool,
     /// The only job it leases from (perft loadgen); it does not count
@@ -187,7 +208,7 @@ impl Coordinator {
     fn open(config: Config, data_dir: &std::path::Path) -> Result<Coordinator, JournalError> {
         let opened = Journal::open(data_dir)?;
         let journal = Arc::new(opened.journal);
-        let jobs = rebuild(opened.restored, config.quarantine_after);
+        let jobs = rebuild(opened.restored, config.policy());
         let scheduler = Scheduler::start(jobs, Arc::clone(&journal)).map_err(|e| JournalError::Open {
             path: data_dir.to_owned(),
             reason: format!("cannot start the scheduler thread: {e}"),
@@ -243,13 +264,13 @@ impl Coordinator {
     /// (so nothing unjournaled stays visible), then serves again once a
     /// write goes through.
     async fn recover(&self) -> bool {
-        let quarantine_after = self.config.quarantine_after;
+        let policy = self.config.policy();
         if self.stale.swap(false, Ordering::AcqRel) {
             let rebuilt = self
                 .scheduler
                 .exclusive(move |jobs, journal| {
                     let restored = journal.restore()?;
-                    *jobs = rebuild(restored, quarantine_after);
+                    *jobs = rebuild(restored, policy);
                     Ok::<(), JournalError>(())
                 })
                 .await;
@@ -338,7 +359,9 @@ impl Coordinator {
     }
 
     /// Silent workers are forgotten and their leases go back to the
-    /// queue: the single path for a worker that was lost (or left).
+    /// queue: the single path for a worker that was lost (or left). Leases
+    /// past their own progress deadline lapse, whatever their session
+    /// sends. Either is charged to the lease's participant.
     async fn reap(&self, now: Instant) -> Result<(), Status> {
         let ttl = self.config.lease_ttl;
         let mut lost = Vec::new();
@@ -351,11 +374,6 @@ impl Coordinator {
                     tracing::warn!(worker = %id, name = %worker.name, participant = %worker.participant, "worker lost: no heartbeat within the lease time");
                 }
                 lost.push(id.clone());
-            } else if now.duration_since(worker.progress) >= self.config.progress_timeout {
-                // Alive but stalled: its leases go (it keeps its session);
-                // the clock restarts so it is not charged again at once.
-                worker.progress = now;
-                lost.push(id.clone());
             }
             alive
         });
@@ -364,12 +382,22 @@ impl Coordinator {
             // What it decided alone is counted again (logged there).
             let _ = self.recount(&participant, true).await;
         }
-        if lost.is_empty() {
-            return Ok(());
-        }
-        let (expired, commit) = self.change(move |jobs| jobs.expire(&lost)).await?;
+        let ((expired, overdue), commit) = self
+            .change(move |jobs| (jobs.expire(&lost), jobs.lapse_overdue()))
+            .await?;
         if expired > 0 {
-            tracing::warn!(units = expired, "leases expired; units queued again");
+            tracing::warn!(
+                units = expired,
+                "leases of lost workers ended; units queued again"
+            );
+        }
+        if overdue > 0 {
+            tracing::warn!(
+                units = overdue,
+                "leases passed their progress deadline; units queued again"
+            );
+        }
+        if expired + overdue > 0 {
             self.notify();
         }
         self.durable(commit).await
@@ -377,8 +405,8 @@ impl Coordinator {
 }
 
 /// The job table as the journal holds it.
-fn rebuild(restored: jobs::Restored, quarantine_after: Option<u64>) -> Jobs {
-    let mut jobs = Jobs::with_credit(restored.credit, quarantine_after);
+fn rebuild(restored: jobs::Restored, policy: jobs::Policy) -> Jobs {
+    let mut jobs = Jobs::new(policy, Arc::new(clock::SystemClock), restored.credit);
     for job in restored.jobs {
         if job.summary.is_none() {
             tracing::info!(job = %job.id, results = job.results.len(), units = job.plan.units.len(), "job resumed from the journal");

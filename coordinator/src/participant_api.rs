@@ -41,9 +41,13 @@ impl Coordinator {
     /// its record, credit and live machines.
     pub(crate) async fn participant_message(&self, p: &StoredParticipant) -> Result<pb::Participant, Status> {
         let id = p.id.clone();
-        let (credit, quarantined) = self
-            .peek(move |jobs| (jobs.credit(&id), jobs.is_quarantined(&id)))
+        let (credit, quarantined, suspended) = self
+            .peek(move |jobs| (jobs.credit(&id), jobs.is_quarantined(&id), jobs.is_suspended(&id)))
             .await?;
+        let strikes = credit.strikes_at(
+            crate::clock::unix_ms(),
+            self.config.policy().standing.strike_fade_ms,
+        );
         let (machines, threads) = self
             .workers
             .iter()
@@ -61,7 +65,36 @@ impl Coordinator {
             lost_votes: credit.lost_votes,
             machines,
             threads,
+            lapses: credit.lapses,
+            strikes,
+            suspended,
+            lost_votes_forgiven: credit.lost_votes_forgiven,
         })
+    }
+
+    /// Lifts `name`'s quarantine and/or suspension (an admin's call after a
+    /// false alarm), journaled at once.
+    pub(crate) async fn lift(
+        &self,
+        name: &str,
+        quarantine: bool,
+        lapses: bool,
+    ) -> Result<StoredParticipant, Status> {
+        self.writable()?;
+        if !quarantine && !lapses {
+            return Err(Status::invalid_argument(
+                "nothing to lift: ask for the quarantine, the lapses, or both",
+            ));
+        }
+        let stored = self.participants.get(name)?;
+        let who = stored.id.clone();
+        let (credit, commit) = self
+            .change(move |jobs| jobs.lift(&who, quarantine, lapses))
+            .await?;
+        self.durable(commit).await?;
+        tracing::warn!(participant = %stored.id, quarantine, lapses, lost_votes_forgiven = credit.lost_votes_forgiven, "participant lifted by an admin");
+        self.notify();
+        Ok(stored)
     }
 
     /// Counts again every unit whose verdict `participant`'s count was part
@@ -81,9 +114,15 @@ impl Coordinator {
                             continue;
                         }
                         reopened += unit_ids.len() as u64;
+                        // No lease of these units from before counts, and
+                        // the participant whose counts they were never
+                        // leases them again.
+                        let floor = jobs.fresh_floor();
                         jobs.record(Op::Reopen {
                             job_id: job_id.clone(),
                             unit_ids,
+                            floor,
+                            barred: Some(who.clone()),
                         });
                         commits.push(crate::scheduler::write_now(jobs, journal));
                         // Read after the write above: the journal answers in order.
@@ -189,6 +228,16 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
         Caller::of(&request)?.may(Action::Manage)?;
         let req = request.into_inner();
         let stored = self.0.revoke(&req.name, req.recount).await?;
+        Ok(Response::new(self.0.participant_message(&stored).await?))
+    }
+
+    async fn lift_participant(
+        &self,
+        request: Request<pb::LiftParticipantRequest>,
+    ) -> Result<Response<pb::Participant>, Status> {
+        Caller::of(&request)?.may(Action::Manage)?;
+        let req = request.into_inner();
+        let stored = self.0.lift(&req.name, req.quarantine, req.lapses).await?;
         Ok(Response::new(self.0.participant_message(&stored).await?))
     }
 }

@@ -269,7 +269,14 @@ mod tests {
                 ));
                 let (reported, commit) = scheduler
                     .change(move |jobs| {
-                        jobs.report(&j(), unit.unit_id, leaves, 0, &Lessee::named("w").unwrap())
+                        jobs.report(
+                            &j(),
+                            unit.unit_id,
+                            unit.epoch,
+                            leaves,
+                            0,
+                            &Lessee::named("w").unwrap(),
+                        )
                     })
                     .await
                     .unwrap();

@@ -153,7 +153,6 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                 name,
                 threads,
                 last_seen: now,
-                progress: now,
                 proven: false,
                 only_job,
                 draining: false,
@@ -184,20 +183,10 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
         let lessee = session.lessee.clone();
         let only_job = session.only_job;
-        let ((held_before, leased), commit) = self
+        let (leased, commit) = self
             .0
-            .change(move |jobs| {
-                let held = jobs.held_by(&lessee.session);
-                (held, jobs.lease(&lessee, max, only_job.as_ref()))
-            })
+            .change(move |jobs| jobs.lease(&lessee, max, only_job.as_ref()))
             .await?;
-        if held_before == 0
-            && !leased.is_empty()
-            && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
-        {
-            // Its leases' clock starts when it starts holding units.
-            worker.progress = Instant::now();
-        }
         // A job that starts running is journaled before its units go out.
         self.0.durable(commit).await?;
         if !leased.is_empty() {
@@ -257,12 +246,12 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             refused += u32::from(job.is_none());
             job
         };
-        let results: Vec<(JobId, UnitId, pb::Leaves, u64)> = counted
+        let results: Vec<(JobId, UnitId, Epoch, pb::Leaves, u64)> = counted
             .into_iter()
             .filter_map(|(job_id, r, leaves)| {
-                let unit_id = UnitId(r.unit_id);
-                let job = genuine(job_id, unit_id, Epoch(r.epoch), &r.lease_tag)?;
-                Some((job, unit_id, leaves, cpu_ms(r.cpu_seconds)))
+                let (unit_id, epoch) = (UnitId(r.unit_id), Epoch(r.epoch));
+                let job = genuine(job_id, unit_id, epoch, &r.lease_tag)?;
+                Some((job, unit_id, epoch, leaves, cpu_ms(r.cpu_seconds)))
             })
             .collect();
         let released: Vec<(JobId, UnitId, Epoch)> = req
@@ -279,54 +268,61 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
             tracing::warn!(worker = %shown(&session.lessee.label), refused, "results refused: they answer no lease issued to this participant");
         }
+        let forged = refused;
         let reporter = session.lessee.clone();
-        let any_released = !released.is_empty();
         let (outcome, commit) = self
             .0
             .change(move |jobs| {
                 // Every count checked before any is taken: one that no
                 // unit of its job can have refuses the whole call.
                 let mut checked = Vec::with_capacity(results.len());
-                for (job_id, unit_id, count, cpu_ms) in &results {
+                for (job_id, unit_id, epoch, count, cpu_ms) in &results {
                     let count = jobs.checked_count(job_id, count).map_err(|reason| {
                         Status::invalid_argument(format!(
                             "the count for unit {unit_id} of job {} is refused: {reason}",
                             shown(job_id.as_str())
                         ))
                     })?;
-                    checked.push((job_id, *unit_id, count, *cpu_ms));
+                    checked.push((job_id, *unit_id, *epoch, count, *cpu_ms));
                 }
-                let (mut accepted, mut ignored) = (0, 0);
-                for (job_id, unit_id, count, cpu_ms) in checked {
-                    match jobs.report(job_id, unit_id, count, cpu_ms, &reporter) {
+                let (mut accepted, mut ignored, mut stale) = (0u32, 0u32, 0u32);
+                for (job_id, unit_id, epoch, count, cpu_ms) in checked {
+                    match jobs.report(job_id, unit_id, epoch, count, cpu_ms, &reporter) {
                         Reported::Accepted => accepted += 1,
                         Reported::Ignored => ignored += 1,
+                        Reported::Stale | Reported::Refused => stale += 1,
                     }
                 }
+                let mut handed_back = 0u32;
                 for (job_id, unit_id, epoch) in &released {
-                    jobs.release(job_id, *unit_id, *epoch, &reporter);
+                    handed_back += u32::from(jobs.release(job_id, *unit_id, *epoch, &reporter));
                 }
-                Ok::<_, Status>((accepted, ignored))
+                Ok::<_, Status>((accepted, ignored, stale, handed_back))
             })
             .await?;
         // Acknowledged only once durable: on failure the worker keeps the
         // counts and reports them again.
         self.0.durable(commit).await?;
-        let (accepted, ignored) = outcome?;
-        if (accepted + ignored > 0 || any_released)
+        let (accepted, ignored, stale, handed_back) = outcome?;
+        if stale > 0 {
+            // Counts for leases that no longer stand (lapsed, handed back,
+            // reopened) or from a quarantined participant: not taken.
+            metrics::counter!("perft_results_refused_total").increment(u64::from(stale));
+            tracing::debug!(worker = %shown(&session.lessee.label), stale, "counts refused: their leases no longer stand");
+        }
+        if accepted > 0
             && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
         {
-            // Progress: its leases live on; a count makes its threads real.
-            worker.progress = Instant::now();
-            worker.proven |= accepted > 0;
+            // A count makes its threads real.
+            worker.proven = true;
         }
-        if accepted > 0 || any_released {
+        if accepted > 0 || handed_back > 0 {
             self.0.notify();
         }
         Ok(Response::new(pb::ReportResultsResponse {
             accepted,
             ignored,
-            refused,
+            refused: forged + stale,
         }))
     }
 

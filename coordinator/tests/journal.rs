@@ -26,6 +26,7 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
             jobs.report(
                 &group.job_id,
                 unit.unit_id,
+                unit.epoch,
                 count(&unit.position, group.depth),
                 0,
                 &Lessee::named(worker).unwrap(),
@@ -192,6 +193,7 @@ async fn counted_job(
             jobs.report(
                 &group.job_id,
                 unit.unit_id,
+                unit.epoch,
                 Count::plain(leaves),
                 0,
                 &Lessee::named("w").unwrap(),
@@ -227,11 +229,14 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         counted_job(&opened.journal, &mut jobs, "r", GameKind::Reversi, None, 9).await;
         counted_job(&opened.journal, &mut jobs, "c", GameKind::Checkers, None, 7).await;
     }
-    // What a schema-4 journal is: the same tables without the convention
-    // and the statistics flag.
+    // What a schema-4 journal is: the same tables without the convention,
+    // the statistics flag and the lapse record.
     let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
     db.execute_batch(
         "ALTER TABLE jobs DROP COLUMN convention; ALTER TABLE jobs DROP COLUMN stats;
+         ALTER TABLE credit DROP COLUMN lost_votes_forgiven; ALTER TABLE credit DROP COLUMN lapses;
+         ALTER TABLE credit DROP COLUMN strikes; ALTER TABLE credit DROP COLUMN last_strike_ms;
+         DROP TABLE unit_floors; DROP TABLE unit_bars;
          UPDATE meta SET value = 4 WHERE key = 'schema_version';",
     )
     .unwrap();
@@ -244,7 +249,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
             row.get(0)
         })
         .unwrap();
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     let restored = &opened.restored.jobs;
     assert_eq!(restored.len(), 2);
     assert!(

@@ -107,16 +107,26 @@ pub struct ServeArgs {
     /// times in this time).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub lease_seconds: u64,
-    /// Seconds a worker session holding units may go without reporting a
-    /// count or handing one back before its leases go back to the queue (a
-    /// heartbeat keeps the session, not its units).
+    /// Seconds a lease of a unit of average size may go without its count
+    /// before it lapses and the unit goes back to the queue (a larger unit
+    /// gets proportionally longer, up to 100x; a heartbeat keeps the
+    /// session, not its units, and nothing but the unit's count or its
+    /// hand-back ends the lease).
     #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=7 * 86_400))]
     pub progress_seconds: u64,
     /// Quarantine a participant once this many of its counts lost a
-    /// majority vote: it leases nothing more, and every unit it decided
-    /// alone is counted again.
+    /// majority vote: it leases nothing more, its counts are refused, and
+    /// every unit it decided alone is counted again (never to be leased to
+    /// it again). `perft participant lift` undoes a false alarm.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub quarantine_after: Option<u64>,
+    /// Suspend a participant whose leases lapsed in this many separate
+    /// events (each fades an hour, or two progress deadlines, after the
+    /// last): it leases nothing until they fade or `perft participant lift`.
+    /// One participant's lapses never fail a job; a unit fails its job only
+    /// when its leases lapsed with three different participants.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub lapse_limit: u64,
     /// Seconds a connection may send and receive nothing before it is
     /// closed (live clients answer the server's pings well within it).
     #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]

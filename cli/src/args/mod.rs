@@ -18,7 +18,9 @@ pub use local::{
     AuditArgs, BenchArgs, BenchCaseArgs, CheckArgs, EstimateArgs, PerftreeArgs, RunArgs, SuiteArgs,
     VerifyArgs,
 };
-pub use participant::{ParticipantAddArgs, ParticipantCommand, ParticipantListArgs, ParticipantRevokeArgs};
+pub use participant::{
+    ParticipantAddArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs, ParticipantRevokeArgs,
+};
 pub use values::Format;
 
 /// Deep Perft: exact perft and divide counts for Reversi, checkers and chess.

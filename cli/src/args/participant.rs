@@ -15,6 +15,11 @@ pub enum ParticipantCommand {
     /// Revoke a participant: its sessions end, its leases are queued
     /// again, its undecided votes dropped.
     Revoke(ParticipantRevokeArgs),
+    /// Lift a participant's quarantine (forgive its lost votes so far)
+    /// and/or suspension (forgive its lapse strikes), after a false alarm.
+    /// Without --quarantine or --lapses, both. The units it was barred
+    /// from stay barred.
+    Lift(ParticipantLiftArgs),
 }
 
 /// Where a participant verb acts: a running coordinator (with an admin
@@ -64,6 +69,19 @@ pub struct ParticipantRevokeArgs {
     /// Also count again every unit whose verdict its counts were part of.
     #[arg(long)]
     pub recount: bool,
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantLiftArgs {
+    pub name: String,
+    /// Lift the quarantine only.
+    #[arg(long)]
+    pub quarantine: bool,
+    /// Lift the suspension for lapsed leases only.
+    #[arg(long)]
+    pub lapses: bool,
     #[command(flatten)]
     pub coordinator: CoordinatorArg,
 }

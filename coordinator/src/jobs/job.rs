@@ -11,9 +11,8 @@ use super::retry::{Retry, Wanted};
 use super::stretches::Stretches;
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
-use crate::clock::unix_ms;
 use crate::columns::{Bits, UnitColumns};
-use crate::ids::{JobId, ParticipantId, SessionId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
 
@@ -53,6 +52,13 @@ pub(super) struct OpenUnits {
     pub active: HashMap<UnitId, Unit>,
     /// Units some worker holds.
     pub leased: u64,
+    /// Units reopened (a lapse, a hand-back, a recount) since their first
+    /// lease, with the first epoch still valid for them: a lease from
+    /// before a restart below it was ended by the reopening.
+    pub floors: HashMap<UnitId, Epoch>,
+    /// Units reopened because of a participant's counts, with the
+    /// participants never to lease them again.
+    pub bars: HashMap<UnitId, Vec<ParticipantId>>,
 }
 
 #[derive(Debug)]
@@ -112,6 +118,8 @@ impl Job {
                 retry: Retry::default(),
                 active: HashMap::new(),
                 leased: 0,
+                floors: HashMap::new(),
+                bars: HashMap::new(),
                 columns: plan.units,
             }),
             summary,
@@ -209,15 +217,79 @@ impl Job {
     }
 
     fn can_take(&self, u: UnitId, identity: &ParticipantId) -> bool {
-        self.open
-            .as_ref()
-            .is_some_and(|o| o.active.get(&u).is_none_or(|a| a.can_take(identity)))
+        self.open.as_ref().is_some_and(|o| {
+            o.active.get(&u).is_none_or(|a| a.can_take(identity))
+                && !o.bars.get(&u).is_some_and(|bars| bars.contains(identity))
+        })
     }
 
     /// The participants that may not take unit `u` now.
     fn barred(&self, u: UnitId) -> Vec<ParticipantId> {
-        let active = self.open.as_ref().and_then(|o| o.active.get(&u));
-        active.map_or_else(Vec::new, Unit::barred)
+        let Some(open) = self.open.as_ref() else {
+            return Vec::new();
+        };
+        let mut barred = open.active.get(&u).map_or_else(Vec::new, Unit::barred);
+        if let Some(bars) = open.bars.get(&u) {
+            barred.extend(bars.iter().cloned());
+        }
+        barred
+    }
+
+    /// True while unit `u` holds the lease `epoch`.
+    pub fn holds_lease(&self, u: UnitId, epoch: Epoch) -> bool {
+        self.open
+            .as_ref()
+            .and_then(|o| o.active.get(&u))
+            .is_some_and(|unit| unit.holder_of(epoch).is_some())
+    }
+
+    /// True when a lease of unit `u` with `epoch`, issued before the
+    /// restart that loaded this job, still stands: no reopening since.
+    pub fn old_lease_stands(&self, u: UnitId, epoch: Epoch, identity: &ParticipantId) -> bool {
+        self.open.as_ref().is_some_and(|o| {
+            o.floors.get(&u).is_none_or(|floor| epoch >= *floor)
+                && !o.bars.get(&u).is_some_and(|bars| bars.contains(identity))
+        })
+    }
+
+    /// Ends every lease of unit `u` older than `floor`, before and after a
+    /// restart (the caller journals it).
+    pub fn raise_floor(&mut self, u: UnitId, floor: Epoch) {
+        if let Some(open) = self.open.as_mut() {
+            let at = open.floors.entry(u).or_insert(floor);
+            *at = (*at).max(floor);
+        }
+    }
+
+    /// Bars `participant` from unit `u` for good (the caller journals it).
+    pub fn bar(&mut self, u: UnitId, participant: &ParticipantId) {
+        if let Some(open) = self.open.as_mut() {
+            let bars = open.bars.entry(u).or_default();
+            if !bars.contains(participant) {
+                bars.push(participant.clone());
+            }
+        }
+    }
+
+    /// How long a lease of unit `u` may go without its count: `progress_ms`
+    /// for a unit of average estimated work, proportionally longer for a
+    /// larger one (at most a hundred times).
+    pub fn progress_allowance_ms(&self, u: UnitId, progress_ms: u64) -> u64 {
+        let Some(open) = self.open.as_ref() else {
+            return progress_ms;
+        };
+        let mean = self.summary.work_total / self.units_total.max(1) as f64;
+        let estimate = if u.0 < self.units_total {
+            f64::from(open.columns.estimate(u.0 as usize))
+        } else {
+            0.0
+        };
+        let factor = if mean > 0.0 && estimate.is_finite() {
+            (estimate / mean).clamp(1.0, 100.0)
+        } else {
+            1.0
+        };
+        (progress_ms as f64 * factor) as u64
     }
 
     /// Puts a unit that wants a lease back in the queue, first (a unit
@@ -241,11 +313,17 @@ impl Job {
     /// the next of the session's stretch of plan order.
     pub fn next_for(&mut self, identity: &ParticipantId, session: &SessionId) -> Option<UnitId> {
         let open = self.open.as_mut()?;
-        let (decided, active) = (&open.decided, &open.active);
+        let (decided, active, bars) = (&open.decided, &open.active, &open.bars);
+        let barred_for_good = |u: UnitId| bars.get(&u).is_some_and(|b| b.contains(identity));
         let retried = open.retry.take_for(identity, |u| match active.get(&u) {
             _ if decided.get(u.0) => Wanted::Drop,
             Some(unit) if !unit.needs_lease() => Wanted::Drop,
-            Some(unit) if !unit.can_take(identity) => Wanted::NotFrom(unit.barred()),
+            Some(unit) if !unit.can_take(identity) || barred_for_good(u) => {
+                let mut barred = unit.barred();
+                barred.extend(bars.get(&u).into_iter().flatten().cloned());
+                Wanted::NotFrom(barred)
+            }
+            None if barred_for_good(u) => Wanted::NotFrom(bars[&u].clone()),
             _ => Wanted::Take,
         });
         if retried.is_some() {
@@ -296,10 +374,10 @@ impl Job {
 
     /// Ends the job; its units are released (a resumed job loads them
     /// again from the journal).
-    pub fn finish(&mut self, state: JobState, error: Option<String>) {
+    pub fn finish(&mut self, state: JobState, error: Option<String>, now_ms: u64) {
         self.state = state;
         self.error = error;
-        self.finished_ms = Some(unix_ms());
+        self.finished_ms = Some(now_ms);
         self.open = None;
     }
 
@@ -336,10 +414,11 @@ impl Job {
             .collect()
     }
 
-    pub fn view(&self) -> JobView {
+    /// The job as clients see it at `now_ms`.
+    pub fn view(&self, now_ms: u64) -> JobView {
         let seconds = match (self.started_ms, self.finished_ms) {
             (Some(start), Some(end)) => end.saturating_sub(start) as f64 / 1000.0,
-            (Some(start), None) => unix_ms().saturating_sub(start) as f64 / 1000.0,
+            (Some(start), None) => now_ms.saturating_sub(start) as f64 / 1000.0,
             _ => 0.0,
         };
         let work_done = if self.state == JobState::Done || self.summary.work_total <= 0.0 {
@@ -367,7 +446,7 @@ impl Job {
 
     /// Counts a decided unit in. A weighted sum past `u128` fails the job
     /// (returns false): no true count gets there.
-    pub fn decided(&mut self, u: UnitId, count: Count) -> bool {
+    pub fn decided(&mut self, u: UnitId, count: Count, now_ms: u64) -> bool {
         let Some(open) = self.open.as_mut() else {
             return true;
         };
@@ -410,7 +489,7 @@ impl Job {
             "the count of unit {u} ({}) makes the total overflow u128: a forged or damaged count",
             count.leaves.leaves
         );
-        self.finish(JobState::Failed, Some(reason));
+        self.finish(JobState::Failed, Some(reason), now_ms);
         false
     }
 }
@@ -424,6 +503,8 @@ impl Job {
                 + o.retry.heap_bytes()
                 + o.fresh.heap_bytes()
                 + o.active.capacity() * 96
+                + o.floors.capacity() * 24
+                + o.bars.capacity() * 48
         })
     }
 }

@@ -1,14 +1,18 @@
-//! Leases: handing units to workers, handing back and expiring them. A
-//! lease belongs to a worker session and lives as long as the session: the
-//! coordinator's worker registry is the one clock that says a session is
-//! lost, and expiring touches only the units of lost sessions.
+//! Leases: handing units to workers, handing back, and ending leases that
+//! brought no count: a lost session's, or one past its own progress
+//! deadline. A lease that ends without a count is charged to its
+//! participant (a strike; enough of them suspend it), never to the job:
+//! only a unit that lapses with [`POISON_PARTICIPANTS`] different
+//! participants fails its job. Every reopening raises the unit's floor, so
+//! no lease from before it counts, before or after a restart.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
-use crate::ids::{Epoch, JobId, SessionId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 
-use super::{JobState, Jobs, LeasedJob, LeasedUnit, Lessee, MAX_UNIT_FAILURES};
-use crate::clock::unix_ms;
+use super::deadlines::Due;
+use super::job::Job;
+use super::{JobState, Jobs, LeasedJob, LeasedUnit, Lessee, MAX_UNIT_FAILURES, Op, POISON_PARTICIPANTS};
 
 /// The leases of one worker session.
 #[derive(Debug, Default)]
@@ -19,18 +23,27 @@ pub(super) struct Holder {
     pub stretch_jobs: HashSet<JobId>,
 }
 
+/// Leases ended without a count in one pass, per participant and per job.
+#[derive(Default)]
+struct Lapses {
+    per_participant: BTreeMap<ParticipantId, u64>,
+    per_job: BTreeMap<JobId, Vec<UnitId>>,
+}
+
 impl Jobs {
     /// Leases up to `max` units to `worker`, from the first unfinished job
     /// with units wanting a lease (only `only_job` when given), grouped per
     /// job. A job hands each worker session the units of its own stretch of
     /// plan order, so a worker gets neighbouring subtrees, which share
-    /// positions in its table.
-    /// Never the same unit twice to one participant.
+    /// positions in its table. Never the same unit twice to one
+    /// participant; nothing to a quarantined or suspended one.
     pub fn lease(&mut self, worker: &Lessee, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
-        if self.ledger.is_quarantined(&worker.identity) {
+        let now = self.clock.now_ms();
+        if self.ledger.is_quarantined(&worker.identity) || self.ledger.is_suspended(&worker.identity, now) {
             return out;
         }
+        let progress_ms = self.policy.progress_ms;
         let mut handed = 0;
         for id in &self.order {
             if handed >= max {
@@ -45,7 +58,7 @@ impl Jobs {
             }
             if job.state == JobState::Queued {
                 job.state = JobState::Running;
-                job.started_ms = Some(unix_ms());
+                job.started_ms = Some(now);
                 self.outbox.push(job.state_op());
             }
             let mut units = Vec::new();
@@ -57,6 +70,12 @@ impl Jobs {
                 let epoch = Epoch(self.next_epoch);
                 job.with_unit(unit_id, |unit| {
                     unit.lease(&worker.session, &worker.identity, epoch)
+                });
+                self.deadlines.push(Due {
+                    at_ms: now.saturating_add(job.progress_allowance_ms(unit_id, progress_ms)),
+                    epoch,
+                    unit_id,
+                    job_id: id.clone(),
                 });
                 self.holders
                     .entry(worker.session.clone())
@@ -86,7 +105,23 @@ impl Jobs {
                 });
             }
         }
+        if handed > 0 {
+            self.compact_deadlines();
+        }
         out
+    }
+
+    /// Drops the deadlines of leases that ended, once they pile up.
+    fn compact_deadlines(&mut self) {
+        if !self.deadlines.due_for_compaction() {
+            return;
+        }
+        let jobs = &self.jobs;
+        let live = self.holders.values().map(|h| h.units.len()).sum::<usize>();
+        self.deadlines.compact(live, |due| {
+            jobs.get(&due.job_id)
+                .is_some_and(|job| job.holds_lease(due.unit_id, due.epoch))
+        });
     }
 
     /// Puts a leased unit back in the queue: `worker` gave back its lease
@@ -108,7 +143,14 @@ impl Jobs {
             holder.units.remove(&(job_id.clone(), unit_id));
         }
         job.released += 1;
+        let floor = Epoch(self.next_epoch + 1);
+        job.raise_floor(unit_id, floor);
         job.requeue(unit_id);
+        self.outbox.push(Op::Floors {
+            job_id: job_id.clone(),
+            unit_ids: vec![unit_id],
+            floor,
+        });
         self.outbox.push(job.state_op());
         true
     }
@@ -135,12 +177,12 @@ impl Jobs {
     }
 
     /// Re-queues the units of the sessions `lost` (the worker registry
-    /// found them silent, or they left): the one path for a lost, killed or
-    /// cut-off worker. A unit that keeps failing fails its job (`perft
-    /// resume` queues it again). Returns the number of leases that ended.
+    /// found them silent, they left, or their participant was revoked):
+    /// the one path for a lost, killed or cut-off worker. Each ended lease
+    /// is charged to its participant. Returns the number of leases that
+    /// ended.
     pub fn expire(&mut self, lost: &[SessionId]) -> u64 {
-        let mut expired = 0;
-        let mut changed = HashSet::new();
+        let mut lapses = Lapses::default();
         for session in lost {
             let Some(holder) = self.holders.remove(session) else {
                 continue;
@@ -161,30 +203,110 @@ impl Jobs {
                 if job.state.is_final() {
                     continue;
                 }
-                let Some(failures) =
-                    job.with_unit(unit_id, |unit| unit.drop_lease(session).then_some(unit.failures))
-                else {
-                    continue;
-                };
-                let Some(failures) = failures else {
-                    continue;
-                };
-                job.released += 1;
-                expired += 1;
-                job.requeue(unit_id);
-                if failures >= MAX_UNIT_FAILURES {
-                    let reason = format!(
-                        "unit {unit_id} ({}) lost its lease {MAX_UNIT_FAILURES} times; `perft resume {job_id}` queues it again",
-                        job.shown_position(unit_id)
-                    );
-                    job.finish(JobState::Failed, Some(reason));
+                if let Some(Some(participant)) = job.with_unit(unit_id, |unit| unit.drop_lease(session)) {
+                    lapses.add(participant, job_id, unit_id);
                 }
-                changed.insert(job_id);
             }
         }
-        for job_id in changed {
-            self.outbox.push(self.jobs[&job_id].state_op());
-        }
-        expired
+        self.charge(lapses)
     }
+
+    /// Ends every lease past its progress deadline at the table's time:
+    /// a unit held without a count for longer than its size allows goes
+    /// back to the queue, whatever else its session sends. Returns the
+    /// number of leases that ended.
+    pub fn lapse_overdue(&mut self) -> u64 {
+        let now = self.clock.now_ms();
+        let mut lapses = Lapses::default();
+        while let Some(due) = self.deadlines.pop_due(now) {
+            let Some(job) = self.jobs.get_mut(&due.job_id) else {
+                continue;
+            };
+            if job.state.is_final() {
+                continue;
+            }
+            let Some(Some((session, participant))) = job.with_unit(due.unit_id, |unit| unit.lapse(due.epoch))
+            else {
+                continue;
+            };
+            if let Some(holder) = self.holders.get_mut(&session) {
+                holder.units.remove(&(due.job_id.clone(), due.unit_id));
+            }
+            lapses.add(participant, due.job_id, due.unit_id);
+        }
+        self.charge(lapses)
+    }
+
+    /// Requeues the lapsed units (raising their floors), fails a job on a
+    /// poison unit, and charges each participant one strike.
+    fn charge(&mut self, lapses: Lapses) -> u64 {
+        let now = self.clock.now_ms();
+        let floor = Epoch(self.next_epoch + 1);
+        let mut ended = 0;
+        for (job_id, unit_ids) in lapses.per_job {
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            ended += unit_ids.len() as u64;
+            for &unit_id in &unit_ids {
+                job.released += 1;
+                job.raise_floor(unit_id, floor);
+                job.requeue(unit_id);
+                fail_if_poison(job, unit_id, now);
+            }
+            self.outbox.push(Op::Floors {
+                job_id: job_id.clone(),
+                unit_ids,
+                floor,
+            });
+            self.outbox.push(job.state_op());
+        }
+        for (participant, leases) in lapses.per_participant {
+            if self.ledger.lapsed(&participant, leases, now) {
+                tracing::warn!(
+                    %participant,
+                    leases,
+                    "participant suspended: its leases keep lapsing; it leases nothing until its strikes fade or an admin lifts them"
+                );
+            }
+        }
+        ended
+    }
+}
+
+impl Lapses {
+    fn add(&mut self, participant: ParticipantId, job_id: JobId, unit_id: UnitId) {
+        *self.per_participant.entry(participant).or_default() += 1;
+        self.per_job.entry(job_id).or_default().push(unit_id);
+    }
+}
+
+/// Fails `job` when unit `unit_id` is poison: its leases lapsed with
+/// [`POISON_PARTICIPANTS`] different participants, or [`MAX_UNIT_FAILURES`]
+/// times with the coordinator's owner alone. One participant's lapses
+/// never fail a job.
+fn fail_if_poison(job: &mut Job, unit_id: UnitId, now_ms: u64) {
+    let verdict = job.with_unit(unit_id, |unit| {
+        (
+            unit.lapsed_participants(),
+            unit.failures,
+            unit.lapsed_by_owner_only(),
+        )
+    });
+    let Some((participants, failures, owner_only)) = verdict else {
+        return;
+    };
+    let reason = if participants >= POISON_PARTICIPANTS {
+        format!("its leases lapsed with {participants} different participants")
+    } else if owner_only && failures >= MAX_UNIT_FAILURES {
+        format!("it lost its lease {failures} times")
+    } else {
+        return;
+    };
+    let reason = format!(
+        "unit {unit_id} ({}): {reason}; `perft resume {}` queues it again",
+        job.shown_position(unit_id),
+        job.id
+    );
+    job.finish(JobState::Failed, Some(reason), now_ms);
 }

@@ -5,10 +5,16 @@
 //!
 //! Job: Queued -> Running -> Done | Failed; Queued | Running -> Cancelled;
 //! Failed -> Running (resumed). Unit: see [`unit`]: leased to one machine
-//! (two with verification) until enough equal counts decide it; an expired
-//! or handed-back lease puts it back in the queue. A unit's count is
-//! accepted once.
+//! (two with verification) until enough equal counts decide it; an expired,
+//! overdue or handed-back lease puts it back in the queue. A count is
+//! taken only for a lease its unit still holds (or, after a restart, a
+//! lease issued before it that no reopening has ended since), from a
+//! participant in good standing; a unit's count is accepted once.
+//!
+//! The table reads time only through its [`Clock`] and holds no
+//! randomness, so a run of it is replayed exactly from its inputs.
 
+mod deadlines;
 mod job;
 mod leasing;
 mod ledger;
@@ -21,9 +27,10 @@ mod stretches;
 mod unit;
 mod views;
 
-use crate::clock::unix_ms;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+use crate::clock::{Clock, SystemClock};
 
 use perft_core::{Convention, GameKind};
 
@@ -31,15 +38,16 @@ use crate::count::{Count, kinds_of};
 
 use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::planning::PlannedJob;
+use deadlines::Deadlines;
 use job::Job;
 pub use job::Summary;
 use leasing::Holder;
 use ledger::Ledger;
-pub use ledger::{Credit, MAX_CPU_MS_PER_COUNT};
+pub use ledger::{Credit, DEFAULT_LAPSE_LIMIT, MAX_CPU_MS_PER_COUNT, STRIKE_FADE_MS, Standing};
 pub use ops::Op;
 pub use report::Reported;
 pub use restored::{Restored, RestoredJob, RestoredVote};
-pub use unit::{MAX_VOTES, Vote};
+pub use unit::{MAX_VOTES, POISON_PARTICIPANTS, Vote};
 pub use views::{DivideLine, DivideView, JobView, JobsStats};
 
 /// Lifecycle of a job.
@@ -158,8 +166,29 @@ pub struct LeasedJob {
     pub units: Vec<LeasedUnit>,
 }
 
-/// A unit fails the job after this many leases ended without a result.
+/// A unit whose lapses were all the coordinator owner's own fails the
+/// job after this many leases ended without a result (a participant's
+/// lapses never fail a job: see [`POISON_PARTICIPANTS`]).
 pub const MAX_UNIT_FAILURES: u32 = 8;
+
+/// How the table judges participants and leases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Quarantine and suspension.
+    pub standing: Standing,
+    /// A lease of a unit of average size must bring its count this soon
+    /// (ms); a larger unit gets proportionally longer.
+    pub progress_ms: u64,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            standing: Standing::default(),
+            progress_ms: 1_800_000,
+        }
+    }
+}
 
 /// Why a job operation was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -193,24 +222,23 @@ pub struct Jobs {
     jobs: HashMap<JobId, Job>,
     holders: HashMap<SessionId, Holder>,
     next_epoch: u64,
+    /// The first epoch this table issued: leases below it were issued
+    /// before the restart that built it, and are known only by their tags
+    /// and the units' floors.
+    boot_epoch: u64,
+    /// Every lease's progress deadline.
+    deadlines: Deadlines,
     /// Changes not yet handed to the journal, in the order they happened.
     outbox: Vec<Op>,
-    /// Who counted what.
+    /// Who counted what, and who is in good standing.
     ledger: Ledger,
+    policy: Policy,
+    clock: Arc<dyn Clock>,
 }
 
 impl Default for Jobs {
     fn default() -> Jobs {
-        Jobs {
-            order: Vec::new(),
-            jobs: HashMap::new(),
-            holders: HashMap::new(),
-            // Epochs go on growing across restarts, so a lease from before a
-            // restart is never mistaken for a new one.
-            next_epoch: unix_ms() * 1000,
-            outbox: Vec::new(),
-            ledger: Ledger::default(),
-        }
+        Jobs::new(Policy::default(), Arc::new(SystemClock), Vec::new())
     }
 }
 
@@ -219,26 +247,49 @@ fn not_found(job_id: &JobId) -> JobError {
 }
 
 impl Jobs {
-    /// No jobs, with the participants' credit read back from the journal
-    /// and the quarantine threshold.
-    pub fn with_credit(credit: Vec<(ParticipantId, Credit)>, quarantine_after: Option<u64>) -> Jobs {
+    /// No jobs, judged by `policy`, reading time from `clock`, with the
+    /// participants' credit read back from the journal.
+    pub fn new(policy: Policy, clock: Arc<dyn Clock>, credit: Vec<(ParticipantId, Credit)>) -> Jobs {
+        let now = clock.now_ms();
+        // Epochs go on growing across restarts (a thousand a millisecond of
+        // the clock), so a lease from before a restart is never mistaken for
+        // a new one; `restore` also moves past every journaled floor.
+        let first_epoch = now.saturating_mul(1000);
         Jobs {
-            ledger: Ledger::new(credit, quarantine_after),
-            ..Jobs::default()
+            order: Vec::new(),
+            jobs: HashMap::new(),
+            holders: HashMap::new(),
+            next_epoch: first_epoch,
+            boot_epoch: first_epoch.saturating_add(1),
+            deadlines: Deadlines::default(),
+            outbox: Vec::new(),
+            ledger: Ledger::new(credit, policy.standing, now),
+            policy,
+            clock,
         }
+    }
+
+    /// A floor that ends every lease issued so far (for [`Op::Reopen`]).
+    pub fn fresh_floor(&self) -> Epoch {
+        Epoch(self.next_epoch + 1)
+    }
+
+    /// The time now, as the table's clock reads it.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
     }
 
     /// The changes made since the last call, for the journal, in order
     /// (credit last, merged per participant).
     pub fn take_ops(&mut self) -> Vec<Op> {
         let mut ops = std::mem::take(&mut self.outbox);
-        ops.extend(self.ledger.take_ops());
+        ops.extend(self.ledger.take_ops(self.clock.now_ms()));
         ops
     }
 
     /// How many changes wait for the journal.
     pub fn pending_ops(&self) -> usize {
-        self.outbox.len() + usize::from(self.ledger.has_pending())
+        self.outbox.len() + usize::from(self.ledger.has_pending(self.clock.now_ms()))
     }
 
     /// Records a change that is not a job's state: a participant's row, a
@@ -252,9 +303,21 @@ impl Jobs {
         self.ledger.get(participant)
     }
 
-    /// Whether a participant lost too many votes to lease.
+    /// Whether a participant lost too many votes to lease or count.
     pub fn is_quarantined(&self, participant: &ParticipantId) -> bool {
         self.ledger.is_quarantined(participant)
+    }
+
+    /// Whether a participant's leases lapsed too often lately to lease.
+    pub fn is_suspended(&self, participant: &ParticipantId) -> bool {
+        self.ledger.is_suspended(participant, self.clock.now_ms())
+    }
+
+    /// An admin lifts a participant's quarantine (forgiving its lost votes
+    /// so far) and/or its suspension (forgiving its strikes); journaled.
+    /// The units it was barred from stay barred to it.
+    pub fn lift(&mut self, participant: &ParticipantId, quarantine: bool, lapses: bool) -> Credit {
+        self.ledger.lift(participant, quarantine, lapses)
     }
 
     /// Participants quarantined since the last call: what they decided
@@ -306,11 +369,12 @@ impl Jobs {
 
     /// [`Jobs::submit`] of a job built beforehand, off the scheduler.
     pub fn add(&mut self, job: NewJob) {
+        let now = self.clock.now_ms();
         let job = self.insert(job.0);
         if job.units_total == 0 {
             // Nothing to count: everything was settled while planning.
-            job.started_ms = Some(unix_ms());
-            job.finish(JobState::Done, None);
+            job.started_ms = Some(now);
+            job.finish(JobState::Done, None, now);
             let op = job.state_op();
             self.outbox.push(op);
         }
@@ -325,9 +389,10 @@ impl Jobs {
     /// Cancels a job that has not finished; its units are released and
     /// late results for it are ignored.
     pub fn cancel(&mut self, job_id: &JobId) -> Result<JobView, JobError> {
+        let now = self.clock.now_ms();
         let job = self.jobs.get_mut(job_id).ok_or_else(|| not_found(job_id))?;
         if !job.state.is_final() {
-            job.finish(JobState::Cancelled, None);
+            job.finish(JobState::Cancelled, None, now);
             self.outbox.push(job.state_op());
             // A cancelled job is never resumed: its plan and counts go, its
             // summary, divide and disagreements stay.
@@ -335,7 +400,7 @@ impl Jobs {
                 job_id: job_id.clone(),
             });
         }
-        Ok(job.view())
+        Ok(job.view(now))
     }
 
     /// Removes a finished job entirely, from the table and the journal; an
@@ -348,7 +413,7 @@ impl Jobs {
                 state: job.state,
             });
         }
-        let view = job.view();
+        let view = job.view(self.clock.now_ms());
         self.jobs.remove(job_id);
         self.order.retain(|id| id != job_id);
         for holder in self.holders.values_mut() {
@@ -363,3 +428,5 @@ impl Jobs {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_leases;

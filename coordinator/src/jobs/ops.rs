@@ -4,7 +4,7 @@
 
 use crate::count::Count;
 
-use crate::ids::{JobId, ParticipantId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -74,9 +74,22 @@ pub enum Op {
     },
     /// Every undecided vote of a participant is dropped (it was revoked).
     DropVotesOf { voter: ParticipantId },
-    /// Units of a job are counted again: their counts go, and a done job
-    /// runs again.
-    Reopen { job_id: JobId, unit_ids: Vec<UnitId> },
+    /// Units of a job are counted again: their counts go, a done job runs
+    /// again, no lease older than `floor` counts for them, and `barred`
+    /// (whose counts caused it) never leases them again.
+    Reopen {
+        job_id: JobId,
+        unit_ids: Vec<UnitId>,
+        floor: Epoch,
+        barred: Option<ParticipantId>,
+    },
+    /// Leases of these units older than `floor` ended (lapsed or handed
+    /// back): none of them counts, before or after a restart.
+    Floors {
+        job_id: JobId,
+        unit_ids: Vec<UnitId>,
+        floor: Epoch,
+    },
     /// A cancelled job's plan, counts and votes go (its row, summary and
     /// disagreements stay); their pages are given back to the file system.
     DropPlan { job_id: JobId },

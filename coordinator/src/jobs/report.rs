@@ -1,12 +1,15 @@
 //! Counts coming in: a worker's report decides its unit, waits for another
 //! participant's vote, or records a disagreement; a revoked participant's
-//! undecided votes go.
+//! undecided votes go. A count is taken only for a lease the unit still
+//! holds, from the participant holding it, in good standing: the lease tag
+//! checked at the door proves who was issued the lease, this proves the
+//! lease still stands.
 
 use crate::count::Count;
 
 use super::unit::VoteOutcome;
 use super::{Credit, Disagreement, JobState, Jobs, Lessee, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
-use crate::ids::{JobId, ParticipantId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +20,20 @@ pub enum Reported {
     /// Unknown job or unit, a finished job, a unit already decided, or a
     /// second count from the same participant.
     Ignored,
+    /// The lease it answers no longer stands: it lapsed, was handed back,
+    /// or its unit was reopened since (or it was never this
+    /// participant's).
+    Stale,
+    /// Its participant is quarantined: none of its counts is taken.
+    Refused,
+}
+
+impl Reported {
+    /// Whether the count was refused (stale lease, quarantined sender),
+    /// as opposed to accepted or harmlessly ignored.
+    pub fn is_refused(self) -> bool {
+        matches!(self, Reported::Stale | Reported::Refused)
+    }
 }
 
 impl Jobs {
@@ -42,25 +59,51 @@ impl Jobs {
         dropped
     }
 
-    /// Takes a unit's count from `worker`, whose lease the caller checked;
-    /// it took `cpu_ms` of CPU time (the worker's word, for credit only).
+    /// Takes a unit's count from `worker` for its lease `epoch` (whose tag
+    /// the caller checked); it took `cpu_ms` of CPU time (the worker's
+    /// word, for credit only).
     pub fn report(
         &mut self,
         job_id: &JobId,
         unit_id: UnitId,
+        epoch: Epoch,
         count: Count,
         cpu_ms: u64,
         worker: &Lessee,
     ) -> Reported {
-        if let Some(holder) = self.holders.get_mut(&worker.session) {
-            holder.units.remove(&(job_id.clone(), unit_id));
+        if self.ledger.is_quarantined(&worker.identity) {
+            return Reported::Refused;
         }
+        let boot_epoch = self.boot_epoch;
+        let now = self.clock.now_ms();
         let Some(job) = self.jobs.get_mut(job_id) else {
             return Reported::Ignored;
         };
         if job.state.is_final() || !job.is_open(unit_id) {
+            self.forget_lease(&worker.session, job_id, unit_id);
             return Reported::Ignored;
         }
+        let (voted, holds) = job
+            .with_unit(unit_id, |unit| {
+                (
+                    unit.has_voter(&worker.identity),
+                    unit.holds(epoch, &worker.identity),
+                )
+            })
+            .unwrap_or((false, false));
+        if voted {
+            return Reported::Ignored;
+        }
+        // A lease issued before the restart that built this table is known
+        // by its tag alone; it stands unless its unit was reopened since.
+        let old_lease = epoch.0 < boot_epoch && job.old_lease_stands(unit_id, epoch, &worker.identity);
+        if !holds && !old_lease {
+            return Reported::Stale;
+        }
+        self.forget_lease(&worker.session, job_id, unit_id);
+        let Some(job) = self.jobs.get_mut(job_id) else {
+            return Reported::Ignored;
+        };
         let quorum = job.spec.quorum();
         let vote_op = || Op::Vote {
             job_id: job_id.clone(),
@@ -81,7 +124,7 @@ impl Jobs {
                     units: 1,
                     leaves: count.leaves.leaves,
                     cpu_ms: cpu_ms.min(MAX_CPU_MS_PER_COUNT),
-                    lost_votes: 0,
+                    ..Credit::default()
                 },
             );
         }
@@ -127,10 +170,10 @@ impl Jobs {
                     });
                     job.disagreements.push(disagreement);
                 }
-                if !job.decided(unit_id, count) {
+                if !job.decided(unit_id, count, now) {
                     self.outbox.push(job.state_op());
                 } else if job.summary.done == job.units_total {
-                    job.finish(JobState::Done, None);
+                    job.finish(JobState::Done, None, now);
                     self.outbox.push(job.state_op());
                 }
             }
@@ -153,11 +196,21 @@ impl Jobs {
                     Some(format!(
                         "no {quorum} machines agree on unit {unit_id} within {MAX_VOTES} counts"
                     )),
+                    now,
                 );
                 self.outbox.push(job.state_op());
             }
         }
         Reported::Accepted
+    }
+}
+
+impl Jobs {
+    /// Drops (job, unit) from what `session` holds: its lease ended.
+    fn forget_lease(&mut self, session: &crate::ids::SessionId, job_id: &JobId, unit_id: UnitId) {
+        if let Some(holder) = self.holders.get_mut(session) {
+            holder.units.remove(&(job_id.clone(), unit_id));
+        }
     }
 }
 

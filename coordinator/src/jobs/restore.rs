@@ -29,7 +29,17 @@ impl Jobs {
             disagreements,
             damage,
             damaged_counts,
+            floors,
+            bars,
         } = restored;
+        let now = self.clock.now_ms();
+        // Every new lease is numbered past every reopening journaled.
+        if let Some(highest) = floors.iter().map(|(_, floor)| floor.0).max()
+            && highest >= self.next_epoch
+        {
+            self.next_epoch = highest;
+            self.boot_epoch = highest.saturating_add(1);
+        }
         if let Some(summary) = summary.filter(|_| state.is_final()) {
             let mut job = Job::finished(id, spec, plan, units_total, summary);
             job.state = state;
@@ -51,8 +61,14 @@ impl Jobs {
                 damage.join(", ")
             );
             tracing::error!(job = %id, %reason, "journal damage");
-            job.finish(JobState::Failed, Some(reason));
+            job.finish(JobState::Failed, Some(reason), now);
             return;
+        }
+        for (unit_id, floor) in floors {
+            job.raise_floor(unit_id, floor);
+        }
+        for (unit_id, participant) in &bars {
+            job.bar(*unit_id, participant);
         }
         for unit_id in &damaged_counts {
             tracing::error!(job = %id, unit = unit_id.0, "journal: a stored count failed its checksum; the unit is counted again");
@@ -60,7 +76,7 @@ impl Jobs {
         let mut overflowed = false;
         for (unit_id, count) in results {
             if !overflowed && job.is_open(unit_id) {
-                overflowed |= !job.decided(unit_id, count);
+                overflowed |= !job.decided(unit_id, count, now);
             }
         }
         if overflowed {
@@ -75,11 +91,11 @@ impl Jobs {
         let complete = job.summary.done == job.units_total;
         match state {
             JobState::Cancelled | JobState::Failed => {
-                job.finish(state, error);
+                job.finish(state, error, now);
                 job.finished_ms = finished_ms;
             }
             _ if complete => {
-                job.finish(JobState::Done, None);
+                job.finish(JobState::Done, None, now);
                 job.finished_ms = finished_ms.or(job.finished_ms);
             }
             // Queued or running, or done with a damaged count to redo.
@@ -129,7 +145,7 @@ impl Jobs {
     pub fn reopen(&mut self, job_id: &JobId, restored: RestoredJob) -> Result<JobView, JobError> {
         let job = self.jobs.get(job_id).ok_or_else(|| not_found(job_id))?;
         if job.state == JobState::Cancelled {
-            return Ok(job.view());
+            return Ok(job.view(self.clock.now_ms()));
         }
         self.rebuild_open(job_id, restored)
     }
@@ -165,12 +181,19 @@ impl Jobs {
             let old = &self.jobs[job_id];
             (old.released, old.started_ms, old.disagreements.clone())
         };
+        let now = self.clock.now_ms();
         let mut job = Job::new(job_id.clone(), restored.spec, restored.plan);
         job.released = released;
         job.started_ms = started_ms;
         job.disagreements = disagreements;
+        for (unit_id, floor) in restored.floors {
+            job.raise_floor(unit_id, floor);
+        }
+        for (unit_id, participant) in &restored.bars {
+            job.bar(*unit_id, participant);
+        }
         for (unit_id, count) in restored.results {
-            if job.is_open(unit_id) && !job.decided(unit_id, count) {
+            if job.is_open(unit_id) && !job.decided(unit_id, count, now) {
                 break;
             }
         }
@@ -183,11 +206,11 @@ impl Jobs {
         if !job.state.is_final() {
             job.state = JobState::Running;
             if job.summary.done == job.units_total {
-                job.finish(JobState::Done, None);
+                job.finish(JobState::Done, None, now);
             }
         }
         self.outbox.push(job.state_op());
-        let view = job.view();
+        let view = job.view(now);
         self.jobs.insert(job_id.clone(), job);
         Ok(view)
     }

@@ -3,7 +3,7 @@
 
 use crate::count::Count;
 
-use crate::ids::{JobId, ParticipantId, UnitId};
+use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::planning::PlannedJob;
 
@@ -38,6 +38,12 @@ pub struct RestoredJob {
     pub damage: Vec<String>,
     /// Units whose stored count failed its checksum: counted again.
     pub damaged_counts: Vec<UnitId>,
+    /// Units reopened since their first lease, with the first epoch still
+    /// valid for them.
+    pub floors: Vec<(UnitId, Epoch)>,
+    /// Units a participant may never lease again (reopened because of its
+    /// counts).
+    pub bars: Vec<(UnitId, ParticipantId)>,
 }
 
 /// What the journal holds of the jobs and of who counted them.

@@ -10,7 +10,7 @@ fn id(job: &str) -> JobId {
 }
 
 /// A leased unit with its job's facts, as the wire's group flattened.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Flat {
     job_id: String,
     unit_id: UnitId,
@@ -42,7 +42,8 @@ fn worker(name: &str) -> Lessee {
     Lessee::named(name).unwrap()
 }
 
-fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
+/// A plain checkers job of `depth` split at `split`, planned.
+pub(super) fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
     let request = PlanRequest {
         position: None,
         depth,
@@ -90,7 +91,7 @@ fn a_job_runs_to_done_with_the_exact_divide() {
     );
     for unit in &leased {
         assert_eq!(
-            jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("w")),
+            jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("w")),
             Reported::Accepted
         );
     }
@@ -121,41 +122,103 @@ fn duplicate_and_late_results_are_counted_once() {
     let second = lease(&mut jobs, &worker("fast"), 1).remove(0);
     assert_eq!((second.unit_id, second.job_id.as_str()), (first.unit_id, "j"));
     assert!(second.epoch > first.epoch);
-    // Whichever result arrives first counts; the other is ignored.
+    // Only the lease the unit holds counts: the lapsed one is refused.
     assert_eq!(
-        jobs.report(&id("j"), first.unit_id, count(&first), 0, &worker("slow")),
+        jobs.report(
+            &id("j"),
+            first.unit_id,
+            first.epoch,
+            count(&first),
+            0,
+            &worker("slow")
+        ),
+        Reported::Stale
+    );
+    assert_eq!(
+        jobs.report(
+            &id("j"),
+            second.unit_id,
+            second.epoch,
+            count(&second),
+            0,
+            &worker("fast")
+        ),
         Reported::Accepted
     );
     assert_eq!(
-        jobs.report(&id("j"), second.unit_id, count(&second), 0, &worker("fast")),
-        Reported::Ignored
+        jobs.report(
+            &id("j"),
+            second.unit_id,
+            second.epoch,
+            count(&second),
+            0,
+            &worker("fast")
+        ),
+        Reported::Ignored,
+        "a duplicate"
     );
     assert_eq!(
-        jobs.report(&id("j"), first.unit_id, count(&first), 0, &worker("slow")),
+        jobs.report(
+            &id("j"),
+            first.unit_id,
+            first.epoch,
+            count(&first),
+            0,
+            &worker("slow")
+        ),
         Reported::Ignored
     );
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_done, view.units_released), (1, 1));
-    // A late result for a unit back in the queue is taken, and the unit
-    // is no longer handed out.
+    // A late result for a unit back in the queue is refused, and the unit
+    // is handed out again.
     let third = lease(&mut jobs, &worker("slow"), 1).remove(0);
     jobs.expire(&lost("slow"));
     assert_eq!(
-        jobs.report(&id("j"), third.unit_id, count(&third), 0, &worker("slow")),
-        Reported::Accepted
+        jobs.report(
+            &id("j"),
+            third.unit_id,
+            third.epoch,
+            count(&third),
+            0,
+            &worker("slow")
+        ),
+        Reported::Stale
     );
     let rest = lease(&mut jobs, &worker("fast"), usize::MAX);
-    assert!(
-        rest.iter()
-            .all(|u| u.unit_id != third.unit_id && u.unit_id != first.unit_id)
-    );
+    assert!(rest.iter().all(|u| u.unit_id != first.unit_id));
+    assert!(rest.iter().any(|u| u.unit_id == third.unit_id));
     assert_eq!(
-        jobs.report(&id("nope"), UnitId(0), Count::ZERO, 0, &worker("w")),
+        jobs.report(&id("nope"), UnitId(0), Epoch(0), Count::ZERO, 0, &worker("w")),
         Reported::Ignored
     );
     assert_eq!(
-        jobs.report(&id("j"), UnitId(1 << 40), Count::ZERO, 0, &worker("w")),
+        jobs.report(&id("j"), UnitId(1 << 40), Epoch(0), Count::ZERO, 0, &worker("w")),
         Reported::Ignored
+    );
+    // Another participant's lease, or a made-up epoch: refused.
+    let held = rest[0].clone();
+    assert_eq!(
+        jobs.report(
+            &id("j"),
+            held.unit_id,
+            held.epoch,
+            count(&held),
+            0,
+            &worker("other")
+        ),
+        Reported::Stale
+    );
+    assert_eq!(
+        jobs.report(
+            &id("j"),
+            held.unit_id,
+            Epoch(held.epoch.0 + 1),
+            count(&held),
+            0,
+            &worker("fast")
+        ),
+        Reported::Stale
     );
 }
 
@@ -218,7 +281,7 @@ fn units_go_out_in_stretches_of_plan_order_and_counters_follow() {
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
     for unit in &a {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("a"));
+        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("a"));
     }
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!(
@@ -255,7 +318,7 @@ fn a_finished_job_releases_its_units() {
     assert!(jobs.unit_bytes() > 0);
     let all = lease(&mut jobs, &worker("w"), usize::MAX);
     for unit in &all {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("w"));
+        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("w"));
     }
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -272,18 +335,42 @@ fn a_finished_job_releases_its_units() {
 }
 
 #[test]
-fn a_unit_that_keeps_failing_fails_its_job() {
+fn one_participants_lapses_never_fail_a_job_but_three_participants_do() {
+    let mut jobs = Jobs::default();
+    let (spec, planned) = planned(5, 1);
+    jobs.submit(id("j"), spec, planned);
+    // One participant, session after session: suspended, the job runs on.
+    for _ in 0..DEFAULT_LAPSE_LIMIT {
+        assert!(!lease(&mut jobs, &worker("w"), 1).is_empty());
+        jobs.expire(&lost("w"));
+    }
+    assert!(jobs.is_suspended(&worker("w").identity));
+    assert!(lease(&mut jobs, &worker("w"), 1).is_empty(), "suspended");
+    assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Running);
+    assert_eq!(jobs.credit(&worker("w").identity).lapses, 3);
+    // A poison unit: it lapses with two more participants.
+    let unit = lease(&mut jobs, &worker("x"), 1).remove(0).unit_id;
+    jobs.expire(&lost("x"));
+    let again = lease(&mut jobs, &worker("y"), 1).remove(0).unit_id;
+    assert_eq!(again, unit, "the lapsed unit comes first");
+    jobs.expire(&lost("y"));
+    let view = jobs.view(&id("j")).unwrap();
+    assert_eq!(view.state, JobState::Failed);
+    assert!(view.error.unwrap().contains("3 different participants"));
+}
+
+#[test]
+fn the_owners_own_lapses_fail_its_job_after_eight() {
     let mut jobs = Jobs::default();
     let (spec, planned) = planned(5, 1);
     jobs.submit(id("j"), spec, planned);
     for _ in 0..MAX_UNIT_FAILURES {
-        assert!(!lease(&mut jobs, &worker("w"), 1).is_empty());
-        jobs.expire(&lost("w"));
+        assert!(!lease(&mut jobs, &worker("anonymous"), 1).is_empty());
+        jobs.expire(&lost("anonymous"));
     }
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!(view.state, JobState::Failed);
     assert!(view.error.unwrap().contains("lost its lease 8 times"));
-    assert!(lease(&mut jobs, &worker("w"), 1).is_empty());
 }
 
 #[test]
@@ -297,7 +384,14 @@ fn jobs_run_in_order_and_cancel_frees_units() {
     assert!(first.iter().all(|u| u.job_id == "a"));
     assert_eq!(jobs.cancel(&id("a")).unwrap().state, JobState::Cancelled);
     assert_eq!(
-        jobs.report(&id("a"), first[0].unit_id, count(&first[0]), 0, &worker("w")),
+        jobs.report(
+            &id("a"),
+            first[0].unit_id,
+            first[0].epoch,
+            count(&first[0]),
+            0,
+            &worker("w")
+        ),
         Reported::Ignored
     );
     let next = lease(&mut jobs, &worker("w"), 3);
@@ -330,12 +424,19 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     for unit in &from_liar {
         let wrong = Count::plain(perft_core::Leaves::full(count(unit).leaves.leaves + 1));
         assert_eq!(
-            jobs.report(&id("j"), unit.unit_id, wrong, 0, &worker("liar")),
+            jobs.report(&id("j"), unit.unit_id, unit.epoch, wrong, 0, &worker("liar")),
             Reported::Accepted
         );
     }
     for unit in &from_honest {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("honest"));
+        jobs.report(
+            &id("j"),
+            unit.unit_id,
+            unit.epoch,
+            count(unit),
+            0,
+            &worker("honest"),
+        );
     }
     assert_eq!(
         jobs.view(&id("j")).unwrap().units_done,
@@ -346,7 +447,14 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     let tie_breaks = lease(&mut jobs, &worker("third"), usize::MAX);
     assert_eq!(tie_breaks.len(), units);
     for unit in &tie_breaks {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("third"));
+        jobs.report(
+            &id("j"),
+            unit.unit_id,
+            unit.epoch,
+            count(unit),
+            0,
+            &worker("third"),
+        );
     }
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);
@@ -386,7 +494,7 @@ fn the_sessions_holding_a_jobs_units_are_known() {
     );
     assert_eq!(jobs.holders_of(&id("k")), vec![]);
     let unit = &first[0];
-    jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("a"));
+    jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("a"));
     assert_eq!(
         jobs.holders_of(&id("j")),
         vec![(worker("a").session, 2), (worker("b").session, 1)]
@@ -455,7 +563,7 @@ fn a_statistics_job_sums_its_units_kinds_into_the_local_divide() {
         let wire = perft_proto::Leaves::from(Count::from(stats));
         let checked = jobs.checked_count(&id("s"), &wire).unwrap();
         assert_eq!(
-            jobs.report(&id("s"), unit.unit_id, checked, 0, &worker("w")),
+            jobs.report(&id("s"), unit.unit_id, unit.epoch, checked, 0, &worker("w")),
             Reported::Accepted
         );
     }
@@ -480,7 +588,7 @@ fn an_owner_alone_on_a_verified_job_leases_every_unit_once_then_waits() {
     // another owner, and the owner's next lease passes over all of them.
     let mut alone = Vec::new();
     while let Some(unit) = lease(&mut jobs, &worker("a"), 1).pop() {
-        jobs.report(&id("j"), unit.unit_id, count(&unit), 0, &worker("a"));
+        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(&unit), 0, &worker("a"));
         alone.push(unit.unit_id);
     }
     assert_eq!(alone.len(), units);
@@ -498,7 +606,7 @@ fn an_owner_alone_on_a_verified_job_leases_every_unit_once_then_waits() {
     expected.reverse();
     assert_eq!(confirming.iter().map(|u| u.unit_id).collect::<Vec<_>>(), expected);
     for unit in &confirming {
-        jobs.report(&id("j"), unit.unit_id, count(unit), 0, &worker("b"));
+        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("b"));
     }
     let divide = jobs.divide(&id("j")).unwrap();
     assert_eq!(divide.job.state, JobState::Done);

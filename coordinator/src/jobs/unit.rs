@@ -1,11 +1,14 @@
 //! The lease and vote state of one open unit: its leases, the counts
 //! workers sent for it (votes), and its verdict. A job keeps one only for
-//! units with leases or votes, so its memory follows the open work. Lease deadlines are kept per worker session by the job
-//! table (a heartbeat renews all of a session's leases at once), not here.
-//! Without verification one count decides; with it, two participants must
-//! agree, and each disagreement asks one more. A voter is a participant,
-//! as its credential proves: its machines and sessions (a restarted
-//! worker, several hosts of one owner) never confirm each other.
+//! units with leases, votes or lapses, so its memory follows the open
+//! work. A lease is the only authority for a count: a count is taken for a
+//! lease the unit still holds, by the participant that holds it. Each lease
+//! has its own progress deadline; a session's liveness (heartbeats) is kept
+//! by the worker registry. Without verification one count decides; with
+//! it, two participants must agree, and each disagreement asks one more. A
+//! voter is a participant, as its credential proves: its machines and
+//! sessions (a restarted worker, several hosts of one owner) never confirm
+//! each other.
 
 use crate::count::Count;
 
@@ -23,6 +26,10 @@ struct Lease {
     identity: ParticipantId,
     epoch: Epoch,
 }
+
+/// Participants whose leases of one unit lapsed before it fails its job:
+/// a unit no three owners can count is poison, not one owner's fault.
+pub const POISON_PARTICIPANTS: usize = 3;
 
 /// A count a worker sent for a unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,6 +75,8 @@ pub(crate) struct Unit {
     wanted: u32,
     /// Leases that ended without a count.
     pub failures: u32,
+    /// The participants whose leases ended without a count, once each.
+    lapsers: Vec<ParticipantId>,
 }
 
 impl Unit {
@@ -79,6 +88,7 @@ impl Unit {
             done: None,
             wanted: quorum,
             failures: 0,
+            lapsers: Vec::new(),
         }
     }
 
@@ -101,6 +111,33 @@ impl Unit {
     /// True while the unit should be handed to one more worker.
     pub fn needs_lease(&self) -> bool {
         self.done.is_none() && self.leases.len() + self.votes.len() < self.wanted as usize
+    }
+
+    /// True when the participant `identity` holds the lease `epoch` on it:
+    /// the only lease a count of it is taken for.
+    pub fn holds(&self, epoch: Epoch, identity: &ParticipantId) -> bool {
+        self.leases
+            .iter()
+            .any(|l| l.epoch == epoch && l.identity == *identity)
+    }
+
+    /// The participant holding the lease `epoch`, and its session.
+    pub fn holder_of(&self, epoch: Epoch) -> Option<(&SessionId, &ParticipantId)> {
+        self.leases
+            .iter()
+            .find(|l| l.epoch == epoch)
+            .map(|l| (&l.session, &l.identity))
+    }
+
+    /// How many distinct participants let a lease of it lapse.
+    pub fn lapsed_participants(&self) -> usize {
+        self.lapsers.len()
+    }
+
+    /// True when every lease of it that lapsed was the coordinator
+    /// owner's own (the built-in admin): its lapses may fail its job.
+    pub fn lapsed_by_owner_only(&self) -> bool {
+        self.lapsers.iter().all(ParticipantId::is_builtin)
     }
 
     /// True unless the participant `identity` holds a lease on it or
@@ -176,13 +213,29 @@ impl Unit {
         Some(self.leases.swap_remove(at).session)
     }
 
-    /// Ends `session`'s lease without a count (the worker was lost).
-    pub fn drop_lease(&mut self, session: &SessionId) -> bool {
-        let before = self.leases.len();
-        self.leases.retain(|l| l.session != *session);
-        let dropped = self.leases.len() != before;
-        self.failures += u32::from(dropped);
-        dropped
+    /// Ends `session`'s lease without a count (the worker was lost);
+    /// returns the participant it was charged to.
+    pub fn drop_lease(&mut self, session: &SessionId) -> Option<ParticipantId> {
+        let at = self.leases.iter().position(|l| l.session == *session)?;
+        let lease = self.leases.swap_remove(at);
+        Some(self.lapsed(lease))
+    }
+
+    /// Ends the lease `epoch` without a count (it passed its deadline);
+    /// returns its session and the participant it was charged to.
+    pub fn lapse(&mut self, epoch: Epoch) -> Option<(SessionId, ParticipantId)> {
+        let at = self.leases.iter().position(|l| l.epoch == epoch)?;
+        let lease = self.leases.swap_remove(at);
+        let session = lease.session.clone();
+        Some((session, self.lapsed(lease)))
+    }
+
+    fn lapsed(&mut self, lease: Lease) -> ParticipantId {
+        self.failures += 1;
+        if !self.lapsers.contains(&lease.identity) {
+            self.lapsers.push(lease.identity.clone());
+        }
+        lease.identity
     }
 
     /// True when `identity` sent a count still waiting for a verdict.
@@ -328,8 +381,8 @@ mod tests {
         u.lease(&s("session-2"), &p("b"), Epoch(2));
         assert_eq!(u.release(Epoch(1), &p("b")), None);
         assert_eq!(u.release(Epoch(1), &p("a")), Some(s("session-1")));
-        assert!(!u.drop_lease(&s("session-1")), "released already");
-        assert!(u.drop_lease(&s("session-2")));
+        assert_eq!(u.drop_lease(&s("session-1")), None, "released already");
+        assert_eq!(u.drop_lease(&s("session-2")), Some(p("b")));
         assert_eq!(u.failures, 1);
         assert!(!u.leased());
     }

@@ -69,7 +69,7 @@ impl Jobs {
     pub fn view(&self, job_id: &JobId) -> Result<JobView, JobError> {
         self.jobs
             .get(job_id)
-            .map(Job::view)
+            .map(|job| job.view(self.clock.now_ms()))
             .ok_or_else(|| not_found(job_id))
     }
 
@@ -77,12 +77,13 @@ impl Jobs {
     /// place of the next page, if any.
     pub fn list(&self, start: usize, limit: usize) -> (Vec<JobView>, Option<usize>) {
         let end = start.saturating_add(limit).min(self.order.len());
+        let now = self.clock.now_ms();
         let views = self
             .order
             .get(start..end)
             .unwrap_or_default()
             .iter()
-            .map(|id| self.jobs[id].view())
+            .map(|id| self.jobs[id].view(now))
             .collect();
         (views, (end < self.order.len()).then_some(end))
     }
@@ -105,6 +106,7 @@ impl Jobs {
     /// Totals for metrics: one step per job, none per unit.
     pub fn stats(&self) -> JobsStats {
         let mut stats = JobsStats::default();
+        let now = self.clock.now_ms();
         for job in self.jobs.values() {
             let slot = match job.state {
                 JobState::Queued => 0,
@@ -120,7 +122,7 @@ impl Jobs {
             }
             stats.units_done += job.summary.done;
             stats.units_released += job.released;
-            stats.leaves_done = stats.leaves_done.saturating_add(job.view().leaves_done);
+            stats.leaves_done = stats.leaves_done.saturating_add(job.view(now).leaves_done);
         }
         stats
     }
@@ -152,7 +154,7 @@ impl Jobs {
             })
             .collect();
         Ok(DivideView {
-            job: job.view(),
+            job: job.view(self.clock.now_ms()),
             moves,
             total,
         })

@@ -4,7 +4,7 @@
 use rusqlite::params;
 
 use super::codec::{count_blob, count_list_blob, deciders_text, summary_blob};
-use super::{participants, restore};
+use super::{leases, participants, restore};
 use crate::ids::JobId;
 use crate::jobs::Op;
 
@@ -144,7 +144,23 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?
                 .execute([voter])?;
         }
-        Op::Reopen { job_id, unit_ids } => participants::reopen(tx, job_id, unit_ids)?,
+        Op::Reopen {
+            job_id,
+            unit_ids,
+            floor,
+            barred,
+        } => {
+            participants::reopen(tx, job_id, unit_ids)?;
+            leases::store_floors(tx, job_id, unit_ids, *floor)?;
+            if let Some(participant) = barred {
+                leases::store_bars(tx, job_id, unit_ids, participant)?;
+            }
+        }
+        Op::Floors {
+            job_id,
+            unit_ids,
+            floor,
+        } => leases::store_floors(tx, job_id, unit_ids, *floor)?,
         Op::DropPlan { job_id } => drop_plan(tx, job_id)?,
         Op::DeleteJob { job_id } => {
             drop_plan(tx, job_id)?;
@@ -157,7 +173,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
 
 /// Deletes a job's units, counts and votes.
 fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &JobId) -> rusqlite::Result<()> {
-    for table in ["unit_chunks", "results", "votes"] {
+    for table in ["unit_chunks", "results", "votes", "unit_floors", "unit_bars"] {
         tx.execute(&format!("DELETE FROM {table} WHERE job_id = ?1"), params![job_id])?;
     }
     Ok(())

@@ -16,6 +16,7 @@ mod codec;
 mod commit;
 mod compact;
 mod finished;
+mod leases;
 mod participants;
 mod restore;
 mod schema;

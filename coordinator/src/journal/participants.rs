@@ -48,14 +48,20 @@ pub(super) fn store_credit(
     credit: &Credit,
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes, lost_votes_forgiven,
+                                        lapses, strikes, last_strike_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         participant,
         credit.units as i64,
         count_blob(&Count::plain(Leaves::full(credit.leaves))),
         credit.cpu_ms as i64,
-        credit.lost_votes as i64
+        credit.lost_votes as i64,
+        credit.lost_votes_forgiven as i64,
+        credit.lapses as i64,
+        credit.strikes as i64,
+        credit.last_strike_ms as i64,
     ])?;
     Ok(())
 }
@@ -108,7 +114,10 @@ pub(super) fn load_credit(
     };
     let sql = |e: rusqlite::Error| corrupt(e.to_string());
     let mut stmt = conn
-        .prepare("SELECT participant, units, leaves, cpu_ms, lost_votes FROM credit")
+        .prepare(
+            "SELECT participant, units, leaves, cpu_ms, lost_votes, lost_votes_forgiven, lapses, strikes,
+                    last_strike_ms FROM credit",
+        )
         .map_err(sql)?;
     let rows = stmt
         .query_map([], |r| {
@@ -120,6 +129,10 @@ pub(super) fn load_credit(
                     leaves: blob_count(&leaves).map_or(0, |c| c.leaves.leaves),
                     cpu_ms: r.get::<_, i64>(3)? as u64,
                     lost_votes: r.get::<_, i64>(4)? as u64,
+                    lost_votes_forgiven: r.get::<_, i64>(5)? as u64,
+                    lapses: r.get::<_, i64>(6)? as u64,
+                    strikes: r.get::<_, i64>(7)? as u64,
+                    last_strike_ms: r.get::<_, i64>(8)? as u64,
                 },
             ))
         })

@@ -264,6 +264,8 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
         disagreements: Vec::new(),
         damage,
         damaged_counts: Vec::new(),
+        floors: Vec::new(),
+        bars: Vec::new(),
         id,
     })
 }
@@ -273,6 +275,7 @@ fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result
     let (bad, sql) = errors(path);
     restore_units(conn, job, &bad, &sql)?;
     restore_counts(conn, job, &bad, &sql)?;
+    super::leases::restore(conn, job, path)?;
     if job.state == crate::jobs::JobState::Done
         && job.results.len() as u64 != job.units_total
         && job.damage.is_empty()

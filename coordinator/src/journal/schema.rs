@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -42,7 +42,15 @@ CREATE TABLE IF NOT EXISTS participants (
     created_ms INTEGER NOT NULL, checksum INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS credit (
     participant TEXT PRIMARY KEY, units INTEGER NOT NULL, leaves BLOB NOT NULL, cpu_ms INTEGER NOT NULL,
-    lost_votes INTEGER NOT NULL);
+    lost_votes INTEGER NOT NULL, lost_votes_forgiven INTEGER NOT NULL DEFAULT 0,
+    lapses INTEGER NOT NULL DEFAULT 0, strikes INTEGER NOT NULL DEFAULT 0,
+    last_strike_ms INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS unit_floors (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, floor INTEGER NOT NULL, checksum INTEGER NOT NULL,
+    PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS unit_bars (
+    job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, participant TEXT NOT NULL, checksum INTEGER NOT NULL,
+    PRIMARY KEY (job_id, unit_id, participant)) WITHOUT ROWID;
 ";
 
 /// Schema 3 (before participants) becomes 4: jobs get an owner, and the
@@ -57,10 +65,19 @@ const MIGRATE_4_TO_5: &str = "ALTER TABLE jobs ADD COLUMN convention TEXT;";
 /// older job counts none.
 const MIGRATE_5_TO_6: &str = "ALTER TABLE jobs ADD COLUMN stats INTEGER NOT NULL DEFAULT 0;";
 
-/// The upgrade steps from schema 3, in order.
-const MIGRATIONS: [&str; 3] = [MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6];
+/// Schema 6 becomes 7: a participant's record keeps its lapses, strikes
+/// and forgiven lost votes (the tables of lease floors and bars are
+/// created with the rest; a journal of 6 has none, so every lease issued
+/// before the upgrade still stands until its unit is reopened).
+const MIGRATE_6_TO_7: &str = "ALTER TABLE credit ADD COLUMN lost_votes_forgiven INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE credit ADD COLUMN lapses INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE credit ADD COLUMN strikes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE credit ADD COLUMN last_strike_ms INTEGER NOT NULL DEFAULT 0;";
 
-/// Upgrades a journal of schema `found` (3 to 5) to [`SCHEMA_VERSION`] in
+/// The upgrade steps from schema 3, in order.
+const MIGRATIONS: [&str; 4] = [MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6, MIGRATE_6_TO_7];
+
+/// Upgrades a journal of schema `found` (3 to 6) to [`SCHEMA_VERSION`] in
 /// one transaction: all of it or nothing.
 fn migrate(conn: &Connection, found: i64) -> rusqlite::Result<()> {
     let steps = &MIGRATIONS[(found - 3) as usize..];
@@ -198,10 +215,10 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
                 });
             }
             Some(SCHEMA_VERSION) => {}
-            Some(found @ 3..=5) => {
+            Some(found @ 3..=6) => {
                 migrate(&conn, found).map_err(open_err)?;
                 tracing::info!(
-                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6)"
+                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6, lease floors and lapse records since 7)"
                 );
             }
             Some(v) => {
@@ -302,7 +319,7 @@ pub fn drop_cancelled_plans(conn: &Connection, path: &Path) -> Result<(), Journa
         path: path.to_owned(),
         reason: e.to_string(),
     };
-    for table in ["unit_chunks", "results", "votes"] {
+    for table in ["unit_chunks", "results", "votes", "unit_floors", "unit_bars"] {
         conn.execute(
             &format!(
                 "DELETE FROM {table} WHERE job_id IN
