@@ -187,10 +187,14 @@ impl Participants {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// True when no credential is configured: every caller is the
-    /// anonymous admin (a one-person cluster on a trusted network).
+    /// True when no credential was ever configured: every caller is the
+    /// anonymous admin (a one-person cluster on a trusted network). Open
+    /// means started without a token and no participant ever added: a
+    /// participant's row is never deleted (revoking rewrites it, names are
+    /// not reused), so any row at all, revoked or not, proves one was
+    /// added, and revoking every participant never opens the door again.
     pub fn is_open(&self) -> bool {
-        self.operator.is_none() && self.read().values().all(|p| p.revoked)
+        self.operator.is_none() && self.read().is_empty()
     }
 
     /// The caller an `authorization` header proves, or UNAUTHENTICATED.
@@ -367,6 +371,40 @@ mod tests {
             registry.mint("alice", Role::Worker),
             Err(ParticipantError::Exists(_))
         ));
+    }
+
+    fn added(registry: &Participants, name: &str, role: Role) -> StoredParticipant {
+        let (stored, _) = registry.mint(name, role).unwrap();
+        registry.insert(stored.clone());
+        stored
+    }
+
+    fn revoked(registry: &Participants, stored: &StoredParticipant) {
+        registry.insert(StoredParticipant {
+            revoked: true,
+            ..stored.clone()
+        });
+    }
+
+    #[test]
+    fn revoking_everyone_never_opens_the_coordinator_again() {
+        let registry = registry(None);
+        let anonymous = ParticipantId::builtin(ParticipantId::ANONYMOUS);
+        assert!(registry.is_open() && registry.may(&anonymous, Action::Manage));
+        let root = added(&registry, "root", Role::Admin);
+        let bob = added(&registry, "bob", Role::Worker);
+        revoked(&registry, &bob);
+        revoked(&registry, &root);
+        assert!(!registry.is_open(), "every participant revoked");
+        let refused = registry.authenticate(None).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+        assert!(!registry.may(&anonymous, Action::Read));
+        // The same after a restart from the journal's rows.
+        let restarted = Participants::new(registry.list(), &[3; 32], None);
+        assert!(!restarted.is_open());
+        assert!(restarted.authenticate(None).is_err());
+        // A token alone closes it too, with no participant at all.
+        assert!(!self::registry(Some("s3cret")).is_open());
     }
 
     #[test]
