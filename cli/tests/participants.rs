@@ -3,7 +3,7 @@
 //! never verify a unit; a session id copied from the dashboard authorises
 //! nothing; registrations alone cannot inflate a plan; a participant whose
 //! counts lose a vote is out-voted and credited so; a revoked worker stops
-//! and what it decided is counted again.
+//! and what it decided is counted again; the last admin cannot be revoked.
 
 mod common;
 
@@ -408,4 +408,94 @@ fn participant_verbs_refuse_bad_input_in_one_line() {
     // A worker may not manage participants.
     let out = perft_as(&c.url, &c.secrets[0], &["participant", "add", "x"]);
     assert!(common::refused(&out).contains("may not manage"));
+}
+
+/// A raw `ParticipantService` client of `url` carrying the credential in
+/// `secret_file`.
+async fn participant_client(
+    url: &str,
+    secret_file: &std::path::Path,
+) -> pb::participant_service_client::ParticipantServiceClient<perft_proto::connect::AuthChannel> {
+    let config = common::client_config_as(url, secret_file);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    pb::participant_service_client::ParticipantServiceClient::with_interceptor(channel, config.interceptor())
+}
+
+fn revoke_request(name: &str) -> pb::RevokeParticipantRequest {
+    pb::RevokeParticipantRequest {
+        name: name.to_owned(),
+        recount: false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
+    let c = cluster(&[], &[]);
+    // Root is the only admin and no token is configured: refused, in one
+    // line, as FAILED_PRECONDITION.
+    let out = perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]);
+    let stderr = common::refused(&out);
+    assert!(stderr.contains("'root' is the last active admin"), "{stderr}");
+    let mut root = participant_client(&c.url, &c.admin).await;
+    let status = root.revoke_participant(revoke_request("root")).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert_eq!(participant(&c, "root")["revoked"], false);
+
+    // With two more admins, root may go.
+    let keys = c._dirs.1.path();
+    let [carol, dave] = ["carol", "dave"].map(|name| {
+        let file = keys.join(format!("{name}.secret"));
+        ok(perft_as(
+            &c.url,
+            &c.admin,
+            &[
+                "participant",
+                "add",
+                name,
+                "--role",
+                "admin",
+                "--secret-file",
+                file.to_str().unwrap(),
+            ],
+        ));
+        file
+    });
+    ok(perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]));
+
+    // The last two revoke each other at the same moment: exactly one wins,
+    // and the other is refused (as the last admin, or as revoked already).
+    let mut as_carol = participant_client(&c.url, &carol).await;
+    let mut as_dave = participant_client(&c.url, &dave).await;
+    let (by_carol, by_dave) = tokio::join!(
+        as_carol.revoke_participant(revoke_request("dave")),
+        as_dave.revoke_participant(revoke_request("carol")),
+    );
+    let ((survivor, survivor_name, revoked), lost) = match (by_carol, by_dave) {
+        (Ok(_), Err(lost)) => ((&carol, "carol", "dave"), lost),
+        (Err(lost), Ok(_)) => ((&dave, "dave", "carol"), lost),
+        both => panic!("exactly one revocation must win: {both:?}"),
+    };
+    assert!(
+        [tonic::Code::FailedPrecondition, tonic::Code::Unauthenticated].contains(&lost.code()),
+        "{lost:?}"
+    );
+    let out = perft_as(&c.url, survivor, &["participant", "revoke", survivor_name]);
+    let stderr = common::refused(&out);
+    assert!(stderr.contains("last active admin"), "{stderr}");
+    // Revoking one revoked already loses no admin: allowed.
+    ok(perft_as(&c.url, survivor, &["participant", "revoke", revoked]));
+    let text = ok(perft_as(
+        &c.url,
+        survivor,
+        &["participant", "list", "--format", "json"],
+    ));
+    let active: Vec<String> = serde_json::from_str::<serde_json::Value>(&text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["revoked"] == false)
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(active, [survivor_name]);
 }
