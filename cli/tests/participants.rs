@@ -3,7 +3,8 @@
 //! never verify a unit; a session id copied from the dashboard authorises
 //! nothing; registrations alone cannot inflate a plan; a participant whose
 //! counts lose a vote is out-voted and credited so; a revoked worker stops
-//! and what it decided is counted again.
+//! and what it decided is counted again; the last admin cannot be revoked;
+//! a revoked reader's live views end at their next update.
 
 mod common;
 
@@ -408,4 +409,233 @@ fn participant_verbs_refuse_bad_input_in_one_line() {
     // A worker may not manage participants.
     let out = perft_as(&c.url, &c.secrets[0], &["participant", "add", "x"]);
     assert!(common::refused(&out).contains("may not manage"));
+}
+
+/// A raw `ParticipantService` client of `url` carrying the credential in
+/// `secret_file`.
+async fn participant_client(
+    url: &str,
+    secret_file: &std::path::Path,
+) -> pb::participant_service_client::ParticipantServiceClient<perft_proto::connect::AuthChannel> {
+    let config = common::client_config_as(url, secret_file);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    pb::participant_service_client::ParticipantServiceClient::with_interceptor(channel, config.interceptor())
+}
+
+fn revoke_request(name: &str) -> pb::RevokeParticipantRequest {
+    pb::RevokeParticipantRequest {
+        name: name.to_owned(),
+        recount: false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
+    let c = cluster(&[], &[]);
+    // Root is the only admin and no token is configured: refused, in one
+    // line, as FAILED_PRECONDITION.
+    let out = perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]);
+    let stderr = common::refused(&out);
+    assert!(stderr.contains("'root' is the last active admin"), "{stderr}");
+    let mut root = participant_client(&c.url, &c.admin).await;
+    let status = root.revoke_participant(revoke_request("root")).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert_eq!(participant(&c, "root")["revoked"], false);
+
+    // With two more admins, root may go.
+    let keys = c._dirs.1.path();
+    let [carol, dave] = ["carol", "dave"].map(|name| {
+        let file = keys.join(format!("{name}.secret"));
+        ok(perft_as(
+            &c.url,
+            &c.admin,
+            &[
+                "participant",
+                "add",
+                name,
+                "--role",
+                "admin",
+                "--secret-file",
+                file.to_str().unwrap(),
+            ],
+        ));
+        file
+    });
+    ok(perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]));
+
+    // The last two revoke each other at the same moment: exactly one wins,
+    // and the other is refused (as the last admin, or as revoked already).
+    let mut as_carol = participant_client(&c.url, &carol).await;
+    let mut as_dave = participant_client(&c.url, &dave).await;
+    let (by_carol, by_dave) = tokio::join!(
+        as_carol.revoke_participant(revoke_request("dave")),
+        as_dave.revoke_participant(revoke_request("carol")),
+    );
+    let ((survivor, survivor_name, revoked), lost) = match (by_carol, by_dave) {
+        (Ok(_), Err(lost)) => ((&carol, "carol", "dave"), lost),
+        (Err(lost), Ok(_)) => ((&dave, "dave", "carol"), lost),
+        both => panic!("exactly one revocation must win: {both:?}"),
+    };
+    assert!(
+        [tonic::Code::FailedPrecondition, tonic::Code::Unauthenticated].contains(&lost.code()),
+        "{lost:?}"
+    );
+    let out = perft_as(&c.url, survivor, &["participant", "revoke", survivor_name]);
+    let stderr = common::refused(&out);
+    assert!(stderr.contains("last active admin"), "{stderr}");
+    // Revoking one revoked already loses no admin: allowed.
+    ok(perft_as(&c.url, survivor, &["participant", "revoke", revoked]));
+    let text = ok(perft_as(
+        &c.url,
+        survivor,
+        &["participant", "list", "--format", "json"],
+    ));
+    let active: Vec<String> = serde_json::from_str::<serde_json::Value>(&text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["revoked"] == false)
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(active, [survivor_name]);
+}
+
+/// Every message of a watch as it arrives: an update's state, or the
+/// status that ended it; `None` once the stream has ended.
+type Arrival = (std::time::Instant, Option<Result<i32, tonic::Status>>);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_reader_stops_seeing_the_job_at_its_next_update() {
+    use common::http::{agent, get};
+    let data = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let admin = add_participant(data.path(), keys.path(), "root", "admin");
+    let reader = add_participant(data.path(), keys.path(), "rita", "reader");
+    let worker = add_participant(data.path(), keys.path(), "alice", "worker");
+    let (_server, address, dashboard) = common::serve_with_dashboard(data.path(), &[]);
+    let url = format!("http://{address}");
+    let id = ok(perft_as(
+        &url,
+        &admin,
+        &[
+            "submit",
+            "--game",
+            "checkers",
+            "--depth",
+            "14",
+            "--split-depth",
+            "5",
+        ],
+    ))
+    .trim()
+    .to_owned();
+    let _alice = worker_as(&url, "alice-1", &worker, &[]);
+
+    // Rita watches it on gRPC; every message is stamped as it arrives.
+    let config = common::client_config_as(&url, &reader);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    let mut client =
+        pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
+    let mut stream = client
+        .watch_job(pb::WatchJobRequest { job_id: id.clone() })
+        .await
+        .unwrap()
+        .into_inner();
+    let (tx, mut arrivals) = tokio::sync::mpsc::unbounded_channel::<Arrival>();
+    tokio::spawn(async move {
+        let mut failed = false;
+        loop {
+            let arrival = match stream.message().await {
+                Ok(Some(job)) => Some(Ok(job.state)),
+                Ok(None) => None,
+                Err(status) => Some(Err(status)),
+            };
+            let ended = arrival.is_none();
+            let error = matches!(arrival, Some(Err(_)));
+            let _ = tx.send((std::time::Instant::now(), arrival));
+            // After an error, one more read shows what follows it.
+            if ended || failed {
+                return;
+            }
+            failed = error;
+        }
+    });
+    // Live: updates come while the job runs.
+    let running = i32::from(pb::JobState::Running);
+    let mut updates = 0;
+    while updates < 3 {
+        let (_, arrival) = tokio::time::timeout(Duration::from_secs(30), arrivals.recv())
+            .await
+            .expect("an update within 30 s")
+            .unwrap();
+        match arrival {
+            Some(Ok(state)) if state == running => updates += 1,
+            Some(Ok(_)) => {}
+            other => panic!("the watch ended before the revocation: {other:?}"),
+        }
+    }
+    // Rita's dashboard: a session cookie from her secret, and the JSON the
+    // job page polls once a second.
+    let http = agent();
+    let secret = std::fs::read_to_string(&reader).unwrap();
+    let first = http
+        .get(format!("{dashboard}/jobs/{id}?token={}", secret.trim()))
+        .call()
+        .unwrap();
+    assert_eq!(first.status().as_u16(), 303);
+    let cookie = first.headers().get("set-cookie").unwrap().to_str().unwrap();
+    let session = cookie.split(';').next().unwrap().to_owned();
+    let poll = format!("{dashboard}/api/jobs/{id}");
+    let bearer = format!("Bearer {}", secret.trim());
+    assert_eq!(get(&http, &poll, &[("Cookie", &session)]).0, 200);
+    assert_eq!(get(&http, &poll, &[("Authorization", &bearer)]).0, 200);
+
+    // Revoked: the watch ends with UNAUTHENTICATED within a second or two,
+    // with no update after the revocation; the dashboard's next poll is
+    // refused.
+    ok(perft_as(&url, &admin, &["participant", "revoke", "rita"]));
+    let revoked_at = std::time::Instant::now();
+    let mut late_updates = 0;
+    let ended = loop {
+        let (at, arrival) = tokio::time::timeout(Duration::from_secs(5), arrivals.recv())
+            .await
+            .expect("the watch ends within 5 s")
+            .unwrap();
+        match arrival {
+            Some(Ok(_)) if at > revoked_at => late_updates += 1,
+            Some(Ok(_)) => {}
+            Some(Err(status)) => break (at, status),
+            None => panic!("the watch ended without a status"),
+        }
+    };
+    assert_eq!(late_updates, 0, "updates arrived after the revocation");
+    let (at, status) = ended;
+    assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
+    assert!(status.message().contains("'rita' was revoked"), "{status:?}");
+    assert!(
+        at.duration_since(revoked_at) < Duration::from_secs(2),
+        "ended {:?} after the revocation",
+        at.duration_since(revoked_at)
+    );
+    let (_, end) = tokio::time::timeout(Duration::from_secs(5), arrivals.recv())
+        .await
+        .expect("the stream's end")
+        .unwrap();
+    assert!(end.is_none(), "after the status: {end:?}");
+    for headers in [
+        [("Cookie", session.as_str())],
+        [("Authorization", bearer.as_str())],
+    ] {
+        let (status, body) = get(&http, &poll, &headers);
+        assert_eq!(status, 401, "{body}");
+        assert_eq!(body.lines().count(), 1, "{body}");
+    }
+    // A new watch is refused at once.
+    let status = client
+        .watch_job(pb::WatchJobRequest { job_id: id.clone() })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
+    ok(perft_as(&url, &admin, &["cancel", &id]));
 }

@@ -1,6 +1,7 @@
 //! A coordinator nobody else can use: the shared token (right, wrong,
-//! missing), TLS with a certificate made in the test, and the limits that
-//! keep one request from exhausting the coordinator.
+//! missing), TLS with a certificate made in the test, the limits that
+//! keep one request from exhausting the coordinator, and an open
+//! coordinator that closes for good once a participant is added.
 
 mod common;
 
@@ -312,4 +313,128 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
         "{}",
         String::from_utf8_lossy(&listed.stderr)
     );
+}
+
+/// `perft ARGS` against `url` with no credential at all.
+fn anonymous(url: &str, args: &[&str]) -> Output {
+    let mut all = args.to_vec();
+    all.extend(["--coordinator", url]);
+    perft(&all)
+}
+
+/// Asserts a call with no credential is refused as unauthenticated: one
+/// line, exit 2, nothing on stdout.
+fn refused_unauthenticated(output: &Output) {
+    let stderr = refused(output);
+    assert!(stderr.contains("missing credential"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "", "nothing handed out");
+}
+
+#[test]
+fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
+    use common::http::{agent, get};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let secret = |name: &str| dir.path().join(format!("{name}.secret"));
+    let (root, bob, token) = (secret("root"), secret("bob"), dir.path().join("token"));
+    std::fs::write(&token, "operator-s3cret-1\n").unwrap();
+    let http = agent();
+
+    // Started open: no credential is the admin `anonymous`, which adds root.
+    let (server, address, dashboard) = common::serve_with_dashboard(&data, &[]);
+    let url = format!("http://{address}");
+    assert_eq!(get(&http, &format!("{dashboard}/api/jobs"), &[]).0, 200);
+    common::ok(anonymous(
+        &url,
+        &[
+            "participant",
+            "add",
+            "root",
+            "--role",
+            "admin",
+            "--secret-file",
+            root.to_str().unwrap(),
+        ],
+    ));
+    // Closed at once: no credential is refused on gRPC and the dashboard.
+    refused_unauthenticated(&anonymous(&url, &["list"]));
+    assert_eq!(get(&http, &format!("{dashboard}/api/jobs"), &[]).0, 401);
+    // Root adds bob and revokes him.
+    common::ok(common::perft_as(
+        &url,
+        &root,
+        &[
+            "participant",
+            "add",
+            "bob",
+            "--secret-file",
+            bob.to_str().unwrap(),
+        ],
+    ));
+    common::ok(common::perft_as(&url, &root, &["participant", "revoke", "bob"]));
+    drop(server);
+
+    // With the shared token, the operator revokes root, the last participant.
+    let (server, url) = common::serve(&data, &["--token-file", token.to_str().unwrap()]);
+    common::ok(common::perft_as(&url, &token, &["participant", "revoke", "root"]));
+    drop(server);
+    let listed = common::ok(perft(&[
+        "participant",
+        "list",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let revoked: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["revoked"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(revoked, [("bob", true), ("root", true)]);
+
+    // Started without a token again, every participant revoked: nothing is
+    // open. No credential reads nothing, adds nobody, sees no dashboard.
+    let (_server, address, dashboard) = common::serve_with_dashboard(&data, &[]);
+    let url = format!("http://{address}");
+    refused_unauthenticated(&anonymous(&url, &["list"]));
+    refused_unauthenticated(&anonymous(
+        &url,
+        &["participant", "add", "mallory", "--role", "admin"],
+    ));
+    for path in ["/", "/api/jobs", "/api/workers"] {
+        let (status, body) = get(&http, &format!("{dashboard}{path}"), &[]);
+        assert_eq!(status, 401, "{path}: {body}");
+        assert!(body.contains("needs a credential"), "{path}: {body}");
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let config = common::client_config(&url);
+        let channel = config.endpoint().unwrap().connect().await.unwrap();
+        let mut participants = pb::participant_service_client::ParticipantServiceClient::with_interceptor(
+            channel,
+            config.interceptor(),
+        );
+        let status = participants
+            .add_participant(pb::AddParticipantRequest {
+                name: "mallory".to_owned(),
+                role: pb::Role::Admin.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
+        let status = common::perft_client(&url)
+            .await
+            .list_jobs(pb::ListJobsRequest::default())
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
+    });
+    // The revoked secrets open nothing either.
+    for secret in [&root, &bob] {
+        let stderr = refused(&common::perft_as(&url, secret, &["list"]));
+        assert!(stderr.contains("revoked"), "{stderr}");
+    }
 }

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use perft_core::GameKind;
 use perft_proto as pb;
-use tokio_stream::Stream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
 use crate::ids::JobId;
 use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
-use crate::participants::{Action, Caller};
+use crate::participants::{Action, Caller, Participants};
 use crate::planning::{PlanRequest, PlannedJob, PlanningError, plan, plan_units};
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
@@ -342,7 +342,8 @@ impl pb::perft_service_server::PerftService for ClientApi {
     type WatchJobStream = JobStream;
 
     async fn watch_job(&self, request: Request<pb::WatchJobRequest>) -> Result<Response<JobStream>, Status> {
-        Caller::of(&request)?.may(Action::Read)?;
+        let caller = Caller::of(&request)?;
+        caller.may(Action::Read)?;
         let id = job_id(&request.into_inner().job_id)?;
         let first_id = id.clone();
         self.0
@@ -351,6 +352,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
             .map_err(not_found)?;
         let api = ClientApi(Arc::clone(&self.0));
         let mut changed = self.0.changed.subscribe();
+        let watcher = caller.clone();
         let stream = async_stream(move |tx| async move {
             loop {
                 let watched = id.clone();
@@ -365,6 +367,12 @@ impl pb::perft_service_server::PerftService for ClientApi {
                         return;
                     }
                 };
+                // The caller is checked again on every update: a revoked
+                // reader's stream ends at the next one.
+                if let Err(status) = still_reading(&api.0.participants, &watcher) {
+                    let _ = tx.send(Err(status)).await;
+                    return;
+                }
                 if tx.send(Ok(job_message(&view))).await.is_err() || view.state.is_final() {
                     return;
                 }
@@ -373,7 +381,13 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 let _ = tokio::time::timeout(Duration::from_secs(1), changed.changed()).await;
             }
         });
-        Ok(Response::new(stream))
+        // And again as each update leaves: none queued before a revocation
+        // reaches its caller after it. The first error ends the stream
+        // (tonic sends it as the trailers and polls no further).
+        let participants = Arc::clone(&self.0.participants);
+        let guarded =
+            stream.map(move |item| item.and_then(|job| still_reading(&participants, &caller).map(|()| job)));
+        Ok(Response::new(Box::pin(guarded)))
     }
 
     async fn get_divide(
@@ -469,6 +483,18 @@ impl ClientApi {
         self.0.notify();
         Ok(job_message(&view))
     }
+}
+
+/// UNAUTHENTICATED once `caller`, which opened a stream, is revoked or may
+/// no longer read.
+fn still_reading(participants: &Participants, caller: &Caller) -> Result<(), Status> {
+    if participants.may(&caller.participant, Action::Read) {
+        return Ok(());
+    }
+    Err(Status::unauthenticated(format!(
+        "participant '{}' was revoked or may no longer read jobs: this stream ends",
+        caller.participant
+    )))
 }
 
 /// A stream fed by a task through a small channel.

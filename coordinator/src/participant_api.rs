@@ -151,9 +151,14 @@ impl Coordinator {
     /// Revokes `name`: its credential stops working at once, its sessions
     /// end, its leases go back to the queue and its undecided votes are
     /// dropped; with `recount`, every unit it helped decide is counted again.
+    /// The last active admin is refused (FAILED_PRECONDITION).
     pub(crate) async fn revoke(&self, name: &str, recount: bool) -> Result<StoredParticipant, Status> {
         self.writable()?;
+        // Checked and revoked under one lock: two admins revoking each
+        // other at once cannot both pass the last-admin check.
+        let revoking = self.participants.revoking().await;
         let mut stored = self.participants.get(name)?;
+        self.participants.revocable(&stored)?;
         stored.revoked = true;
         let record = stored.clone();
         let who = stored.id.clone();
@@ -165,6 +170,7 @@ impl Coordinator {
             .await?;
         self.durable(commit).await?;
         self.participants.insert(stored.clone());
+        drop(revoking);
         let mut sessions = Vec::new();
         self.workers.retain(|id, w| {
             let keep = w.participant != stored.id;

@@ -1,5 +1,5 @@
-//! The dashboard's door: with a coordinator token, nothing answers without
-//! it. A caller shows it as `Authorization: Bearer TOKEN`, or as `?token=`
+//! The dashboard's door: unless the coordinator is open (no token, no
+//! participant ever added), nothing answers without a credential. A caller shows it as `Authorization: Bearer TOKEN`, or as `?token=`
 //! on a first visit, which is swapped for a random session key in an
 //! HttpOnly, SameSite=Lax cookie (the token itself is never stored in
 //! the browser) and a redirect to the same URL without the token.
@@ -65,9 +65,12 @@ impl Sessions {
 
 const NEEDS_TOKEN: &str = "this dashboard needs a credential (the coordinator's token or a participant's secret): send 'Authorization: Bearer SECRET', or open the page once with ?token=SECRET";
 
-/// Lets a request through when the coordinator has no token, or the
-/// request carries it (header or session cookie); trades `?token=` for a
-/// session cookie; refuses everything else with 401.
+/// Lets a request through when the coordinator is open (the rule of
+/// [`crate::participants::Participants::is_open`]: no token, no participant
+/// ever added), or the request carries a credential that may read (header
+/// or session cookie); trades `?token=` for a session cookie; refuses
+/// everything else with 401. Every request is checked, the pages' polls
+/// too: a revoked participant's live page stops at its next poll.
 pub(super) async fn guard(State(dash): State<Arc<Dash>>, request: Request, next: Next) -> Response {
     match admit(&dash, &request) {
         None => next.run(request).await,

@@ -133,6 +133,9 @@ pub struct Participants {
     hasher_key: [u8; 32],
     /// The shared `--token-file` token: one admin credential.
     operator: Option<perft_proto::connect::Token>,
+    /// Held from a revocation's last-admin check until the registry holds
+    /// it, so two revocations cannot each leave the other admin as the last.
+    revoking: tokio::sync::Mutex<()>,
 }
 
 /// Why a participant could not be added or revoked.
@@ -148,6 +151,10 @@ pub enum ParticipantError {
     Builtin(ParticipantId),
     #[error("no randomness for a secret: {0}")]
     Randomness(String),
+    #[error(
+        "participant '{0}' is the last active admin: add another admin (or serve with --token-file) before revoking it"
+    )]
+    LastAdmin(ParticipantId),
 }
 
 impl From<ParticipantError> for Status {
@@ -158,6 +165,7 @@ impl From<ParticipantError> for Status {
             }
             ParticipantError::Exists(_) => Status::already_exists(e.to_string()),
             ParticipantError::NotFound(_) => Status::not_found(e.to_string()),
+            ParticipantError::LastAdmin(_) => Status::failed_precondition(e.to_string()),
             ParticipantError::Randomness(_) => Status::internal(e.to_string()),
         }
     }
@@ -174,6 +182,7 @@ impl Participants {
             known: RwLock::new(stored.into_iter().map(|p| (p.id.clone(), p)).collect()),
             hasher_key: credential::hasher_key(journal_key),
             operator,
+            revoking: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -187,10 +196,39 @@ impl Participants {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// True when no credential is configured: every caller is the
-    /// anonymous admin (a one-person cluster on a trusted network).
+    /// True when no credential was ever configured: every caller is the
+    /// anonymous admin (a one-person cluster on a trusted network). Open
+    /// means started without a token and no participant ever added: a
+    /// participant's row is never deleted (revoking rewrites it, names are
+    /// not reused), so any row at all, revoked or not, proves one was
+    /// added, and revoking every participant never opens the door again.
     pub fn is_open(&self) -> bool {
-        self.operator.is_none() && self.read().values().all(|p| p.revoked)
+        self.operator.is_none() && self.read().is_empty()
+    }
+
+    /// Held while a revocation checks [`Participants::revocable`] and until
+    /// the revoked record is [`Participants::insert`]ed.
+    pub async fn revoking(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.revoking.lock().await
+    }
+
+    /// Refuses to revoke the last active admin: with no other active admin
+    /// participant and no `--token-file` (the operator, an admin only when
+    /// configured), nobody could manage the cluster any more, and since a
+    /// coordinator never opens again, nobody would be let in at all.
+    pub fn revocable(&self, stored: &StoredParticipant) -> Result<(), ParticipantError> {
+        if stored.revoked || stored.role != Role::Admin || self.operator.is_some() {
+            return Ok(());
+        }
+        let another = self
+            .read()
+            .values()
+            .any(|p| p.id != stored.id && p.role == Role::Admin && !p.revoked);
+        if another {
+            Ok(())
+        } else {
+            Err(ParticipantError::LastAdmin(stored.id.clone()))
+        }
     }
 
     /// The caller an `authorization` header proves, or UNAUTHENTICATED.
@@ -367,6 +405,71 @@ mod tests {
             registry.mint("alice", Role::Worker),
             Err(ParticipantError::Exists(_))
         ));
+    }
+
+    fn added(registry: &Participants, name: &str, role: Role) -> StoredParticipant {
+        let (stored, _) = registry.mint(name, role).unwrap();
+        registry.insert(stored.clone());
+        stored
+    }
+
+    fn revoked(registry: &Participants, stored: &StoredParticipant) {
+        registry.insert(StoredParticipant {
+            revoked: true,
+            ..stored.clone()
+        });
+    }
+
+    #[test]
+    fn revoking_everyone_never_opens_the_coordinator_again() {
+        let registry = registry(None);
+        let anonymous = ParticipantId::builtin(ParticipantId::ANONYMOUS);
+        assert!(registry.is_open() && registry.may(&anonymous, Action::Manage));
+        let root = added(&registry, "root", Role::Admin);
+        let bob = added(&registry, "bob", Role::Worker);
+        revoked(&registry, &bob);
+        revoked(&registry, &root);
+        assert!(!registry.is_open(), "every participant revoked");
+        let refused = registry.authenticate(None).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+        assert!(!registry.may(&anonymous, Action::Read));
+        // The same after a restart from the journal's rows.
+        let restarted = Participants::new(registry.list(), &[3; 32], None);
+        assert!(!restarted.is_open());
+        assert!(restarted.authenticate(None).is_err());
+        // A token alone closes it too, with no participant at all.
+        assert!(!self::registry(Some("s3cret")).is_open());
+    }
+
+    #[test]
+    fn the_last_active_admin_cannot_be_revoked() {
+        let registry = registry(None);
+        let alice = added(&registry, "alice", Role::Admin);
+        let bob = added(&registry, "bob", Role::Admin);
+        let worker = added(&registry, "w1", Role::Worker);
+        assert_eq!(registry.revocable(&alice), Ok(()), "bob is still an admin");
+        revoked(&registry, &alice);
+        let refused = registry.revocable(&bob).unwrap_err();
+        assert_eq!(refused, ParticipantError::LastAdmin(bob.id.clone()));
+        let status = Status::from(refused);
+        assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+        assert!(status.message().contains("'bob' is the last active admin"));
+        assert_eq!(status.message().lines().count(), 1);
+        // Others, and a participant revoked already, may be revoked.
+        assert_eq!(registry.revocable(&worker), Ok(()));
+        assert_eq!(registry.revocable(&registry.get("alice").unwrap()), Ok(()));
+        // A revoked admin does not count, and neither does a reader.
+        added(&registry, "carol", Role::Reader);
+        assert!(registry.revocable(&bob).is_err());
+        // The operator token is an admin: with it, bob may go.
+        let restarted = Participants::new(registry.list(), &[3; 32], None);
+        assert!(restarted.revocable(&bob).is_err());
+        let with_token = Participants::new(
+            registry.list(),
+            &[3; 32],
+            Some(perft_proto::connect::Token::new("s3cret").unwrap()),
+        );
+        assert_eq!(with_token.revocable(&bob), Ok(()));
     }
 
     #[test]
