@@ -7,7 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::tamper::{audit_all, every_kind_tampering_fails, every_tampering_fails};
+use common::tamper::{
+    audit_all, audit_with, every_impossible_count_fails_unsampled, every_kind_tampering_fails,
+    every_tampering_fails, fails_sampled_naming, kinds_above_their_leaves_fail_unsampled, resealed,
+};
 use common::{PERFT, ok, refused};
 use perft_certificate::Certificate;
 
@@ -77,8 +80,15 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
     let out = ok(audit_all(&path));
     assert!(out.contains("total 4865609, 14 kinds of leaves"), "{out}");
     assert!(out.contains("recount: 400 of 400 units (100.00%)"), "{out}");
+    assert!(
+        out.contains(
+            "units: every count checked at remaining depth 3: at most 16777216 leaves (256 moves a ply), no game-over leaves, kinds that fit the leaves\n"
+        ),
+        "{out}"
+    );
     assert!(out.ends_with("audit passed\n"), "{out}");
     every_kind_tampering_fails(dir.path(), &path);
+    kinds_above_their_leaves_fail_unsampled(dir.path(), &path);
 
     // Checkers and Reversi (both conventions) by kind audit clean too.
     for (game, depth, split, extra) in [
@@ -174,4 +184,56 @@ fn a_sampled_audit_states_its_guarantee() {
         "x",
     ]));
     assert!(stderr.contains("--certificate"), "{stderr}");
+}
+
+#[test]
+fn impossible_counts_fail_every_audit_whatever_its_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    // Checkers perft(9) split at 4: units of 5 plies.
+    let (path, _) = certified(dir.path(), "checkers", 9, 4, &[]);
+    let out = ok(audit_with(&path, &["--sample", "0"]));
+    assert!(
+        out.contains(
+            "units: every count checked at remaining depth 5: at most 34359738368 leaves (128 moves a ply), no game-over leaves\n"
+        ),
+        "{out}"
+    );
+    assert!(out.ends_with("audit passed\n"), "{out}");
+    every_impossible_count_fails_unsampled(dir.path(), &path);
+
+    // Reversi counts game-over leaves in Bik's convention only, and even
+    // there never below two plies: a unit of one ply ends its game with a
+    // pass to full depth.
+    let (path, _) = certified(dir.path(), "reversi", 7, 4, &["--convention", "oeis"]);
+    let mut forged = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    forged.units[2].count.higher = 1;
+    fails_sampled_naming(
+        dir.path(),
+        &resealed(&forged),
+        &["--sample", "0"],
+        "MISMATCH  unit 2: 1 game-over leaves, but reversi (oeis convention) counts none",
+    );
+    let (path, _) = certified(dir.path(), "reversi", 6, 5, &[]);
+    let mut forged = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    forged.units[4].count.higher = 1;
+    fails_sampled_naming(
+        dir.path(),
+        &resealed(&forged),
+        &["--sample", "0"],
+        "MISMATCH  unit 4: 1 game-over leaves, but a unit of remaining depth 1 has none (a game-over node below two plies ends in a full-depth pass)",
+    );
+    let out = ok(audit_with(&path, &["--sample", "0"]));
+    assert!(
+        out.contains("at most 64 leaves (64 moves a ply), no game-over leaves (none below two plies)\n"),
+        "{out}"
+    );
+    // Above two plies Bik's convention has them: only the bound applies.
+    let (path, _) = certified(dir.path(), "reversi", 7, 4, &[]);
+    let out = ok(audit_with(&path, &["--sample", "0"]));
+    assert!(
+        out.contains(
+            "units: every count checked at remaining depth 3: at most 262144 leaves (64 moves a ply), game-over leaves no more than the leaves\n"
+        ),
+        "{out}"
+    );
 }

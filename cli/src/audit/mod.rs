@@ -143,6 +143,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         findings.seconds = cluster.seconds;
         place = format!(" on {url} (job {})", cluster.jobs.join(", job "));
     }
+    outln!("units: {}", findings.units_checked)?;
     outln!(
         "plan: re-planned to split depth {} and compared unit by unit",
         cert.header.split_depth
