@@ -86,6 +86,7 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
         ),
         "{out}"
     );
+    assert!(out.contains("sampled units: all 400 (0 to 399)\n"), "{out}");
     assert!(out.ends_with("audit passed\n"), "{out}");
     every_kind_tampering_fails(dir.path(), &path);
     kinds_above_their_leaves_fail_unsampled(dir.path(), &path);
@@ -186,6 +187,19 @@ fn a_sampled_audit_states_its_guarantee() {
     assert!(stderr.contains("--certificate"), "{stderr}");
 }
 
+/// The Merkle root as `perft audit` prints it: 64 lower-case hex digits.
+fn hex(root: &[u8; 32]) -> String {
+    root.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The unit indices of the audit's `sampled units:` lines, in order.
+fn sampled(out: &str) -> Vec<usize> {
+    out.lines()
+        .filter_map(|line| line.strip_prefix("sampled units: "))
+        .flat_map(|line| line.split(' ').map(|i| i.parse::<usize>().unwrap()))
+        .collect()
+}
+
 #[test]
 fn impossible_counts_fail_every_audit_whatever_its_sample() {
     let dir = tempfile::tempdir().unwrap();
@@ -198,6 +212,7 @@ fn impossible_counts_fail_every_audit_whatever_its_sample() {
         ),
         "{out}"
     );
+    assert!(out.contains("sampled units: none\n"), "{out}");
     assert!(out.ends_with("audit passed\n"), "{out}");
     every_impossible_count_fails_unsampled(dir.path(), &path);
 
@@ -236,4 +251,87 @@ fn impossible_counts_fail_every_audit_whatever_its_sample() {
         ),
         "{out}"
     );
+}
+
+#[test]
+fn an_audit_prints_the_merkle_root_and_the_units_it_drew() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = certified(dir.path(), "checkers", 9, 4, &[]);
+    let honest = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    let n = honest.units.len();
+    let out = ok(audit_with(&path, &["--sample", "25", "--seed", "11"]));
+    let root = format!(
+        "merkle: root {} (the certificate's), recomputed over the units\n",
+        hex(&honest.merkle_root)
+    );
+    assert!(out.contains(&root), "{out}");
+    // 25 distinct units in plan order, 20 a line.
+    let drawn = sampled(&out);
+    assert_eq!(drawn.len(), 25, "{out}");
+    assert!(drawn.windows(2).all(|w| w[0] < w[1]), "{drawn:?}");
+    assert!(drawn.iter().all(|&i| i < n), "{drawn:?}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("sampled units: ")).count(),
+        2
+    );
+    // The same seed draws the same units; another seed others.
+    let again = ok(audit_with(&path, &["--sample", "25", "--seed", "11"]));
+    assert_eq!(sampled(&again), drawn);
+    assert_ne!(
+        sampled(&ok(audit_with(&path, &["--sample", "25", "--seed", "12"]))),
+        drawn
+    );
+    // The units printed are those recounted: with every count one too
+    // many (sums and root made to fit), exactly they are named.
+    let mut forged = honest.clone();
+    for unit in &mut forged.units {
+        unit.count.leaves += 1;
+    }
+    let forged = resealed(&forged);
+    let file = dir.path().join("forged.cert");
+    std::fs::write(&file, forged.encode()).unwrap();
+    let out = audit_with(&file, &["--sample", "25", "--seed", "11"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(sampled(&stdout), drawn);
+    assert!(
+        stdout.contains(&format!("merkle: root {} ", hex(&forged.merkle_root))),
+        "{stdout}"
+    );
+    let named: Vec<usize> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("MISMATCH  unit "))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(named[..20], drawn[..20], "{stdout}");
+    assert!(stdout.contains("... and 5 more\n"), "{stdout}");
+}
+
+#[test]
+fn the_recorded_certificates_still_audit() {
+    // records/: real cluster runs' certificates. The exact checks, every
+    // unit's bounds included, pass on each (their recounts are recorded
+    // beside them).
+    let records = Path::new(env!("CARGO_MANIFEST_DIR")).join("../records");
+    let mut audited = Vec::new();
+    for entry in std::fs::read_dir(&records).unwrap() {
+        let path = entry.unwrap().path().join("certificate.cert");
+        if !path.exists() {
+            continue;
+        }
+        let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+        let out = ok(audit_with(&path, &["--sample", "0"]));
+        assert!(
+            out.contains(&format!("merkle: root {} ", hex(&cert.merkle_root))),
+            "{out}"
+        );
+        assert!(
+            out.contains("units: every count checked at remaining depth"),
+            "{out}"
+        );
+        assert!(out.ends_with("audit passed\n"), "{out}");
+        audited.push((cert.header.depth, cert.units.len()));
+    }
+    audited.sort_unstable();
+    assert_eq!(audited, [(15, 322), (15, 322), (16, 10649)]);
 }
