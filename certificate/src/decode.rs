@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use flate2::read::ZlibDecoder;
+use flate2::bufread::ZlibDecoder;
 use perft_core::{Convention, GameKind, Leaves, Weight};
 
 use crate::build::Header;
@@ -55,6 +55,9 @@ pub enum DecodeError {
     /// Bytes after the last field.
     #[error("the certificate has {0} bytes after its last field")]
     Trailing(usize),
+    /// Bytes after the zlib stream, where the file must end.
+    #[error("the certificate has {0} bytes after its zlib stream, where the file must end")]
+    AfterStream(usize),
 }
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> DecodeError {
@@ -171,6 +174,9 @@ fn decompressed(bytes: &[u8]) -> Result<(Vec<u8>, u16), DecodeError> {
         .saturating_mul(MAX_EXPANSION)
         .clamp(ALWAYS_READ, MAX_BODY);
     let mut body = Vec::new();
+    // Read from the slice itself, not through a buffer of its own: the
+    // slice left over is then exactly what follows the stream (a buffered
+    // reader would have swallowed up to its buffer's size of it).
     let mut zlib = ZlibDecoder::new(compressed).take(most + 1);
     zlib.read_to_end(&mut body)
         .map_err(|e| DecodeError::Body(e.to_string()))?;
@@ -180,10 +186,9 @@ fn decompressed(bytes: &[u8]) -> Result<(Vec<u8>, u16), DecodeError> {
             compressed.len()
         )));
     }
-    let zlib = zlib.into_inner();
-    let trailing = zlib.into_inner().len();
-    if trailing > 0 {
-        return Err(DecodeError::Trailing(trailing));
+    let after = zlib.into_inner().into_inner().len();
+    if after > 0 {
+        return Err(DecodeError::AfterStream(after));
     }
     Ok((body, found))
 }

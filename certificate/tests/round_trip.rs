@@ -217,3 +217,30 @@ fn every_cut_and_flipped_byte_is_refused_or_read_whole() {
         Err(DecodeError::Version { found: 9 })
     );
 }
+
+#[test]
+fn nothing_may_follow_the_zlib_stream() {
+    // One byte after the stream, and 20,000 (once passed unseen, swallowed
+    // by the reader's buffer), of either version: refused, naming how many.
+    for cert in [certificate(), stats_certificate()] {
+        let bytes = cert.encode();
+        assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
+        for (extra, fill) in [(1, 0u8), (20_000, 0), (20_000, 0xff), (100_000, 0x78)] {
+            let mut longer = bytes.clone();
+            longer.resize(bytes.len() + extra, fill);
+            let refused = Certificate::decode(&longer).unwrap_err();
+            assert_eq!(refused, DecodeError::AfterStream(extra));
+            assert_eq!(
+                refused.to_string(),
+                format!("the certificate has {extra} bytes after its zlib stream, where the file must end")
+            );
+        }
+        // A second certificate after the first is no exception.
+        let mut twice = bytes.clone();
+        twice.extend_from_slice(&bytes);
+        assert_eq!(
+            Certificate::decode(&twice),
+            Err(DecodeError::AfterStream(bytes.len()))
+        );
+    }
+}

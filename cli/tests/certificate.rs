@@ -7,7 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::tamper::{audit_all, every_kind_tampering_fails, every_tampering_fails};
+use common::tamper::{
+    audit_all, audit_with, every_impossible_count_fails_unsampled, every_kind_tampering_fails,
+    every_tampering_fails, fails_sampled_naming, kinds_above_their_leaves_fail_unsampled, resealed,
+};
 use common::{PERFT, ok, refused};
 use perft_certificate::Certificate;
 
@@ -77,8 +80,16 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
     let out = ok(audit_all(&path));
     assert!(out.contains("total 4865609, 14 kinds of leaves"), "{out}");
     assert!(out.contains("recount: 400 of 400 units (100.00%)"), "{out}");
+    assert!(
+        out.contains(
+            "units: every count checked at remaining depth 3: at most 16777216 leaves (256 moves a ply), no game-over leaves, kinds that fit the leaves\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("sampled units: all 400 (0 to 399)\n"), "{out}");
     assert!(out.ends_with("audit passed\n"), "{out}");
     every_kind_tampering_fails(dir.path(), &path);
+    kinds_above_their_leaves_fail_unsampled(dir.path(), &path);
 
     // Checkers and Reversi (both conventions) by kind audit clean too.
     for (game, depth, split, extra) in [
@@ -174,4 +185,153 @@ fn a_sampled_audit_states_its_guarantee() {
         "x",
     ]));
     assert!(stderr.contains("--certificate"), "{stderr}");
+}
+
+/// The Merkle root as `perft audit` prints it: 64 lower-case hex digits.
+fn hex(root: &[u8; 32]) -> String {
+    root.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The unit indices of the audit's `sampled units:` lines, in order.
+fn sampled(out: &str) -> Vec<usize> {
+    out.lines()
+        .filter_map(|line| line.strip_prefix("sampled units: "))
+        .flat_map(|line| line.split(' ').map(|i| i.parse::<usize>().unwrap()))
+        .collect()
+}
+
+#[test]
+fn impossible_counts_fail_every_audit_whatever_its_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    // Checkers perft(9) split at 4: units of 5 plies.
+    let (path, _) = certified(dir.path(), "checkers", 9, 4, &[]);
+    let out = ok(audit_with(&path, &["--sample", "0"]));
+    assert!(
+        out.contains(
+            "units: every count checked at remaining depth 5: at most 34359738368 leaves (128 moves a ply), no game-over leaves\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("sampled units: none\n"), "{out}");
+    assert!(out.ends_with("audit passed\n"), "{out}");
+    every_impossible_count_fails_unsampled(dir.path(), &path);
+
+    // Reversi counts game-over leaves in Bik's convention only, and even
+    // there never below two plies: a unit of one ply ends its game with a
+    // pass to full depth.
+    let (path, _) = certified(dir.path(), "reversi", 7, 4, &["--convention", "oeis"]);
+    let mut forged = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    forged.units[2].count.higher = 1;
+    fails_sampled_naming(
+        dir.path(),
+        &resealed(&forged),
+        &["--sample", "0"],
+        "MISMATCH  unit 2: 1 game-over leaves, but reversi (oeis convention) counts none",
+    );
+    let (path, _) = certified(dir.path(), "reversi", 6, 5, &[]);
+    let mut forged = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    forged.units[4].count.higher = 1;
+    fails_sampled_naming(
+        dir.path(),
+        &resealed(&forged),
+        &["--sample", "0"],
+        "MISMATCH  unit 4: 1 game-over leaves, but a unit of remaining depth 1 has none (a game-over node below two plies ends in a full-depth pass)",
+    );
+    let out = ok(audit_with(&path, &["--sample", "0"]));
+    assert!(
+        out.contains("at most 64 leaves (64 moves a ply), no game-over leaves (none below two plies)\n"),
+        "{out}"
+    );
+    // Above two plies Bik's convention has them: only the bound applies.
+    let (path, _) = certified(dir.path(), "reversi", 7, 4, &[]);
+    let out = ok(audit_with(&path, &["--sample", "0"]));
+    assert!(
+        out.contains(
+            "units: every count checked at remaining depth 3: at most 262144 leaves (64 moves a ply), game-over leaves no more than the leaves\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_audit_prints_the_merkle_root_and_the_units_it_drew() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = certified(dir.path(), "checkers", 9, 4, &[]);
+    let honest = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    let n = honest.units.len();
+    let out = ok(audit_with(&path, &["--sample", "25", "--seed", "11"]));
+    let root = format!(
+        "merkle: root {} (the certificate's), recomputed over the units\n",
+        hex(&honest.merkle_root)
+    );
+    assert!(out.contains(&root), "{out}");
+    // 25 distinct units in plan order, 20 a line.
+    let drawn = sampled(&out);
+    assert_eq!(drawn.len(), 25, "{out}");
+    assert!(drawn.windows(2).all(|w| w[0] < w[1]), "{drawn:?}");
+    assert!(drawn.iter().all(|&i| i < n), "{drawn:?}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("sampled units: ")).count(),
+        2
+    );
+    // The same seed draws the same units; another seed others.
+    let again = ok(audit_with(&path, &["--sample", "25", "--seed", "11"]));
+    assert_eq!(sampled(&again), drawn);
+    assert_ne!(
+        sampled(&ok(audit_with(&path, &["--sample", "25", "--seed", "12"]))),
+        drawn
+    );
+    // The units printed are those recounted: with every count one too
+    // many (sums and root made to fit), exactly they are named.
+    let mut forged = honest.clone();
+    for unit in &mut forged.units {
+        unit.count.leaves += 1;
+    }
+    let forged = resealed(&forged);
+    let file = dir.path().join("forged.cert");
+    std::fs::write(&file, forged.encode()).unwrap();
+    let out = audit_with(&file, &["--sample", "25", "--seed", "11"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(sampled(&stdout), drawn);
+    assert!(
+        stdout.contains(&format!("merkle: root {} ", hex(&forged.merkle_root))),
+        "{stdout}"
+    );
+    let named: Vec<usize> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("MISMATCH  unit "))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(named[..20], drawn[..20], "{stdout}");
+    assert!(stdout.contains("... and 5 more\n"), "{stdout}");
+}
+
+#[test]
+fn the_recorded_certificates_still_audit() {
+    // records/: real cluster runs' certificates. The exact checks, every
+    // unit's bounds included, pass on each (their recounts are recorded
+    // beside them).
+    let records = Path::new(env!("CARGO_MANIFEST_DIR")).join("../records");
+    let mut audited = Vec::new();
+    for entry in std::fs::read_dir(&records).unwrap() {
+        let path = entry.unwrap().path().join("certificate.cert");
+        if !path.exists() {
+            continue;
+        }
+        let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+        let out = ok(audit_with(&path, &["--sample", "0"]));
+        assert!(
+            out.contains(&format!("merkle: root {} ", hex(&cert.merkle_root))),
+            "{out}"
+        );
+        assert!(
+            out.contains("units: every count checked at remaining depth"),
+            "{out}"
+        );
+        assert!(out.ends_with("audit passed\n"), "{out}");
+        audited.push((cert.header.depth, cert.units.len()));
+    }
+    audited.sort_unstable();
+    assert_eq!(audited, [(15, 322), (15, 322), (16, 10649)]);
 }

@@ -1,10 +1,10 @@
-//! The exact checks of an audit, over the whole certificate: the plan made
-//! again from the root, the divide lines and total summed again from the
-//! units (leaves and, in a statistics certificate, every kind), and the
-//! Merkle root recomputed.
+//! The exact checks of an audit, over the whole certificate: every unit's
+//! count possible at all, the plan made again from the root, the divide
+//! lines and total summed again from the units (leaves and, in a
+//! statistics certificate, every kind), and the Merkle root recomputed.
 
 use perft_certificate::{Certificate, merkle, summed_kinds, weighted_kinds};
-use perft_core::{GameStats, Leaves, Plan, Tally, Weight, plan_settled_stats, weighted_sum};
+use perft_core::{GameFns, GameStats, Leaves, Plan, Tally, Weight, plan_settled_stats, weighted_sum};
 
 use super::{first_difference, shown_leaves};
 
@@ -25,6 +25,108 @@ fn shown_weights(weights: &[(u32, u64)], first_moves: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Check (0), on every unit, with no recount: its count is one a position
+/// can have at the remaining depth. No more leaves than the game's most
+/// legal moves raised to that depth (`max_leaves`, the bound a coordinator
+/// refuses a worker's count by); no game-over ("higher") leaves where the
+/// game (in its convention) counts none, nor below two plies, where even
+/// Bik's Reversi counts a game-over node's final pass as a full-depth leaf;
+/// kinds that fit the leaves (none above them, the game's totals the sums
+/// of their parts). A sample recounts 1% of the units: a count that could
+/// never be must not pass on the 99% it misses. Returns what it checked,
+/// for people.
+pub(super) fn check_units_possible<G: GameStats>(cert: &Certificate, problems: &mut Vec<String>) -> String {
+    let Some(depth) = cert.header.depth.checked_sub(cert.header.split_depth) else {
+        problems.push(format!(
+            "split depth {} is above the depth {}",
+            cert.header.split_depth, cert.header.depth
+        ));
+        return "not checked: no remaining depth".to_owned();
+    };
+    // The game's functions in the certificate's convention: what
+    // `GameKind::fns_in` gives the coordinator's check of a worker's count.
+    let fns = GameFns::of::<G>();
+    let most = fns.max_leaves(depth);
+    let higher_possible = G::GAME_OVER_IS_LEAF && depth >= 2;
+    for (i, unit) in cert.units.iter().enumerate() {
+        let count = unit.count;
+        if count.leaves > most {
+            problems.push(format!(
+                "unit {i}: {} leaves, more than a unit of remaining depth {depth} can have ({most}: {} legal moves at most a ply)",
+                count.leaves,
+                G::MAX_MOVES
+            ));
+        }
+        if count.higher > 0 && !higher_possible {
+            let why = if G::GAME_OVER_IS_LEAF {
+                format!(
+                    "a unit of remaining depth {depth} has none (a game-over node below two plies ends in a full-depth pass)"
+                )
+            } else {
+                format!("{} counts none", game_in_convention(cert))
+            };
+            problems.push(format!("unit {i}: {} game-over leaves, but {why}", count.higher));
+        }
+        if !cert.header.kinds.is_empty()
+            && let Some(why) = kinds_misfit(fns, &cert.header.kinds, &count, &unit.kinds)
+        {
+            problems.push(format!("unit {i}: {why}"));
+        }
+    }
+    let higher = if higher_possible {
+        "game-over leaves no more than the leaves"
+    } else if G::GAME_OVER_IS_LEAF {
+        "no game-over leaves (none below two plies)"
+    } else {
+        "no game-over leaves"
+    };
+    let kinds = if cert.header.kinds.is_empty() {
+        ""
+    } else {
+        ", kinds that fit the leaves"
+    };
+    format!(
+        "every count checked at remaining depth {depth}: at most {most} leaves ({} moves a ply), {higher}{kinds}",
+        G::MAX_MOVES
+    )
+}
+
+/// The game and its convention, for people: `checkers`, `reversi (oeis
+/// convention)`.
+fn game_in_convention(cert: &Certificate) -> String {
+    match cert.header.convention {
+        None => cert.header.game.to_string(),
+        Some(c) => format!("{} ({c} convention)", cert.header.game),
+    }
+}
+
+/// Why `kinds` cannot be those of `leaves`, for people: the first kind
+/// above the leaves, else a total that is not the sum of its parts;
+/// `None` when they fit.
+fn kinds_misfit(fns: GameFns, names: &[String], leaves: &Leaves, kinds: &[u128]) -> Option<String> {
+    if fns.kinds_fit(leaves, kinds) {
+        return None;
+    }
+    if kinds.len() != names.len() {
+        return Some(format!(
+            "it has {} kinds, the certificate names {}",
+            kinds.len(),
+            names.len()
+        ));
+    }
+    let above = names.iter().zip(kinds).find(|&(_, &n)| n > leaves.leaves);
+    Some(match above {
+        Some((name, n)) => format!(
+            "its kinds cannot be those of its {} leaves: {name} {n} is more than the leaves",
+            shown_leaves(*leaves)
+        ),
+        None => format!(
+            "its kinds cannot be those of its {} leaves: a total is not the sum of its parts",
+            shown_leaves(*leaves)
+        ),
+    })
 }
 
 /// Check (1): the units are exactly the plan's frontier with its weights,
@@ -151,10 +253,11 @@ pub(super) fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
     }
 }
 
-/// Check (2) for the kinds of a statistics certificate: every unit's and
-/// settled line's kinds can be those of its leaves (none above them, the
-/// game's totals equal to their parts), and the weighted unit kinds sum to
-/// every divide line's and the total's, kind by kind.
+/// Check (2) for the kinds of a statistics certificate: every settled
+/// line's kinds can be those of its leaves (none above them, the game's
+/// totals equal to their parts; the units' are check (0)), and the
+/// weighted unit kinds sum to every divide line's and the total's, kind by
+/// kind.
 fn check_kind_sums(cert: &Certificate, problems: &mut Vec<String>) {
     let kinds = &cert.header.kinds;
     if kinds.is_empty() {
@@ -164,21 +267,10 @@ fn check_kind_sums(cert: &Certificate, problems: &mut Vec<String>) {
     let Ok(fns) = cert.header.game.fns_in(cert.header.convention) else {
         return;
     };
-    for (i, unit) in cert.units.iter().enumerate() {
-        if !fns.kinds_fit(&unit.count, &unit.kinds) {
-            problems.push(format!(
-                "unit {i}: its kinds cannot be those of its {} leaves (a kind above the leaves, or a total that is not the sum of its parts)",
-                shown_leaves(unit.count)
-            ));
-        }
-    }
     let settled = cert.header.first_moves.iter().zip(&cert.header.settled);
     for ((name, leaves), line) in settled.zip(&cert.header.settled_kinds) {
-        if !fns.kinds_fit(leaves, line) {
-            problems.push(format!(
-                "settled kinds of first move {name}: they cannot be those of its {} leaves",
-                shown_leaves(*leaves)
-            ));
+        if let Some(why) = kinds_misfit(*fns, kinds, leaves, line) {
+            problems.push(format!("settled kinds of first move {name}: {why}"));
         }
     }
     let units = cert
@@ -226,7 +318,7 @@ pub(super) fn check_merkle(cert: &Certificate, problems: &mut Vec<String>) {
     }
 }
 
-fn hex(hash: &merkle::Hash) -> String {
+pub(super) fn hex(hash: &merkle::Hash) -> String {
     hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -70,6 +70,25 @@ pub fn sample_indices(units: usize, n: usize, seed: u64) -> Vec<usize> {
     picked
 }
 
+/// Indices printed on one line of the sample.
+const INDICES_A_LINE: usize = 20;
+
+/// The drawn unit indices, for people and for comparing audits: lines of
+/// at most [`INDICES_A_LINE`] indices, or one line when every unit is
+/// drawn or none.
+fn shown_sample(sample: &[usize], units: usize) -> Vec<String> {
+    if sample.is_empty() {
+        return vec!["none".to_owned()];
+    }
+    if sample.len() == units {
+        return vec![format!("all {units} (0 to {})", units - 1)];
+    }
+    sample
+        .chunks(INDICES_A_LINE)
+        .map(|line| line.iter().map(usize::to_string).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
 /// The chance that a sample of `n` of `units` units, drawn without
 /// replacement, misses every one of `wrong` wrong units.
 pub fn pass_probability(units: usize, n: usize, wrong: usize) -> f64 {
@@ -112,6 +131,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     };
     let seed = args.seed.unwrap_or_else(rand::random);
     let sample = sample_indices(units, n, seed);
+    let drawn = shown_sample(&sample, units);
     // A sample counted to no depth is nothing to spread: counted here.
     let on = args
         .on
@@ -143,6 +163,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         findings.seconds = cluster.seconds;
         place = format!(" on {url} (job {})", cluster.jobs.join(", job "));
     }
+    outln!("units: {}", findings.units_checked)?;
     outln!(
         "plan: re-planned to split depth {} and compared unit by unit",
         cert.header.split_depth
@@ -155,7 +176,10 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
             cert.header.kinds.join(" ")
         )?;
     }
-    outln!("merkle: root recomputed over the units")?;
+    outln!(
+        "merkle: root {} (the certificate's), recomputed over the units",
+        checks::hex(&cert.merkle_root)
+    )?;
     if cert.header.first_moves.is_empty() {
         outln!("recount: the root has no moves and so no units: its whole count was made again here")?;
     } else {
@@ -165,6 +189,9 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
             100.0 * findings.recounted as f64 / units.max(1) as f64,
             findings.seconds
         )?;
+        for line in &drawn {
+            outln!("sampled units: {line}")?;
+        }
     }
     let mut shown = 0;
     for f in [0.0, 0.001, 0.01, 0.1] {
@@ -212,5 +239,17 @@ mod tests {
         assert!((pass_probability(4, 2, 2) - 1.0 / 6.0).abs() < 1e-12);
         assert_eq!(sample_indices(100, 5, 7), sample_indices(100, 5, 7));
         assert_eq!(sample_indices(3, 10, 1), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn the_sample_is_shown_twenty_indices_a_line() {
+        assert_eq!(shown_sample(&[], 5), ["none"]);
+        assert_eq!(shown_sample(&[0, 1, 2], 3), ["all 3 (0 to 2)"]);
+        assert_eq!(shown_sample(&[4, 9], 10), ["4 9"]);
+        let sample: Vec<usize> = (0..45).map(|i| i * 2).collect();
+        let lines = shown_sample(&sample, 100);
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[2], "80 82 84 86 88");
+        assert_eq!(lines[0].split(' ').count(), 20);
     }
 }

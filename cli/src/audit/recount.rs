@@ -9,7 +9,7 @@ use perft_core::parallel::count_units;
 use perft_core::stats::count_units_stats;
 use perft_core::{Game, GameStats, LeafStats, StatsVisitor, Tally, perft, perft_stats, table_size};
 
-use super::checks::{check_merkle, check_plan, check_sums};
+use super::checks::{check_merkle, check_plan, check_sums, check_units_possible};
 use super::{first_difference, shown_leaves};
 use crate::args::{AuditArgs, CoordinatorArg};
 use crate::client::connect;
@@ -22,6 +22,8 @@ use crate::units_on_cluster::{self, UnitCount};
 /// What the audit generic over the game found.
 pub(super) struct Findings {
     pub problems: Vec<String>,
+    /// What check (0) checked on every unit, for people.
+    pub units_checked: String,
     /// The sampled units whose positions unpack: recounted here, or left
     /// for the cluster.
     pub sampled: Vec<usize>,
@@ -29,7 +31,7 @@ pub(super) struct Findings {
     pub seconds: f64,
 }
 
-/// Checks (1) to (3), and (4) on this machine when `local`.
+/// Checks (0) to (3), and (4) on this machine when `local`.
 pub(super) struct Audit<'a> {
     pub cert: &'a Certificate,
     pub args: &'a AuditArgs,
@@ -50,6 +52,7 @@ impl StatsVisitor for Audit<'_> {
         } = self;
         let mut problems = Vec::new();
         let root = G::unpack(&cert.header.root).map_err(|e| CliError::Usage(format!("root: {e}")))?;
+        let units_checked = check_units_possible::<G>(cert, &mut problems);
         check_plan(cert, root, &mut problems);
         check_sums(cert, &mut problems);
         check_merkle(cert, &mut problems);
@@ -68,6 +71,7 @@ impl StatsVisitor for Audit<'_> {
         if !local {
             return Ok(Findings {
                 problems,
+                units_checked,
                 sampled: counted,
                 recounted: 0,
                 seconds: 0.0,
@@ -88,6 +92,7 @@ impl StatsVisitor for Audit<'_> {
         }
         Ok(Findings {
             problems,
+            units_checked,
             recounted: counted.len(),
             sampled: counted,
             seconds,

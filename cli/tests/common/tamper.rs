@@ -13,17 +13,16 @@ use super::{PERFT, refused};
 
 /// `perft audit FILE` recounting every unit, with a fixed seed.
 pub fn audit_all(path: &Path) -> Output {
+    audit_with(path, &["--fraction", "1", "--seed", "7"])
+}
+
+/// `perft audit FILE` with the sample `sample` asks for (`--sample N`,
+/// `--fraction F`, `--seed S`).
+pub fn audit_with(path: &Path, sample: &[&str]) -> Output {
     Command::new(PERFT)
-        .args([
-            "audit",
-            path.to_str().unwrap(),
-            "--fraction",
-            "1",
-            "--seed",
-            "7",
-            "--hash",
-            "64M",
-        ])
+        .args(["audit", path.to_str().unwrap()])
+        .args(sample)
+        .args(["--hash", "64M"])
         .output()
         .expect("perft audit runs")
 }
@@ -59,9 +58,14 @@ pub fn resealed(cert: &Certificate) -> Certificate {
 /// Audits `cert` written to a file in `dir`: must fail with exit 1, its
 /// stdout naming `expected`.
 pub fn fails_naming(dir: &Path, cert: &Certificate, expected: &str) {
+    fails_sampled_naming(dir, cert, &["--fraction", "1", "--seed", "7"], expected);
+}
+
+/// [`fails_naming`] with the sample `sample` asks for.
+pub fn fails_sampled_naming(dir: &Path, cert: &Certificate, sample: &[&str], expected: &str) {
     let path = dir.join("tampered.cert");
     std::fs::write(&path, cert.encode()).unwrap();
-    let out = audit_all(&path);
+    let out = audit_with(&path, sample);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
@@ -224,4 +228,91 @@ pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
     std::fs::write(&cut, &v1_with_kinds).unwrap();
     let stderr = refused(&audit_all(&cut));
     assert!(stderr.contains("certificate"), "{stderr}");
+}
+
+/// The samples an impossible count must fail under: none at all, a
+/// single unit, and 1% with three seeds.
+const ANY_SAMPLE: [&[&str]; 5] = [
+    &["--sample", "0"],
+    &["--sample", "1", "--seed", "1"],
+    &["--fraction", "0.01", "--seed", "2"],
+    &["--fraction", "0.01", "--seed", "3"],
+    &["--fraction", "0.01", "--seed", "4"],
+];
+
+/// Counts that no position can have, in the honest certificate of leaves
+/// only at `path` (checkers, remaining depth 5, more than 20 units),
+/// resealed so that every sum and the Merkle root fit: each fails its
+/// audit whatever the sample, naming the unit and what cannot be; bytes
+/// after the zlib stream are refused. Work files go in `dir`.
+pub fn every_impossible_count_fails_unsampled(dir: &Path, path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    let honest = Certificate::decode(&bytes).unwrap();
+    assert_eq!(honest.header.game, perft_core::GameKind::Checkers);
+    assert_eq!(honest.header.depth - honest.header.split_depth, 5);
+    assert!(honest.units.len() > 20, "{} units", honest.units.len());
+
+    // 10^15 leaves below a 5-ply checkers subtree: at most 128 moves a
+    // ply make 128^5 = 34359738368.
+    let mut forged = honest.clone();
+    forged.units[13].count.leaves = 1_000_000_000_000_000;
+    let forged = resealed(&forged);
+    for sample in ANY_SAMPLE {
+        fails_sampled_naming(
+            dir,
+            &forged,
+            sample,
+            "MISMATCH  unit 13: 1000000000000000 leaves, more than a unit of remaining depth 5 can have (34359738368: 128 legal moves at most a ply)",
+        );
+    }
+
+    // A game-over ("higher") leaf, which checkers never counts.
+    let mut forged = honest.clone();
+    forged.units[6].count.higher = 1;
+    let forged = resealed(&forged);
+    for sample in ANY_SAMPLE {
+        fails_sampled_naming(
+            dir,
+            &forged,
+            sample,
+            "MISMATCH  unit 6: 1 game-over leaves, but checkers counts none",
+        );
+    }
+
+    // Bytes after the zlib stream: a bad file (exit 2), however many.
+    let longer = dir.join("longer.cert");
+    for extra in [1, 20_000] {
+        let mut appended = bytes.clone();
+        appended.resize(bytes.len() + extra, 0);
+        std::fs::write(&longer, &appended).unwrap();
+        let stderr = refused(&audit_all(&longer));
+        assert_eq!(
+            stderr,
+            format!(
+                "error: '{}': the certificate has {extra} bytes after its zlib stream, where the file must end\n",
+                longer.display()
+            )
+        );
+    }
+}
+
+/// Kinds above their leaves in the honest statistics certificate at
+/// `path` (more than 20 units), resealed: refused whatever the sample,
+/// naming the unit and the kind. Work files go in `dir`.
+pub fn kinds_above_their_leaves_fail_unsampled(dir: &Path, path: &Path) {
+    let honest = Certificate::decode(&std::fs::read(path).unwrap()).unwrap();
+    assert!(honest.units.len() > 20, "{} units", honest.units.len());
+    let captures = honest.header.kinds.iter().position(|k| k == "captures").unwrap();
+    let mut forged = honest.clone();
+    let unit = &mut forged.units[9];
+    unit.kinds[captures] = unit.count.leaves + 1;
+    let expected = format!(
+        "MISMATCH  unit 9: its kinds cannot be those of its {} leaves: captures {} is more than the leaves",
+        unit.count.leaves,
+        unit.count.leaves + 1
+    );
+    let forged = resealed(&forged);
+    for sample in ANY_SAMPLE {
+        fails_sampled_naming(dir, &forged, sample, &expected);
+    }
 }
