@@ -108,7 +108,13 @@ fn chaos(plan: &Chaos) -> (std::path::PathBuf, String) {
         if state == "done" {
             break;
         }
-        assert_eq!(state, "running", "the job must keep running");
+        if state != "running" {
+            let status = perft_as(&url, &admin, &["status", &job]);
+            panic!(
+                "the job must keep running, but it is {state}: {}",
+                String::from_utf8_lossy(&status.stdout)
+            );
+        }
         let next_kill = plan.coordinator_kills.get(coordinator_kills);
         if next_kill.is_some_and(|&tenths| done * 10 >= total * tenths) {
             // The coordinator dies and comes back on the same port and data

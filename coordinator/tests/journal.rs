@@ -236,6 +236,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         "ALTER TABLE jobs DROP COLUMN convention; ALTER TABLE jobs DROP COLUMN stats;
          ALTER TABLE credit DROP COLUMN lost_votes_forgiven; ALTER TABLE credit DROP COLUMN lapses;
          ALTER TABLE credit DROP COLUMN strikes; ALTER TABLE credit DROP COLUMN last_strike_ms;
+         ALTER TABLE credit DROP COLUMN lapse_debt;
          DROP TABLE unit_floors; DROP TABLE unit_bars;
          UPDATE meta SET value = 4 WHERE key = 'schema_version';",
     )

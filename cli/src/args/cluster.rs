@@ -121,10 +121,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub quarantine_after: Option<u64>,
     /// Suspend a participant whose leases lapsed in this many separate
-    /// events (each fades an hour, or two progress deadlines, after the
-    /// last): it leases nothing until they fade or `perft participant lift`.
+    /// events not repaid by counts (each count taken repays one lapsed
+    /// lease; each event fades an hour, or two progress deadlines, after
+    /// the last): it leases nothing until they fade or `perft participant
+    /// lift`.
     /// One participant's lapses never fail a job; a unit fails its job only
-    /// when its leases lapsed with three different participants.
+    /// when its leases lapsed eight times, with three different participants.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     pub lapse_limit: u64,
     /// Seconds a connection may send and receive nothing before it is

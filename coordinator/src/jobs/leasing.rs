@@ -2,8 +2,8 @@
 //! brought no count: a lost session's, or one past its own progress
 //! deadline. A lease that ends without a count is charged to its
 //! participant (a strike; enough of them suspend it), never to the job:
-//! only a unit that lapses with [`POISON_PARTICIPANTS`] different
-//! participants fails its job. Every reopening raises the unit's floor, so
+//! only a unit that lapses [`MAX_UNIT_FAILURES`] times with
+//! [`POISON_PARTICIPANTS`] different participants fails its job. Every reopening raises the unit's floor, so
 //! no lease from before it counts, before or after a restart.
 
 use std::collections::{BTreeMap, HashSet};
@@ -281,10 +281,11 @@ impl Lapses {
     }
 }
 
-/// Fails `job` when unit `unit_id` is poison: its leases lapsed with
-/// [`POISON_PARTICIPANTS`] different participants, or [`MAX_UNIT_FAILURES`]
-/// times with the coordinator's owner alone. One participant's lapses
-/// never fail a job.
+/// Fails `job` when unit `unit_id` is poison: its leases lapsed
+/// [`MAX_UNIT_FAILURES`] times, with [`POISON_PARTICIPANTS`] different
+/// participants or with the coordinator's owner alone. One participant's
+/// lapses never fail a job, and honest machines that crash now and then
+/// rarely lapse one unit that often.
 fn fail_if_poison(job: &mut Job, unit_id: UnitId, now_ms: u64) {
     let verdict = job.with_unit(unit_id, |unit| {
         (
@@ -296,9 +297,12 @@ fn fail_if_poison(job: &mut Job, unit_id: UnitId, now_ms: u64) {
     let Some((participants, failures, owner_only)) = verdict else {
         return;
     };
+    if failures < MAX_UNIT_FAILURES {
+        return;
+    }
     let reason = if participants >= POISON_PARTICIPANTS {
-        format!("its leases lapsed with {participants} different participants")
-    } else if owner_only && failures >= MAX_UNIT_FAILURES {
+        format!("its leases lapsed {failures} times, with {participants} different participants")
+    } else if owner_only {
         format!("it lost its lease {failures} times")
     } else {
         return;

@@ -27,9 +27,14 @@ pub struct Credit {
     pub lost_votes_forgiven: u64,
     /// Leases it let lapse (no count by the deadline, or its session lost).
     pub lapses: u64,
-    /// Lapse events not yet faded: one per reaper pass that lapsed any of
-    /// its leases.
+    /// Lapse events not yet faded or repaid: one per reaper pass that
+    /// lapsed any of its leases.
     pub strikes: u64,
+    /// Leases lapsed since its strikes were last cleared, not yet repaid by
+    /// counts: an honest machine that crashed counts its way back (each
+    /// count taken repays one, and none left clears the strikes); one that
+    /// leases and never counts does not.
+    pub lapse_debt: u64,
     /// When the last strike was given (ms since the Unix epoch).
     pub last_strike_ms: u64,
 }
@@ -123,7 +128,14 @@ impl Ledger {
 
     pub fn credit(&mut self, participant: &ParticipantId, delta: Credit) {
         let was = self.is_quarantined(participant);
-        self.totals.entry(participant.clone()).or_default().add(&delta);
+        let credit = self.totals.entry(participant.clone()).or_default();
+        credit.add(&delta);
+        if delta.units > 0 && credit.lapse_debt > 0 {
+            credit.lapse_debt = credit.lapse_debt.saturating_sub(delta.units);
+            if credit.lapse_debt == 0 {
+                credit.strikes = 0;
+            }
+        }
         self.dirty.insert(participant.clone());
         self.urgent |= delta.lost_votes > 0;
         if !was && self.is_quarantined(participant) {
@@ -143,6 +155,7 @@ impl Ledger {
         let credit = self.totals.entry(participant.clone()).or_default();
         let was = credit.strikes_at(now_ms, fade) >= limit;
         credit.lapses = credit.lapses.saturating_add(leases);
+        credit.lapse_debt = credit.lapse_debt.saturating_add(leases);
         credit.strikes = credit.strikes_at(now_ms, fade).saturating_add(1);
         credit.last_strike_ms = now_ms;
         let now = credit.strikes >= limit;
@@ -177,6 +190,7 @@ impl Ledger {
         }
         if lapses {
             credit.strikes = 0;
+            credit.lapse_debt = 0;
         }
         let lifted = *credit;
         self.dirty.insert(participant.clone());
@@ -294,9 +308,20 @@ mod tests {
         assert!(!ledger.is_suspended(&a, 20 + hour));
         assert!(ledger.lapsed(&a, 1, 20 + hour));
         assert!(ledger.is_suspended(&a, 20 + hour));
+        // Counts repay the lapsed leases; all repaid clears the strikes.
+        let counted = |units| Credit {
+            units,
+            ..Credit::default()
+        };
+        ledger.credit(&a, counted(10));
+        assert!(ledger.is_suspended(&a, 20 + hour), "6 leases still owed");
+        ledger.credit(&a, counted(6));
+        assert!(!ledger.is_suspended(&a, 20 + hour));
+        assert!(!ledger.lapsed(&a, 1, 30 + hour), "one strike again, not three");
+        assert!(!ledger.is_suspended(&a, 30 + hour));
         ledger.lift(&a, false, true);
         assert!(!ledger.is_suspended(&a, 20 + hour));
-        assert_eq!(ledger.get(&a).lapses, 16, "the record stays");
+        assert_eq!(ledger.get(&a).lapses, 17, "the record stays");
         // The coordinator's owner is never suspended.
         let owner = ParticipantId::parse("anonymous").unwrap();
         for t in 0..5 {

@@ -49,8 +49,8 @@ pub(super) fn store_credit(
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO credit (participant, units, leaves, cpu_ms, lost_votes, lost_votes_forgiven,
-                                        lapses, strikes, last_strike_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                        lapses, strikes, last_strike_ms, lapse_debt)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         participant,
@@ -62,6 +62,7 @@ pub(super) fn store_credit(
         credit.lapses as i64,
         credit.strikes as i64,
         credit.last_strike_ms as i64,
+        credit.lapse_debt as i64,
     ])?;
     Ok(())
 }
@@ -116,7 +117,7 @@ pub(super) fn load_credit(
     let mut stmt = conn
         .prepare(
             "SELECT participant, units, leaves, cpu_ms, lost_votes, lost_votes_forgiven, lapses, strikes,
-                    last_strike_ms FROM credit",
+                    last_strike_ms, lapse_debt FROM credit",
         )
         .map_err(sql)?;
     let rows = stmt
@@ -133,6 +134,7 @@ pub(super) fn load_credit(
                     lapses: r.get::<_, i64>(6)? as u64,
                     strikes: r.get::<_, i64>(7)? as u64,
                     last_strike_ms: r.get::<_, i64>(8)? as u64,
+                    lapse_debt: r.get::<_, i64>(9)? as u64,
                 },
             ))
         })
