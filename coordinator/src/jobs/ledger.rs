@@ -1,7 +1,8 @@
 //! Credit and reliability per participant: counts taken, leaves, CPU time,
 //! counts that lost a majority vote, and leases that lapsed. A participant
 //! that loses too many votes is quarantined: it leases nothing more, its
-//! counts are refused, and what it decided alone is counted again. One
+//! counts are refused (those waiting for a verdict dropped), and what it
+//! decided alone is counted again. One
 //! whose leases keep lapsing is suspended: it leases nothing until its
 //! strikes fade or an admin lifts them. Either is charged to the
 //! participant, never to a job.
