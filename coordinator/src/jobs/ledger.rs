@@ -1,7 +1,8 @@
 //! Credit and reliability per participant: counts taken, leaves, CPU time,
 //! counts that lost a majority vote, and leases that lapsed. A participant
 //! that loses too many votes is quarantined: it leases nothing more, its
-//! counts are refused, and what it decided alone is counted again. One
+//! counts are refused (those waiting for a verdict dropped), and what it
+//! decided alone is counted again. One
 //! whose leases keep lapsing is suspended: it leases nothing until its
 //! strikes fade or an admin lifts them. Either is charged to the
 //! participant, never to a job.
@@ -116,14 +117,29 @@ pub(super) struct Ledger {
 
 impl Ledger {
     pub fn new(restored: Vec<(ParticipantId, Credit)>, standing: Standing, now_ms: u64) -> Ledger {
-        Ledger {
+        let mut ledger = Ledger {
             totals: restored.into_iter().collect(),
             dirty: HashSet::new(),
             urgent: false,
             last_written_ms: now_ms,
             standing,
             newly_quarantined: Vec::new(),
-        }
+        };
+        // The recount a quarantine calls for runs after the verdict that
+        // caused it is journaled: a restart (or a rebuild after a failed
+        // write) in between would lose it, and what the participant decided
+        // alone would stand. So every participant quarantined when the
+        // table is rebuilt is recounted once more; a recount finds nothing
+        // it reopened before.
+        let mut quarantined: Vec<ParticipantId> = ledger
+            .totals
+            .keys()
+            .filter(|p| ledger.is_quarantined(p))
+            .cloned()
+            .collect();
+        quarantined.sort();
+        ledger.newly_quarantined = quarantined;
+        ledger
     }
 
     pub fn credit(&mut self, participant: &ParticipantId, delta: Credit) {
@@ -291,6 +307,28 @@ mod tests {
         assert!(!ledger.is_quarantined(&a));
         ledger.credit(&a, lost);
         assert!(ledger.is_quarantined(&a));
+    }
+
+    #[test]
+    fn a_rebuilt_ledger_owes_every_quarantined_participant_its_recount() {
+        let (a, b, c) = (
+            ParticipantId::parse("a").unwrap(),
+            ParticipantId::parse("b").unwrap(),
+            ParticipantId::parse("c").unwrap(),
+        );
+        let lost = |lost_votes, lost_votes_forgiven| Credit {
+            lost_votes,
+            lost_votes_forgiven,
+            ..Credit::default()
+        };
+        // c was quarantined and lifted; b lost too few votes.
+        let restored = vec![(c.clone(), lost(3, 3)), (b, lost(1, 0)), (a.clone(), lost(2, 0))];
+        let mut ledger = Ledger::new(restored.clone(), standing(Some(2)), 0);
+        assert_eq!(ledger.take_newly_quarantined(), [a]);
+        assert!(ledger.take_newly_quarantined().is_empty());
+        let mut ledger = Ledger::new(restored, standing(None), 0);
+        assert!(ledger.take_newly_quarantined().is_empty());
+        assert!(!ledger.is_quarantined(&c));
     }
 
     #[test]

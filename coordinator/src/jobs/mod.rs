@@ -320,8 +320,10 @@ impl Jobs {
         self.ledger.lift(participant, quarantine, lapses)
     }
 
-    /// Participants quarantined since the last call: what they decided
-    /// alone is to be counted again.
+    /// Participants quarantined since the last call (on a table just
+    /// rebuilt from the journal, every quarantined one, whose recount a
+    /// restart may have interrupted): what they decided alone is to be
+    /// counted again.
     pub fn take_newly_quarantined(&mut self) -> Vec<ParticipantId> {
         self.ledger.take_newly_quarantined()
     }

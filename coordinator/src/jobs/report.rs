@@ -1,9 +1,9 @@
 //! Counts coming in: a worker's report decides its unit, waits for another
-//! participant's vote, or records a disagreement; a revoked participant's
-//! undecided votes go. A count is taken only for a lease the unit still
-//! holds, from the participant holding it, in good standing: the lease tag
-//! checked at the door proves who was issued the lease, this proves the
-//! lease still stands.
+//! participant's vote, or records a disagreement; a revoked or quarantined
+//! participant's undecided votes go. A count is taken only for a lease the
+//! unit still holds, from the participant holding it, in good standing:
+//! the lease tag checked at the door proves who was issued the lease, this
+//! proves the lease still stands.
 
 use crate::count::Count;
 
@@ -37,8 +37,8 @@ impl Reported {
 }
 
 impl Jobs {
-    /// Drops every undecided vote of `participant` (it was revoked): its
-    /// units want another count.
+    /// Drops every undecided vote of `participant` (it was revoked or
+    /// quarantined): its units want another count.
     pub fn drop_votes_of(&mut self, participant: &ParticipantId) -> u64 {
         let mut dropped = 0;
         for id in &self.order {
@@ -128,6 +128,8 @@ impl Jobs {
                 },
             );
         }
+        // Losers this count quarantines: their undecided votes go too.
+        let mut quarantined = Vec::new();
         match outcome {
             VoteOutcome::Ignored => return Reported::Ignored,
             VoteOutcome::Counted => self.outbox.push(vote_op()),
@@ -142,6 +144,7 @@ impl Jobs {
                 losers,
             } => {
                 for loser in &losers {
+                    let was = self.ledger.is_quarantined(loser);
                     self.ledger.credit(
                         loser,
                         Credit {
@@ -149,6 +152,9 @@ impl Jobs {
                             ..Credit::default()
                         },
                     );
+                    if !was && self.ledger.is_quarantined(loser) {
+                        quarantined.push(loser.clone());
+                    }
                 }
                 self.outbox.push(Op::Result {
                     job_id: job_id.clone(),
@@ -200,6 +206,12 @@ impl Jobs {
                 );
                 self.outbox.push(job.state_op());
             }
+        }
+        // A quarantined participant's counts are refused, the ones waiting
+        // for a verdict included: else one sent before its quarantine
+        // still decides a unit with the next equal count (an accomplice's).
+        for participant in &quarantined {
+            self.drop_votes_of(participant);
         }
         Reported::Accepted
     }

@@ -191,3 +191,53 @@ fn a_lease_from_before_a_restart_counts_until_its_unit_is_reopened() {
         );
     }
 }
+
+#[test]
+fn a_quarantine_drops_the_participants_votes_still_waiting_for_a_verdict() {
+    let (mut jobs, _clock) = table(true);
+    let (evil, accomplice, honest) = (who("evil"), who("accomplice"), who("honest"));
+    let mine = lease_all(&mut jobs, &evil);
+    let theirs = lease_all(&mut jobs, &accomplice);
+    let copy = |unit: &LeasedUnit| theirs.iter().find(|u| u.unit_id == unit.unit_id).unwrap().clone();
+    let wrong = |n: u128| Count::plain(perft_core::Leaves::full(n));
+    // Evil sends two wrong counts: one is outvoted, the other waits.
+    let (lied, waiting) = (&mine[0], &mine[1]);
+    for (unit, count) in [(lied, wrong(1)), (waiting, wrong(2))] {
+        assert_eq!(
+            jobs.report(&id(), unit.unit_id, unit.epoch, count, 0, &evil),
+            Reported::Accepted
+        );
+    }
+    let other = copy(lied);
+    jobs.report(
+        &id(),
+        other.unit_id,
+        other.epoch,
+        true_count(&other),
+        0,
+        &accomplice,
+    );
+    let tie = lease_all(&mut jobs, &honest);
+    let tie = tie.iter().find(|u| u.unit_id == lied.unit_id).unwrap();
+    jobs.report(&id(), tie.unit_id, tie.epoch, true_count(tie), 0, &honest);
+    assert!(jobs.is_quarantined(&evil.identity));
+    let ops = jobs.take_ops();
+    assert!(
+        ops.iter()
+            .any(|op| matches!(op, Op::DropVotesOf { voter } if *voter == evil.identity)),
+        "the drop is journaled"
+    );
+    // The accomplice's equal count no longer makes a verdict with evil's.
+    let second = copy(waiting);
+    assert_eq!(
+        jobs.report(&id(), second.unit_id, second.epoch, wrong(2), 0, &accomplice),
+        Reported::Accepted
+    );
+    assert_eq!(jobs.view(&id()).unwrap().units_done, 1, "only the outvoted unit");
+    assert!(
+        lease_all(&mut jobs, &honest)
+            .iter()
+            .any(|u| u.unit_id == waiting.unit_id),
+        "the unit wants another count"
+    );
+}
