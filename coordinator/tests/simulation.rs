@@ -38,8 +38,8 @@
 //!    pending votes, bars and job states, and the rebuilt table shows the
 //!    same units done and totals (7).
 //! 4. No job fails because of one participant: a job fails only when a
-//!    unit's leases lapsed with 3 different participants (or 8 times, all
-//!    the owner's), or its unit found no majority among `MAX_VOTES`
+//!    unit's leases lapsed 8 times, with 3 different participants or all
+//!    the owner's, or its unit found no majority among `MAX_VOTES`
 //!    counts; and such a unit does fail its job.
 //! 5. No unit stays leased past its deadline once `lapse_overdue` ran.
 //! 6. A unit reopened because of a participant's counts is never leased to

@@ -147,6 +147,9 @@ impl Ledger {
         let credit = self.totals.entry(participant.clone()).or_default();
         credit.add(&delta);
         if delta.units > 0 && credit.lapse_debt > 0 {
+            // Repaying lapses decides suspension: written at once, like
+            // the lapses themselves (rare: only while a debt stands).
+            self.urgent = true;
             credit.lapse_debt = credit.lapse_debt.saturating_sub(delta.units);
             if credit.lapse_debt == 0 {
                 credit.strikes = 0;

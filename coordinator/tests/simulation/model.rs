@@ -72,6 +72,8 @@ pub struct Record {
     pub lapses: u64,
     pub strikes: u64,
     pub last_strike_ms: u64,
+    /// Lapsed leases not yet repaid by counts taken.
+    pub debt: u64,
 }
 
 /// What the journal holds once acknowledged.
@@ -264,10 +266,20 @@ impl Model {
     }
 
     /// A count was taken: the reporter's lease of the unit ends.
+    /// Each count taken repays one lapsed lease; none left clears the
+    /// strikes.
     pub fn counted(&mut self, job: usize, unit: u64, who: &ParticipantId) {
         self.vol
             .leases
             .retain(|l| !(l.job == job && l.unit == unit && l.who == *who));
+        let mut r = self.record(who);
+        if r.debt > 0 {
+            r.debt -= 1;
+            if r.debt == 0 {
+                r.strikes = 0;
+            }
+            self.live.records.insert(who.clone(), r);
+        }
     }
 
     /// Leases ended without a count (lost sessions, deadlines): each is
@@ -284,13 +296,14 @@ impl Model {
             who.insert(lease.who.clone());
             *failures += 1;
             let owner_only = who.iter().all(ParticipantId::is_builtin);
-            if who.len() >= POISON_PARTICIPANTS || (owner_only && *failures >= MAX_UNIT_FAILURES) {
+            if *failures >= MAX_UNIT_FAILURES && (who.len() >= POISON_PARTICIPANTS || owner_only) {
                 poisoned.insert(lease.job);
             }
         }
         for (p, leases) in per_participant {
             let mut r = self.record(&p);
             r.lapses += leases;
+            r.debt += leases;
             r.strikes = self.strikes_at(&r, now_ms) + 1;
             r.last_strike_ms = now_ms;
             self.live.records.insert(p, r);
@@ -307,6 +320,7 @@ impl Model {
         }
         if lapses {
             r.strikes = 0;
+            r.debt = 0;
         }
         self.live.records.insert(p.clone(), r);
     }

@@ -362,8 +362,8 @@ impl World {
         for j in poisoned {
             if self.oracle && self.model.live.jobs[j].state != JobState::Failed {
                 return Err(format!(
-                    "invariant 4: {}: a unit lapsed with {} participants (or the owner's {} times) and the job goes on",
-                    self.model.job_ids[j], POISON_PARTICIPANTS, MAX_UNIT_FAILURES
+                    "invariant 4: {}: a unit lapsed {} times with {} participants (or the owner's) and the job goes on",
+                    self.model.job_ids[j], MAX_UNIT_FAILURES, POISON_PARTICIPANTS
                 ));
             }
         }
