@@ -73,11 +73,19 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             max_total: args.max_connections as usize,
             max_per_peer: args.max_connections_per_peer as usize,
         },
+        accept_journal_loss: args.accept_journal_loss,
         ..perft_coordinator::Config::default()
     };
     raise_open_file_limit(args.max_connections);
-    let opened =
-        perft_coordinator::open(config, &args.data_dir).map_err(|e| CliError::Usage(e.to_string()))?;
+    // A damaged journal, or one that lost work, is a failure (exit 1), not
+    // a mistake in the command line.
+    let opened = perft_coordinator::open(config, &args.data_dir).map_err(|e| {
+        if e.is_damage() {
+            CliError::Failed(e.to_string())
+        } else {
+            CliError::Usage(e.to_string())
+        }
+    })?;
     runtime()?.block_on(async {
         install_metrics(
             args.metrics_listen,

@@ -85,6 +85,9 @@ pub struct Config {
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
     /// Connection caps and idle timeout, of the gRPC port and the dashboard.
     pub connections: ConnectionLimits,
+    /// Open a journal that lost committed work (or whose mark is missing
+    /// or unreadable) anyway, logging what was lost, instead of refusing.
+    pub accept_journal_loss: bool,
 }
 
 /// Default unit limit of one plan: record scale (checkers perft(29),
@@ -139,6 +142,7 @@ impl Default for Config {
             token: None,
             tls: None,
             connections: ConnectionLimits::default(),
+            accept_journal_loss: false,
         }
     }
 }
@@ -206,7 +210,7 @@ pub(crate) struct Coordinator {
 impl Coordinator {
     /// Opens the journal in `data_dir` and resumes every job in it.
     fn open(config: Config, data_dir: &std::path::Path) -> Result<Coordinator, JournalError> {
-        let opened = Journal::open(data_dir)?;
+        let opened = Journal::open_accepting_loss(data_dir, config.accept_journal_loss)?;
         let journal = Arc::new(opened.journal);
         let jobs = rebuild(opened.restored, config.policy());
         let scheduler = Scheduler::start(jobs, Arc::clone(&journal)).map_err(|e| JournalError::Open {
@@ -541,6 +545,13 @@ pub async fn serve(
     metrics.abort();
     if let Some(dashboard) = dashboard {
         dashboard.abort();
+    }
+    // A clean stop leaves everything in the database and an empty log.
+    let journal = Arc::clone(&coordinator.journal);
+    match tokio::task::spawn_blocking(move || journal.close()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "journal: not closed cleanly"),
+        Err(e) => tracing::warn!(error = %e, "journal: not closed cleanly"),
     }
     Ok(result?)
 }

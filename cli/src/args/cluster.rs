@@ -103,6 +103,12 @@ pub struct ServeArgs {
     /// Directory for the coordinator's state.
     #[arg(long, default_value = "perft-data")]
     pub data_dir: std::path::PathBuf,
+    /// Start even though the journal lost committed work (its write-ahead
+    /// log was damaged or deleted) or its mark is missing or unreadable:
+    /// what was lost is logged at error level and the mark rewritten.
+    /// Without it, such a journal is refused (exit 1).
+    #[arg(long)]
+    pub accept_journal_loss: bool,
     /// Seconds a worker session lives without a call (it heartbeats three
     /// times in this time).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=86_400))]

@@ -17,6 +17,7 @@ mod commit;
 mod compact;
 mod finished;
 mod leases;
+mod mark;
 mod participants;
 mod restore;
 mod schema;
@@ -36,6 +37,7 @@ use crate::planning::PlannedJob;
 pub use commit::Commit;
 use commit::Progress;
 pub use finished::{DecidedCount, FinishedError, FinishedJob};
+pub use mark::MarkError;
 pub use schema::{DirLock, SCHEMA_VERSION};
 use writer::Request;
 
@@ -56,8 +58,46 @@ pub enum JournalError {
     Older { path: PathBuf, found: i64 },
     #[error("the journal {path} is damaged ({reason}); refusing to start rather than lose results")]
     Corrupt { path: PathBuf, reason: String },
+    #[error(
+        "the journal {path} lost committed work: its commit sequence is {journal} but its mark says {mark} (the write-ahead log was damaged, cut or deleted); {fix}"
+    )]
+    RolledBack {
+        path: PathBuf,
+        journal: u64,
+        mark: u64,
+        fix: &'static str,
+    },
+    #[error(
+        "the journal's mark {path} is missing though the journal is at commit {journal}, so lost work cannot be ruled out; {fix}"
+    )]
+    MarkMissing {
+        path: PathBuf,
+        journal: u64,
+        fix: &'static str,
+    },
+    #[error("the journal's mark {path} is unusable: {source}; {fix}")]
+    Mark {
+        path: PathBuf,
+        fix: &'static str,
+        #[source]
+        source: mark::MarkError,
+    },
     #[error("journal write failed: {0}")]
     Write(String),
+}
+
+impl JournalError {
+    /// Whether the journal (or its mark) is damaged or lost work, as
+    /// opposed to being in use, of another release, or out of reach.
+    pub fn is_damage(&self) -> bool {
+        matches!(
+            self,
+            JournalError::Corrupt { .. }
+                | JournalError::RolledBack { .. }
+                | JournalError::MarkMissing { .. }
+                | JournalError::Mark { .. }
+        )
+    }
 }
 
 /// Units journaled per transaction when a plan is written: small enough
@@ -134,6 +174,14 @@ impl Journal {
     /// it and reads back every job. Refuses a locked dir, and a newer,
     /// older, damaged or self-contradicting journal.
     pub fn open(dir: &Path) -> Result<OpenedJournal, JournalError> {
+        Journal::open_accepting_loss(dir, false)
+    }
+
+    /// [`Journal::open`]; with `accept_loss`, a journal that lost committed
+    /// work (behind its mark), or whose mark is missing or unreadable, is
+    /// opened anyway: what was lost is logged at error level, and the mark
+    /// is rewritten.
+    pub fn open_accepting_loss(dir: &Path, accept_loss: bool) -> Result<OpenedJournal, JournalError> {
         std::fs::create_dir_all(dir).map_err(|e| JournalError::Open {
             path: dir.to_owned(),
             reason: e.to_string(),
@@ -141,10 +189,31 @@ impl Journal {
         let lock = schema::lock_dir(dir)?;
         let path = dir.join("journal.sqlite");
         let conn = schema::open_connection(&path)?;
+        let mark_path = dir.join(mark::MARK_FILE);
+        let sequence = mark::check(&conn, &path, &mark_path, accept_loss)?;
         let key = schema::lease_key(&conn, &path)?;
         schema::drop_unfinished_plans(&conn, &path)?;
         schema::drop_cancelled_plans(&conn, &path)?;
         compact::enable(&conn, &path);
+        // A commit of its own at open: it covers the writes above, and
+        // starts (or, after an accepted loss, rewrites) the mark.
+        let sequence = sequence + 1;
+        let open_err = |reason: String| JournalError::Open {
+            path: path.clone(),
+            reason,
+        };
+        mark::set_sequence(&conn, sequence).map_err(|e| open_err(e.to_string()))?;
+        mark::write(&mark_path, sequence).map_err(|e| {
+            open_err(format!(
+                "cannot write the commit mark {}: {e}",
+                mark_path.display()
+            ))
+        })?;
+        let sequence = writer::Sequence {
+            committed: sequence,
+            mark_path,
+            mark_failing: false,
+        };
         let restored = restored(&conn, &path)?;
         let participants = participants::load(&conn, &path)?;
         let (sender, receiver) = mpsc::channel();
@@ -153,7 +222,7 @@ impl Journal {
         let thread_path = path.clone();
         std::thread::Builder::new()
             .name("perft-journal".to_owned())
-            .spawn(move || writer::writer(conn, thread_path, receiver, thread_progress))
+            .spawn(move || writer::writer(conn, thread_path, receiver, thread_progress, sequence))
             .map_err(|e| JournalError::Open {
                 path: path.clone(),
                 reason: e.to_string(),
@@ -206,6 +275,19 @@ impl Journal {
             barrier: true,
             progress: self.progress.subscribe(),
         }
+    }
+
+    /// Stops the journal at a clean shutdown: the write-ahead log is
+    /// checkpointed into the database and cut to nothing, the mark written,
+    /// and the thread ends (later writes fail). Blocking.
+    pub fn close(&self) -> Result<(), String> {
+        let (answer, reply) = mpsc::channel();
+        self.sender
+            .send(Request::Close(answer))
+            .map_err(|_| "the journal thread stopped".to_owned())?;
+        reply
+            .recv()
+            .map_err(|_| "the journal thread stopped".to_owned())?
     }
 
     /// Ok when a write goes through again (the disk has room).

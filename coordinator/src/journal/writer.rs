@@ -4,13 +4,14 @@
 
 use std::path::PathBuf;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 use tokio::sync::watch;
 
 use super::apply::apply;
 use super::commit::Progress;
-use super::{JournalError, compact, participants, restore, restored};
+use super::{JournalError, compact, mark, participants, restore, restored};
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Op, Restored, RestoredJob};
 
@@ -27,6 +28,9 @@ pub(super) enum Request {
     Load(JobId, mpsc::Sender<Result<RestoredJob, JournalError>>),
     /// The units a participant's counts decided (alone, or with others).
     DecidedBy(ParticipantId, bool, mpsc::Sender<DecidedUnits>),
+    /// Checkpoints the write-ahead log into the database and cuts it to
+    /// nothing, writes the mark, answers, and stops the thread.
+    Close(mpsc::Sender<Result<(), String>>),
 }
 
 /// Per job, the units a participant's counts decided.
@@ -34,6 +38,53 @@ pub(super) type DecidedUnits = Result<Vec<(JobId, Vec<UnitId>)>, JournalError>;
 
 /// Most writes folded into one transaction.
 const MAX_GROUP: usize = 4096;
+
+/// The write-ahead log is checkpointed into the database (and cut to
+/// nothing) at least this often while writes come, and this long after
+/// the last one: so the database, not the log, holds nearly everything.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(2);
+
+/// The commit sequence and where its mark goes (see [`mark`]).
+pub(super) struct Sequence {
+    pub(super) committed: u64,
+    pub(super) mark_path: PathBuf,
+    /// Whether the last mark write failed (logged once per streak).
+    pub(super) mark_failing: bool,
+}
+
+impl Sequence {
+    /// Writes the mark after a durable commit. A failure is logged, not
+    /// fatal: the mark then lags the journal, which it may.
+    fn mark(&mut self) {
+        match mark::write(&self.mark_path, self.committed) {
+            Ok(()) => self.mark_failing = false,
+            Err(e) => {
+                if !self.mark_failing {
+                    tracing::warn!(mark = %self.mark_path.display(), error = %e, "journal: cannot write the commit mark; it lags the journal until it can");
+                }
+                self.mark_failing = true;
+            }
+        }
+    }
+}
+
+/// Checkpoints the log into the database and truncates it. `wait`: wait
+/// for readers (at shutdown); else a busy reader makes it a partial one.
+pub(super) fn checkpoint(conn: &Connection, wait: bool) -> Result<(), String> {
+    if !wait {
+        conn.busy_timeout(Duration::ZERO).map_err(|e| e.to_string())?;
+    }
+    let outcome = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get::<_, i64>(0))
+        .map_err(|e| e.to_string());
+    if !wait {
+        let _ = conn.busy_timeout(Duration::from_secs(5));
+    }
+    match outcome? {
+        0 => Ok(()),
+        _ => Err("readers held the log; checkpointed in part".to_owned()),
+    }
+}
 
 /// Test builds only (`fault-injection`): while the file named by
 /// `PERFT_JOURNAL_FAULT_FILE` exists, every write fails as on a full disk.
@@ -47,7 +98,9 @@ pub(super) fn injected_fault() -> Option<String> {
     None
 }
 
-fn commit(conn: &mut Connection, ops: &[&[Op]]) -> Result<(), String> {
+/// Commits `ops` with the next sequence number, then writes the mark:
+/// once the caller hears of it, the mark covers the commit.
+fn commit(conn: &mut Connection, sequence: &mut Sequence, ops: &[&[Op]]) -> Result<(), String> {
     if let Some(fault) = injected_fault() {
         return Err(fault);
     }
@@ -57,7 +110,11 @@ fn commit(conn: &mut Connection, ops: &[&[Op]]) -> Result<(), String> {
             apply(&tx, op).map_err(|e| e.to_string())?;
         }
     }
-    tx.commit().map_err(|e| e.to_string())
+    mark::set_sequence(&tx, sequence.committed + 1).map_err(|e| e.to_string())?;
+    tx.commit().map_err(|e| e.to_string())?;
+    sequence.committed += 1;
+    sequence.mark();
+    Ok(())
 }
 
 pub(super) fn writer(
@@ -65,12 +122,23 @@ pub(super) fn writer(
     path: PathBuf,
     requests: mpsc::Receiver<Request>,
     progress: watch::Sender<Progress>,
+    mut sequence: Sequence,
 ) {
     let mut failed = false;
     let mut pending: Option<Request> = None;
     // Free pages to give back, a step at a time while no request waits.
     let mut compacting = compact::due(&conn);
+    // Commits since the last checkpoint, and when that was.
+    let mut unchecked = false;
+    let mut checked_at = Instant::now();
     loop {
+        if unchecked && checked_at.elapsed() >= CHECKPOINT_EVERY {
+            if let Err(e) = checkpoint(&conn, false) {
+                tracing::debug!(error = %e, "journal: checkpoint");
+            }
+            unchecked = false;
+            checked_at = Instant::now();
+        }
         let first = match pending.take() {
             Some(request) => request,
             None if compacting && !failed && injected_fault().is_none() => match requests.try_recv() {
@@ -79,11 +147,28 @@ pub(super) fn writer(
                     compacting = compact::step(&conn);
                     continue;
                 }
-                Err(mpsc::TryRecvError::Disconnected) => return,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    let _ = close(&conn, &mut sequence);
+                    return;
+                }
             },
+            None if unchecked => {
+                let wait = CHECKPOINT_EVERY.saturating_sub(checked_at.elapsed());
+                match requests.recv_timeout(wait) {
+                    Ok(request) => request,
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        let _ = close(&conn, &mut sequence);
+                        return;
+                    }
+                }
+            }
             None => match requests.recv() {
                 Ok(request) => request,
-                Err(_) => return,
+                Err(_) => {
+                    let _ = close(&conn, &mut sequence);
+                    return;
+                }
             },
         };
         match first {
@@ -111,8 +196,9 @@ pub(super) fn writer(
                     continue;
                 }
                 let batches: Vec<&[Op]> = group.iter().map(Vec::as_slice).collect();
-                match commit(&mut conn, &batches) {
+                match commit(&mut conn, &mut sequence, &batches) {
                     Ok(()) => {
+                        unchecked = true;
                         progress.send_modify(|p| p.committed = last);
                         compacting |= group.iter().flatten().any(frees_space);
                     }
@@ -126,14 +212,11 @@ pub(super) fn writer(
             Request::Probe(answer) => {
                 let outcome = match injected_fault() {
                     Some(fault) => Err(fault),
-                    None => conn
-                        .execute(
-                            "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?1)",
-                            [crate::clock::unix_ms() as i64],
-                        )
-                        .map(drop)
-                        .map_err(|e| e.to_string()),
+                    None => probe(&mut conn, &mut sequence),
                 };
+                if outcome.is_ok() {
+                    unchecked = true;
+                }
                 let _ = answer.send(outcome);
             }
             Request::Restore(answer) => {
@@ -149,8 +232,42 @@ pub(super) fn writer(
             Request::DecidedBy(participant, alone, answer) => {
                 let _ = answer.send(participants::decided_by(&conn, &path, &participant, alone));
             }
+            Request::Close(answer) => {
+                let _ = answer.send(close(&conn, &mut sequence));
+                return;
+            }
         }
     }
+}
+
+/// A write of its own, to learn whether the disk takes writes again.
+fn probe(conn: &mut Connection, sequence: &mut Sequence) -> Result<(), String> {
+    let tx = conn.transaction().map_err(|e| e.to_string())?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?1)",
+        [crate::clock::unix_ms() as i64],
+    )
+    .map_err(|e| e.to_string())?;
+    mark::set_sequence(&tx, sequence.committed + 1).map_err(|e| e.to_string())?;
+    tx.commit().map_err(|e| e.to_string())?;
+    sequence.committed += 1;
+    sequence.mark();
+    Ok(())
+}
+
+/// At a clean stop: everything into the database, the log cut to nothing,
+/// and the mark at the last commit.
+fn close(conn: &Connection, sequence: &mut Sequence) -> Result<(), String> {
+    sequence.mark();
+    let outcome = checkpoint(conn, true);
+    match &outcome {
+        Ok(()) => tracing::info!(
+            sequence = sequence.committed,
+            "journal closed: the write-ahead log is checkpointed and empty"
+        ),
+        Err(e) => tracing::warn!(error = %e, "journal: cannot checkpoint the write-ahead log at close"),
+    }
+    outcome
 }
 
 /// Writes big enough to get a transaction of their own, so that the
