@@ -82,6 +82,8 @@ mod simulation {
 }
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use simulation::actors::Stats;
@@ -104,8 +106,8 @@ fn env_u64(name: &str) -> Option<u64> {
 }
 
 /// Runs the seeds asked for (`PERFT_SIM_SEED`, else `PERFT_SIM_SEEDS` or
-/// `default` seeds from 0) on two threads; panics on the first seed that
-/// breaks an invariant.
+/// `default` seeds from 0) on two threads, in order; panics as soon as a
+/// seed breaks an invariant.
 fn run_seeds(default: u64) {
     let seeds: Vec<u64> = match env_u64("PERFT_SIM_SEED") {
         Some(seed) => vec![seed],
@@ -115,72 +117,84 @@ fn run_seeds(default: u64) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 2);
-    let chunks: Vec<Vec<u64>> = (0..threads)
-        .map(|t| seeds.iter().copied().skip(t).step_by(threads).collect())
-        .collect();
-    let results: Vec<Result<Stats, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| scope.spawn(move || run_chunk(&chunk)))
+    let next = AtomicUsize::new(0);
+    let tried = AtomicUsize::new(0);
+    // The lowest failing seed found, with its report.
+    let failed: Mutex<Option<(u64, String)>> = Mutex::new(None);
+    let stats: Vec<Stats> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut total = Stats::default();
+                    while failed.lock().expect("a lock").is_none() {
+                        let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                            break;
+                        };
+                        let outcome = run_one(seed, seeds.len() == 1);
+                        tried.fetch_add(1, Ordering::Relaxed);
+                        match outcome {
+                            Ok(stats) => total.add(&stats),
+                            Err(report) => {
+                                let mut failed = failed.lock().expect("a lock");
+                                if failed.as_ref().is_none_or(|(first, _)| seed < *first) {
+                                    *failed = Some((seed, report));
+                                }
+                            }
+                        }
+                    }
+                    total
+                })
+            })
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("a simulation thread"))
             .collect()
     });
-    let mut total = Stats::default();
-    let mut failures = Vec::new();
-    for result in results {
-        match result {
-            Ok(stats) => total.add(&stats),
-            Err(failure) => failures.push(failure),
-        }
-    }
-    if let Some(first) = failures.into_iter().next() {
-        panic!("{first}");
-    }
     let seconds = started.elapsed().as_secs_f64();
+    let tried = tried.into_inner();
+    if let Some((_, report)) = failed.into_inner().expect("a lock") {
+        panic!("{report}\n(caught after {tried} seeds, {seconds:.1} s)");
+    }
+    let mut total = Stats::default();
+    for s in &stats {
+        total.add(s);
+    }
     println!(
-        "{} seeds in {seconds:.1} s ({:.1} seeds/s): {total:?}",
-        seeds.len(),
-        seeds.len() as f64 / seconds
+        "{tried} seeds in {seconds:.1} s ({:.1} seeds/s): {total:?}",
+        tried as f64 / seconds
     );
 }
 
-/// Runs `seeds` in order; the first failure, with its replay line and
+/// Runs one seed: its stats, or what it broke with its replay line and
 /// trace.
-fn run_chunk(seeds: &[u64]) -> Result<Stats, String> {
-    let mut total = Stats::default();
-    for &seed in seeds {
-        take_trace();
-        let outcome = catch_unwind(AssertUnwindSafe(|| world::run(seed)));
-        let broken = match outcome {
-            Ok(Ok(stats)) => {
-                if seeds.len() == 1 && std::env::var_os("PERFT_SIM_TRACE").is_some() {
-                    println!("{}", take_trace().join("\n"));
-                }
-                total.add(&stats);
-                continue;
+fn run_one(seed: u64, alone: bool) -> Result<Stats, String> {
+    take_trace();
+    let outcome = catch_unwind(AssertUnwindSafe(|| world::run(seed)));
+    let broken = match outcome {
+        Ok(Ok(stats)) => {
+            if alone && std::env::var_os("PERFT_SIM_TRACE").is_some() {
+                println!("{}", take_trace().join("\n"));
             }
-            Ok(Err(broken)) => broken,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_else(|| "a panic".to_owned());
-                format!("panicked: {message}")
-            }
-        };
-        return Err(format!(
-            "seed {seed} broke an invariant: {broken}\n\
-             replay it: PERFT_SIM_SEED={seed} cargo test -p perft-coordinator --test simulation\n\
-             (PERFT_SIM_TRACE=full shows every step) its last steps:\n{}\n\
-             seed {seed} broke an invariant: {broken}",
-            take_trace().join("\n")
-        ));
-    }
-    Ok(total)
+            return Ok(stats);
+        }
+        Ok(Err(broken)) => broken,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "a panic".to_owned());
+            format!("panicked: {message}")
+        }
+    };
+    Err(format!(
+        "seed {seed} broke an invariant: {broken}\n\
+         replay it: PERFT_SIM_SEED={seed} cargo test -p perft-coordinator --test simulation\n\
+         (PERFT_SIM_TRACE=full shows every step) its last steps:\n{}\n\
+         seed {seed} broke an invariant: {broken}",
+        take_trace().join("\n")
+    ))
 }
 
 #[test]
