@@ -362,6 +362,19 @@ impl Coordinator {
             .fold(0usize, |sum, &threads| sum.saturating_add(threads.min(cap)))
     }
 
+    /// Counts again what each newly quarantined participant decided alone:
+    /// the reaper's first task, and an admin's lift waits for it too (a
+    /// quarantine lifted before its recount ran would leave the forged
+    /// counts in place once a restart forgets the recount was owed).
+    pub(crate) async fn recount_owed(&self) -> Result<(), Status> {
+        let quarantined = self.change(|jobs| jobs.take_newly_quarantined()).await?.0;
+        for participant in quarantined {
+            // What it decided alone is counted again (logged there).
+            let _ = self.recount(&participant, true).await;
+        }
+        Ok(())
+    }
+
     /// Silent workers are forgotten and their leases go back to the
     /// queue: the single path for a worker that was lost (or left). Leases
     /// past their own progress deadline lapse, whatever their session
@@ -381,11 +394,7 @@ impl Coordinator {
             }
             alive
         });
-        let quarantined = self.change(|jobs| jobs.take_newly_quarantined()).await?.0;
-        for participant in quarantined {
-            // What it decided alone is counted again (logged there).
-            let _ = self.recount(&participant, true).await;
-        }
+        self.recount_owed().await?;
         let ((expired, overdue), commit) = self
             .change(move |jobs| (jobs.expire(&lost), jobs.lapse_overdue()))
             .await?;

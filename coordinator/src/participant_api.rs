@@ -87,6 +87,9 @@ impl Coordinator {
             ));
         }
         let stored = self.participants.get(name)?;
+        if quarantine {
+            self.recount_owed().await?;
+        }
         let who = stored.id.clone();
         let (credit, commit) = self
             .change(move |jobs| jobs.lift(&who, quarantine, lapses))

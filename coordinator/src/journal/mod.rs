@@ -149,7 +149,22 @@ pub struct Journal {
     /// durable once the committed number reaches its own.
     numbering: Mutex<()>,
     path: PathBuf,
+    /// The journal thread: joined when the handle goes, so the data dir's
+    /// lock is released only once nothing writes there any more (a
+    /// journal reopened in the same process, as after a failed write or in
+    /// the simulation, never races the old thread's last commit or mark).
+    thread: Option<std::thread::JoinHandle<()>>,
     _lock: DirLock,
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        // A closed channel ends the thread once its last batch is written.
+        self.sender = mpsc::channel().0;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 fn restored(conn: &Connection, path: &Path) -> Result<Restored, JournalError> {
@@ -220,7 +235,7 @@ impl Journal {
         let progress = watch::Sender::new(Progress::default());
         let thread_progress = progress.clone();
         let thread_path = path.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("perft-journal".to_owned())
             .spawn(move || writer::writer(conn, thread_path, receiver, thread_progress, sequence))
             .map_err(|e| JournalError::Open {
@@ -233,6 +248,7 @@ impl Journal {
             sent: AtomicU64::new(0),
             numbering: Mutex::new(()),
             path,
+            thread: Some(thread),
             _lock: lock,
         };
         Ok(OpenedJournal {

@@ -19,6 +19,22 @@ impl World {
     /// quarantined decided alone is counted again; the leases of sessions
     /// found silent end, and those past their deadline lapse.
     pub(super) fn reap(&mut self) -> Result<(), Broken> {
+        self.recount_owed()?;
+        let silent: Vec<SessionId> = self
+            .actors
+            .iter_mut()
+            .flat_map(|a| std::mem::take(&mut a.left_behind))
+            .collect();
+        if !silent.is_empty() {
+            self.expire_sessions(&silent)?;
+        }
+        self.lapse_overdue()
+    }
+
+    /// What the newly quarantined decided alone is counted again
+    /// (`Coordinator::recount_owed`): the reaper's first task, and what an
+    /// admin's lift of a quarantine waits for.
+    fn recount_owed(&mut self) -> Result<(), Broken> {
         let mut newly = self.jobs.take_newly_quarantined();
         // Quarantined, lifted and quarantined again: recounted once.
         newly.sort();
@@ -36,15 +52,7 @@ impl World {
             self.stats.quarantined += 1;
             self.recount(&p, true)?;
         }
-        let silent: Vec<SessionId> = self
-            .actors
-            .iter_mut()
-            .flat_map(|a| std::mem::take(&mut a.left_behind))
-            .collect();
-        if !silent.is_empty() {
-            self.expire_sessions(&silent)?;
-        }
-        self.lapse_overdue()
+        Ok(())
     }
 
     pub(super) fn lapse_overdue(&mut self) -> Result<(), Broken> {
@@ -198,6 +206,9 @@ impl World {
     pub(super) fn lift_one(&mut self, a: usize, quarantine: bool, lapses: bool) -> Result<(), Broken> {
         let who = self.actors[a].id.clone();
         note(format!("  lift {who} quarantine {quarantine} lapses {lapses}"));
+        if quarantine {
+            self.recount_owed()?;
+        }
         self.jobs.lift(&who, quarantine, lapses);
         self.model.lift(&who, quarantine, lapses);
         self.after_call()
