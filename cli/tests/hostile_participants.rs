@@ -455,11 +455,10 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     assert_eq!(c.leaves(&first), checkers_total(6));
     let evil_record = c.participant("evil");
     assert_eq!(evil_record["quarantined"], true, "{evil_record}");
-    assert_eq!(
-        figure(&evil_record, "lost_votes"),
-        verified_units,
-        "{evil_record}"
-    );
+    // Quarantined at its first lost vote: its other votes still waiting
+    // for a verdict were dropped with it, so they lose nothing more.
+    let lost = figure(&evil_record, "lost_votes");
+    assert!((1..=verified_units).contains(&lost), "{evil_record}");
 }
 
 /// Attack 3. `lapser` leases every unit, goes silent until its session
