@@ -72,6 +72,18 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             idle_timeout: Duration::from_secs(args.idle_timeout),
             max_total: args.max_connections as usize,
             max_per_peer: args.max_connections_per_peer as usize,
+            first_request_timeout: Duration::from_secs(args.first_request_seconds),
+        },
+        budgets: perft_coordinator::admission::Budgets {
+            participant: perft_coordinator::admission::Budget {
+                open_jobs: args.budgets.budget_open_jobs,
+                open_units: args.budgets.budget_open_units,
+                sessions: args.budgets.budget_sessions,
+                streams: args.budgets.budget_streams,
+                dashboard_sessions: args.budgets.budget_dashboard_sessions,
+            },
+            anonymous_streams: args.budgets.anonymous_streams,
+            log_every: Duration::from_secs(args.budgets.log_refusals_seconds),
         },
         accept_journal_loss: args.accept_journal_loss,
         ..perft_coordinator::Config::default()

@@ -1,4 +1,4 @@
-//! `perft participant add|list|revoke|lift`: who may take part, against a
+//! `perft participant add|list|revoke|lift|budget`: who may take part, against a
 //! running coordinator (admin credential) or a stopped one's data dir.
 
 use std::io::Write;
@@ -10,7 +10,8 @@ use perft_proto as pb;
 use perft_proto::participant_service_client::ParticipantServiceClient;
 
 use crate::args::{
-    ParticipantAddArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs, ParticipantRevokeArgs,
+    ParticipantAddArgs, ParticipantBudgetArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs,
+    ParticipantRevokeArgs,
 };
 use crate::client::{channel, status_error};
 use crate::cluster::runtime;
@@ -22,6 +23,7 @@ pub fn participant(command: &ParticipantCommand) -> Result<(), CliError> {
         ParticipantCommand::List(args) => list(args),
         ParticipantCommand::Revoke(args) => revoke(args),
         ParticipantCommand::Lift(args) => lift(args),
+        ParticipantCommand::Budget(args) => budget(args),
     }
 }
 
@@ -126,7 +128,20 @@ fn from_journal(p: StoredParticipant, c: perft_coordinator::jobs::Credit) -> pb:
         strikes: c.strikes,
         suspended: false,
         lost_votes_forgiven: c.lost_votes_forgiven,
+        // Offline, the defaults of the next `perft serve` are unknown.
+        budget: Vec::new(),
     }
+}
+
+/// A budget line as `used/limit` (`*` marks an admin's figure).
+fn budget_cell(line: &pb::BudgetLine) -> String {
+    let limit = if line.unlimited {
+        "unlimited".to_owned()
+    } else {
+        line.limit.to_string()
+    };
+    let mark = if line.overridden { "*" } else { "" };
+    format!("{} {}/{limit}{mark}", line.resource, line.used)
 }
 
 fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
@@ -168,6 +183,13 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
                     "suspended": p.suspended,
                     "machines": p.machines,
                     "threads": p.threads,
+                    "budget": p.budget.iter().map(|line| {
+                        (line.resource.clone(), serde_json::json!({
+                            "limit": (!line.unlimited).then(|| line.limit.to_string()),
+                            "used": line.used.to_string(),
+                            "overridden": line.overridden,
+                        }))
+                    }).collect::<serde_json::Map<_, _>>(),
                 })
             })
             .collect();
@@ -186,6 +208,7 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
         "cpu s",
         "lost votes",
         "lapses",
+        "budget (used/limit, * set by an admin)",
     ]);
     for p in &participants {
         let state = if p.revoked {
@@ -208,6 +231,7 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
             format!("{:.1}", p.cpu_seconds),
             p.lost_votes.to_string(),
             p.lapses.to_string(),
+            p.budget.iter().map(budget_cell).collect::<Vec<_>>().join("\n"),
         ]);
     }
     outln!("{table}")?;
@@ -265,5 +289,45 @@ fn lift(args: &ParticipantLiftArgs) -> Result<(), CliError> {
             p.lost_votes_forgiven,
             p.lapses
         )
+    })
+}
+
+fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
+    let figures: Vec<pb::BudgetFigure> = [
+        ("open_jobs", args.open_jobs),
+        ("open_units", args.open_units),
+        ("sessions", args.sessions),
+        ("streams", args.streams),
+        ("dashboard_sessions", args.dashboard_sessions),
+    ]
+    .into_iter()
+    .filter_map(|(resource, figure)| {
+        figure.map(|figure| pb::BudgetFigure {
+            resource: resource.to_owned(),
+            figure,
+        })
+    })
+    .collect();
+    if figures.is_empty() && args.reset.is_empty() {
+        return Err(CliError::Usage(
+            "nothing to set: give a figure (--open-jobs, --open-units, --sessions, --streams, --dashboard-sessions) or --reset RESOURCE".to_owned(),
+        ));
+    }
+    for reset in &args.reset {
+        perft_coordinator::admission::Resource::parse(reset).map_err(CliError::Usage)?;
+    }
+    runtime()?.block_on(async {
+        let p = client(&args.coordinator)
+            .await?
+            .set_budget(pb::SetBudgetRequest {
+                name: args.name.clone(),
+                figures,
+                reset: args.reset.clone(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        let lines: Vec<String> = p.budget.iter().map(budget_cell).collect();
+        outln!("participant {} budget: {}", p.name, lines.join(", "))
     })
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use perft_core::GameKind;
+use perft_core::plan::PlanError;
 use perft_proto as pb;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
@@ -221,11 +222,35 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 perft_core::shown(&req.position)
             )));
         }
-        let max_units = self.0.config.max_units;
+        // One submit at a time per participant: its budget is checked and
+        // taken in one step.
+        let _turn = self.0.admission.turn(&caller.participant).await;
+        let owner = caller.participant.clone();
+        let used = self.0.peek(move |jobs| jobs.open_use(&owner)).await?;
+        let left = self.0.admission.units_left(&caller.participant, used)?;
+        let limit = self.0.config.max_units;
+        // A plan stops before it passes what the budget leaves: an
+        // automatic split stays shallower, an explicit one is refused.
+        let max_units = usize::try_from(left).unwrap_or(usize::MAX).min(limit);
+        let over_budget = |e: PlanningError| match e {
+            PlanningError::TooManyUnits { .. } | PlanningError::Plan(PlanError::TooManyUnits { .. })
+                if max_units < limit =>
+            {
+                self.0.admission.plan_too_big(&caller.participant, used, None)
+            }
+            e => Status::invalid_argument(e.to_string()),
+        };
         let units = std::mem::take(&mut req.units);
         if !units.is_empty() {
             if !req.position.trim().is_empty() || req.split_depth != 0 {
                 return Err(Status::invalid_argument(PlanningError::UnitsWithRoot.to_string()));
+            }
+            if units.len() > max_units && max_units < limit {
+                return Err(self.0.admission.plan_too_big(
+                    &caller.participant,
+                    used,
+                    Some(units.len() as u64),
+                ));
             }
             let (depth, stats) = (req.depth, req.stats);
             let planned = tokio::task::spawn_blocking(move || {
@@ -233,7 +258,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
             })
             .await
             .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            .map_err(over_budget)?;
             return self.queue(&caller, game, convention, &req, planned).await;
         }
         let plan_request = PlanRequest {
@@ -255,7 +280,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let planned = tokio::task::spawn_blocking(move || plan(game, &plan_request))
             .await
             .map_err(|e| Status::internal(format!("planning stopped: {e}")))?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            .map_err(over_budget)?;
         self.queue(&caller, game, convention, &req, planned).await
     }
 
@@ -320,10 +345,25 @@ impl pb::perft_service_server::PerftService for ClientApi {
         self.0.writable()?;
         let id = self.may_change(&caller, &request.into_inner().job_id).await?;
         let check_id = id.clone();
-        self.0
-            .peek(move |jobs| jobs.check_resumable(&check_id))
+        let view = self
+            .0
+            .peek(move |jobs| {
+                jobs.check_resumable(&check_id)
+                    .and_then(|()| jobs.view(&check_id))
+            })
             .await?
             .map_err(not_found)?;
+        // A resumed job is open again: charged to its owner's budget.
+        let owner = view.spec.owner.clone();
+        let _turn = self.0.admission.turn(&owner).await;
+        let charged = owner.clone();
+        let used = self.0.peek(move |jobs| jobs.open_use(&charged)).await?;
+        if self.0.admission.units_left(&owner, used)? < view.units_total {
+            return Err(self
+                .0
+                .admission
+                .plan_too_big(&owner, used, Some(view.units_total)));
+        }
         // A finished job's units are in the journal only: read them back.
         let coordinator = Arc::clone(&self.0);
         let load_id = id.clone();

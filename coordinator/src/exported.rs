@@ -6,11 +6,12 @@
 //! number is bounded by the participants an admin added.
 //! `deploy/check-monitoring.py` reads the names from this file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use crate::admission::{OpenUse, Principal, Resource};
 use crate::ids::ParticipantId;
 use crate::{Coordinator, Worker};
 
@@ -140,7 +141,8 @@ async fn publish_per_participant(coordinator: &Coordinator) {
                 .map(|n| {
                     let c = jobs.credit(&n);
                     let q = jobs.is_quarantined(&n);
-                    (n, c, q)
+                    let open = jobs.open_use(&n);
+                    (n, c, q, open)
                 })
                 .collect::<Vec<_>>()
         })
@@ -148,7 +150,12 @@ async fn publish_per_participant(coordinator: &Coordinator) {
     else {
         return;
     };
-    for (p, c, quarantined) in credit {
+    let mut sessions: HashMap<ParticipantId, u64> = HashMap::new();
+    for w in &workers {
+        *sessions.entry(w.participant.clone()).or_default() += 1;
+    }
+    for (p, c, quarantined, open) in credit {
+        publish_budget(coordinator, &p, open, sessions.get(&p).copied().unwrap_or(0));
         let p = p.to_string();
         metrics::gauge!("perft_participant_units", "participant" => p.clone()).set(c.units as f64);
         metrics::gauge!("perft_participant_leaves", "participant" => p.clone()).set(c.leaves as f64);
@@ -157,6 +164,31 @@ async fn publish_per_participant(coordinator: &Coordinator) {
         metrics::gauge!("perft_participant_lost_votes", "participant" => p.clone()).set(c.lost_votes as f64);
         metrics::gauge!("perft_participant_quarantined", "participant" => p)
             .set(f64::from(u8::from(quarantined)));
+    }
+}
+
+/// Gauges of `who`'s budget and what it holds of each resource
+/// (`perft_budget_limit` is not set for an unlimited resource).
+fn publish_budget(coordinator: &Coordinator, who: &ParticipantId, open: OpenUse, sessions: u64) {
+    let budget = coordinator.admission.budget(who);
+    let principal = Principal::Participant(who.clone());
+    for resource in Resource::ALL {
+        let used = match resource {
+            Resource::OpenJobs => open.jobs,
+            Resource::OpenUnits => open.units,
+            Resource::Sessions => sessions,
+            Resource::Streams => coordinator.admission.streams_of(&principal),
+            Resource::DashboardSessions => coordinator.dashboard_sessions.of(who),
+        };
+        let labels = [
+            ("participant", who.to_string()),
+            ("resource", resource.name().to_owned()),
+        ];
+        metrics::gauge!("perft_budget_used", &labels).set(used as f64);
+        let limit = budget.of(resource);
+        if limit != u64::MAX {
+            metrics::gauge!("perft_budget_limit", &labels).set(limit as f64);
+        }
     }
 }
 

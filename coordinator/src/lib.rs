@@ -1,6 +1,7 @@
 //! The coordinator: plans jobs into subtree units, leases them to workers,
 //! sums their counts into divide tables and serves progress.
 
+pub mod admission;
 pub mod certify;
 mod client_api;
 pub mod clock;
@@ -36,6 +37,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
+use crate::admission::Authenticate;
 pub use crate::connections::ConnectionLimits;
 pub use crate::exported::IDLE_GAUGE_SECONDS;
 use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
@@ -43,7 +45,7 @@ use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
 pub use crate::participant_api::{OfflineError, add_offline, list_offline};
-use crate::participants::{Authenticate, Participants};
+use crate::participants::Participants;
 use crate::scheduler::Scheduler;
 
 /// How the coordinator runs.
@@ -64,8 +66,9 @@ pub struct Config {
     /// A participant whose leases lapsed in this many separate events
     /// (fading one an hour) leases nothing more until an admin lifts it.
     pub lapse_limit: u64,
-    /// Most live worker sessions of one participant.
-    pub max_sessions_per_participant: usize,
+    /// What each participant, and each address without a credential,
+    /// may hold at once (an admin overrides a participant's figures).
+    pub budgets: admission::Budgets,
     /// Most threads of one participant that count toward an automatic
     /// split (threads count only once their session returned a count).
     pub split_threads_per_participant: usize,
@@ -105,6 +108,10 @@ pub const MAX_UNITS: usize = 10_000_000;
 /// 6 under it.
 pub const MIN_UNIT_LEAVES: f64 = (1u64 << 22) as f64;
 
+/// HTTP/2 streams one connection may have open at once (calls in flight;
+/// a client's own calls wait their turn past it).
+pub const MAX_STREAMS_PER_CONNECTION: u32 = 128;
+
 /// Largest gRPC message accepted, either way: a report of 1024 units or a
 /// lease of 1024 units is well under it.
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
@@ -133,7 +140,7 @@ impl Default for Config {
             progress_timeout: Duration::from_secs(1800),
             quarantine_after: None,
             lapse_limit: jobs::DEFAULT_LAPSE_LIMIT,
-            max_sessions_per_participant: 1024,
+            budgets: admission::Budgets::default(),
             split_threads_per_participant: 1024,
             heartbeat_interval: Duration::from_secs(5),
             min_units: 256,
@@ -192,6 +199,11 @@ pub(crate) struct Coordinator {
     journal: Arc<Journal>,
     signer: LeaseSigner,
     participants: Arc<Participants>,
+    /// Budgets and what is charged against them: one place for every
+    /// bound on what a caller may make the coordinator hold.
+    admission: Arc<admission::Admission>,
+    /// Live dashboard sessions, each charged to its participant.
+    dashboard_sessions: dashboard::Sessions,
     workers: DashMap<SessionId, Worker>,
     /// Bumped on every change a watcher may want to see.
     changed: watch::Sender<u64>,
@@ -218,8 +230,11 @@ impl Coordinator {
             reason: format!("cannot start the scheduler thread: {e}"),
         })?;
         let participants = Participants::new(opened.participants, &opened.key, config.token.clone());
+        let admission = admission::Admission::new(config.budgets, opened.budgets);
         Ok(Coordinator {
             participants: Arc::new(participants),
+            admission: Arc::new(admission),
+            dashboard_sessions: dashboard::Sessions::default(),
             config,
             scheduler,
             journal,
@@ -502,7 +517,7 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
         .map_err(|e| ServeError::Reflection(e.to_string()))?;
-    let check = Authenticate::new(Arc::clone(&coordinator.participants), true);
+    let check = Authenticate::new(true);
     if coordinator.participants.is_open() {
         tracing::warn!(
             "no credential configured: every caller is an admin, and verification cannot tell owners apart (add participants or a token)"
@@ -525,17 +540,19 @@ pub async fn serve(
     let (ping_every, ping_timeout) = limits.keepalive();
     let mut server = tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(ping_every))
-        .http2_keepalive_timeout(Some(ping_timeout));
+        .http2_keepalive_timeout(Some(ping_timeout))
+        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION);
     if let Some((cert, key)) = &coordinator.config.tls {
         let identity = tonic::transport::Identity::from_pem(cert, key);
         server = server.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
     let result = server
-        .add_service(health)
-        .add_service(InterceptedService::new(
-            reflection,
-            Authenticate::new(Arc::clone(&coordinator.participants), false),
+        .layer(admission::layer::AdmissionLayer::new(
+            Arc::clone(&coordinator.admission),
+            Arc::clone(&coordinator.participants),
         ))
+        .add_service(health)
+        .add_service(InterceptedService::new(reflection, Authenticate::new(false)))
         .add_service(InterceptedService::new(participants, check.clone()))
         .add_service(InterceptedService::new(clients, check.clone()))
         .add_service(InterceptedService::new(workers, check))

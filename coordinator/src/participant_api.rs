@@ -8,6 +8,7 @@ use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
+use crate::admission::{OpenUse, Principal, Resource};
 use crate::ids::ParticipantId;
 use crate::jobs::Op;
 use crate::journal::JournalError;
@@ -41,8 +42,15 @@ impl Coordinator {
     /// its record, credit and live machines.
     pub(crate) async fn participant_message(&self, p: &StoredParticipant) -> Result<pb::Participant, Status> {
         let id = p.id.clone();
-        let (credit, quarantined, suspended) = self
-            .peek(move |jobs| (jobs.credit(&id), jobs.is_quarantined(&id), jobs.is_suspended(&id)))
+        let (credit, quarantined, suspended, open) = self
+            .peek(move |jobs| {
+                (
+                    jobs.credit(&id),
+                    jobs.is_quarantined(&id),
+                    jobs.is_suspended(&id),
+                    jobs.open_use(&id),
+                )
+            })
             .await?;
         let strikes = credit.strikes_at(
             crate::clock::unix_ms(),
@@ -69,7 +77,69 @@ impl Coordinator {
             strikes,
             suspended,
             lost_votes_forgiven: credit.lost_votes_forgiven,
+            budget: self.budget_lines(&p.id, open, u64::from(machines)),
         })
+    }
+
+    /// `who`'s budget beside what it holds, a line a resource.
+    fn budget_lines(&self, who: &ParticipantId, open: OpenUse, sessions: u64) -> Vec<pb::BudgetLine> {
+        let budget = self.admission.budget(who);
+        let overrides = self.admission.overrides(who);
+        Resource::ALL
+            .into_iter()
+            .map(|resource| {
+                let used = match resource {
+                    Resource::OpenJobs => open.jobs,
+                    Resource::OpenUnits => open.units,
+                    Resource::Sessions => sessions,
+                    Resource::Streams => self.admission.streams_of(&Principal::Participant(who.clone())),
+                    Resource::DashboardSessions => self.dashboard_sessions.of(who),
+                };
+                let limit = budget.of(resource);
+                pb::BudgetLine {
+                    resource: resource.name().to_owned(),
+                    limit: if limit == u64::MAX { 0 } else { limit },
+                    used,
+                    overridden: overrides.get(resource).is_some(),
+                    unlimited: limit == u64::MAX,
+                }
+            })
+            .collect()
+    }
+
+    /// Sets and resets `name`'s budget figures, journaled at once.
+    pub(crate) async fn set_budget(
+        &self,
+        name: &str,
+        figures: &[(Resource, u64)],
+        reset: &[Resource],
+    ) -> Result<StoredParticipant, Status> {
+        self.writable()?;
+        if figures.is_empty() && reset.is_empty() {
+            return Err(Status::invalid_argument(
+                "nothing to set: give a figure (e.g. --open-units 500000) or a resource to reset",
+            ));
+        }
+        let stored = self.participants.get(name)?;
+        let mut overrides = self.admission.overrides(&stored.id);
+        for &resource in reset {
+            overrides.set(resource, None).map_err(Status::invalid_argument)?;
+        }
+        for &(resource, figure) in figures {
+            overrides
+                .set(resource, Some(figure))
+                .map_err(Status::invalid_argument)?;
+        }
+        let op = Op::Budget {
+            participant: stored.id.clone(),
+            overrides: overrides.clone(),
+        };
+        let ((), commit) = self.change(move |jobs| jobs.record(op)).await?;
+        self.durable(commit).await?;
+        self.admission.set_overrides(stored.id.clone(), overrides.clone());
+        tracing::info!(participant = %stored.id, budget = %overrides.encode(), "participant budget set by an admin");
+        self.notify();
+        Ok(stored)
     }
 
     /// Lifts `name`'s quarantine and/or suspension (an admin's call after a
@@ -237,6 +307,28 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
         Caller::of(&request)?.may(Action::Manage)?;
         let req = request.into_inner();
         let stored = self.0.revoke(&req.name, req.recount).await?;
+        Ok(Response::new(self.0.participant_message(&stored).await?))
+    }
+
+    async fn set_budget(
+        &self,
+        request: Request<pb::SetBudgetRequest>,
+    ) -> Result<Response<pb::Participant>, Status> {
+        Caller::of(&request)?.may(Action::Manage)?;
+        let req = request.into_inner();
+        let figures = req
+            .figures
+            .iter()
+            .map(|f| Resource::parse(&f.resource).map(|r| (r, f.figure)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Status::invalid_argument)?;
+        let reset = req
+            .reset
+            .iter()
+            .map(|r| Resource::parse(r))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Status::invalid_argument)?;
+        let stored = self.0.set_budget(&req.name, &figures, &reset).await?;
         Ok(Response::new(self.0.participant_message(&stored).await?))
     }
 

@@ -14,6 +14,7 @@ use perft_core::shown;
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
+use crate::admission::{Principal, Resource};
 use crate::count::MAX_KINDS;
 use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
 use crate::jobs::{Lessee, Reported};
@@ -123,12 +124,13 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .workers
             .iter()
             .filter(|w| w.participant == caller.participant)
-            .count();
-        if live >= self.0.config.max_sessions_per_participant {
-            return Err(Status::resource_exhausted(format!(
-                "participant '{}' has {live} live worker sessions, the most allowed: stop some first",
-                caller.participant
-            )));
+            .count() as u64;
+        let budget = self.0.admission.budget(&caller.participant).sessions;
+        if live >= budget {
+            return Err(self
+                .0
+                .admission
+                .exhausted(&caller.participant, Resource::Sessions, live, budget));
         }
         let only_job = if req.only_job.is_empty() {
             None
@@ -266,7 +268,10 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
-            tracing::warn!(worker = %shown(&session.lessee.label), refused, "results refused: they answer no lease issued to this participant");
+            let principal = Principal::Participant(session.lessee.identity.clone());
+            if let Some(times) = self.0.admission.log_due(&principal) {
+                tracing::warn!(worker = %shown(&session.lessee.label), refused, reports = times, "results refused: they answer no lease issued to this participant (logged at most once a minute per participant; every one counted in perft_results_refused_total)");
+            }
         }
         let forged = refused;
         let reporter = session.lessee.clone();

@@ -147,6 +147,14 @@ pub struct ServeArgs {
     /// are closed at once.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections_per_peer: u64,
+    /// Seconds a new connection may go without a request (a health check
+    /// counts) before it is closed. Connections that proved no credential
+    /// hold at most half of each connection cap; past it, the oldest of
+    /// them makes room for a new one.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub first_request_seconds: u64,
+    #[command(flatten)]
+    pub budgets: BudgetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -265,4 +273,42 @@ pub struct LoadgenArgs {
 pub struct HealthArgs {
     #[command(flatten)]
     pub coordinator: CoordinatorArg,
+}
+
+/// What every participant may hold at once, unless an admin sets its own
+/// figures (`perft participant budget`). Past a budget a call is refused
+/// with RESOURCE_EXHAUSTED naming the figures.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Budgets (per participant)")]
+pub struct BudgetArgs {
+    /// Unfinished jobs a participant may have submitted (the operator's
+    /// token, and every caller of a coordinator with no credentials, are
+    /// not bounded in jobs or units).
+    #[arg(long, value_name = "N", default_value_t = perft_coordinator::admission::budget::OPEN_JOBS)]
+    pub budget_open_jobs: u64,
+    /// Units a participant's unfinished jobs may hold in all (about 90
+    /// bytes of memory a unit while open, 160 of journal once counted);
+    /// an automatic split stays within what is left.
+    #[arg(long, value_name = "N", default_value_t = perft_coordinator::admission::budget::OPEN_UNITS)]
+    pub budget_open_units: u64,
+    /// Live worker sessions of a participant.
+    #[arg(long, value_name = "N", default_value_t = perft_coordinator::admission::budget::SESSIONS)]
+    pub budget_sessions: u64,
+    /// Streams a participant may have open at once (job watches,
+    /// certificate downloads, health watches).
+    #[arg(long, value_name = "N", default_value_t = perft_coordinator::admission::budget::STREAMS)]
+    pub budget_streams: u64,
+    /// Dashboard sessions of a participant (`?token=` logins); past it,
+    /// its own oldest ends.
+    #[arg(long, value_name = "N", default_value_t = perft_coordinator::admission::budget::DASHBOARD_SESSIONS)]
+    pub budget_dashboard_sessions: u64,
+    /// Streams open at once from one address without a credential
+    /// (health watches of probes).
+    #[arg(long, value_name = "N", default_value_t = perft_coordinator::admission::budget::ANONYMOUS_STREAMS)]
+    pub anonymous_streams: u64,
+    /// Refusals of one caller are logged at most once in this many
+    /// seconds (every one is counted in perft_budget_refusals_total and
+    /// perft_results_refused_total).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub log_refusals_seconds: u64,
 }

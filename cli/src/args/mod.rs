@@ -19,7 +19,8 @@ pub use local::{
     VerifyArgs,
 };
 pub use participant::{
-    ParticipantAddArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs, ParticipantRevokeArgs,
+    ParticipantAddArgs, ParticipantBudgetArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs,
+    ParticipantRevokeArgs,
 };
 pub use values::Format;
 

@@ -20,6 +20,10 @@ pub enum ParticipantCommand {
     /// Without --quarantine or --lapses, both. The units it was barred
     /// from stay barred.
     Lift(ParticipantLiftArgs),
+    /// Set what a participant may hold at once, in place of the
+    /// coordinator's defaults (`perft serve --help`); journaled. `perft
+    /// participant list` shows each figure beside what it holds.
+    Budget(ParticipantBudgetArgs),
 }
 
 /// Where a participant verb acts: a running coordinator (with an admin
@@ -82,6 +86,33 @@ pub struct ParticipantLiftArgs {
     /// Lift the suspension for lapsed leases only.
     #[arg(long)]
     pub lapses: bool,
+    #[command(flatten)]
+    pub coordinator: CoordinatorArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ParticipantBudgetArgs {
+    pub name: String,
+    /// Unfinished jobs it may have submitted.
+    #[arg(long, value_name = "N")]
+    pub open_jobs: Option<u64>,
+    /// Units its unfinished jobs may hold in all.
+    #[arg(long, value_name = "N")]
+    pub open_units: Option<u64>,
+    /// Live worker sessions.
+    #[arg(long, value_name = "N")]
+    pub sessions: Option<u64>,
+    /// Streams open at once (job watches, certificate downloads).
+    #[arg(long, value_name = "N")]
+    pub streams: Option<u64>,
+    /// Live dashboard sessions (`?token=` logins; past it, its oldest ends).
+    #[arg(long, value_name = "N")]
+    pub dashboard_sessions: Option<u64>,
+    /// Put this resource's figure back to the coordinator's default
+    /// (open_jobs, open_units, sessions, streams, dashboard_sessions;
+    /// repeatable).
+    #[arg(long, value_name = "RESOURCE")]
+    pub reset: Vec<String>,
     #[command(flatten)]
     pub coordinator: CoordinatorArg,
 }

@@ -15,13 +15,15 @@ use axum::response::{IntoResponse, Response};
 use cookie::{Cookie, SameSite};
 
 use super::{Dash, refuse};
+use crate::connections::Arrival;
 use crate::ids::ParticipantId;
 use crate::participants::Action;
 
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "perft_session";
-/// Most live sessions: past it the oldest is forgotten.
-const MAX_SESSIONS: usize = 1024;
+/// Most live sessions in all (each participant holds at most its
+/// budget's `dashboard_sessions`): past it a login is refused.
+const MAX_SESSIONS: usize = 65_536;
 /// A session lasts this long.
 const SESSION_LIFE: Duration = Duration::from_secs(7 * 24 * 3600);
 
@@ -29,28 +31,49 @@ const SESSION_LIFE: Duration = Duration::from_secs(7 * 24 * 3600);
 /// tells a timing observer nothing about the keys themselves), each with
 /// the participant that opened it: a revoked participant's sessions end.
 #[derive(Debug, Default)]
-pub(super) struct Sessions(Mutex<HashMap<[u8; 32], (Instant, ParticipantId)>>);
+pub(crate) struct Sessions(Mutex<HashMap<[u8; 32], (Instant, ParticipantId)>>);
 
 impl Sessions {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], (Instant, ParticipantId)>> {
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A new session's key (64 hex digits of OS randomness) for `who`.
-    fn open(&self, who: ParticipantId) -> Option<String> {
+    /// A new session's key (64 hex digits of OS randomness) for `who`,
+    /// who may hold `budget` sessions: past it, its own oldest ends (never
+    /// another's). With every place taken, the login is refused.
+    fn open(&self, who: ParticipantId, budget: u64) -> Result<String, &'static str> {
         let mut key = [0u8; 32];
-        getrandom::fill(&mut key).ok()?;
+        getrandom::fill(&mut key).map_err(|_| "no randomness for a session key")?;
         let text: String = key.iter().map(|b| format!("{b:02x}")).collect();
         let mut sessions = self.lock();
         let now = Instant::now();
         sessions.retain(|_, (opened, _)| now.duration_since(*opened) < SESSION_LIFE);
-        if sessions.len() >= MAX_SESSIONS
-            && let Some(oldest) = sessions.iter().min_by_key(|(_, (t, _))| *t).map(|(k, _)| *k)
-        {
+        let mut own: Vec<([u8; 32], Instant)> = sessions
+            .iter()
+            .filter(|(_, (_, owner))| *owner == who)
+            .map(|(k, (t, _))| (*k, *t))
+            .collect();
+        own.sort_by_key(|&(_, t)| t);
+        let over = (own.len() as u64 + 1).saturating_sub(budget.max(1)) as usize;
+        for (oldest, _) in own.into_iter().take(over) {
             sessions.remove(&oldest);
         }
+        if sessions.len() >= MAX_SESSIONS {
+            return Err(
+                "the dashboard holds as many sessions as it may: log in with an Authorization header, or later",
+            );
+        }
         sessions.insert(*blake3::hash(text.as_bytes()).as_bytes(), (now, who));
-        Some(text)
+        Ok(text)
+    }
+
+    /// Live sessions of `who`.
+    pub(crate) fn of(&self, who: &ParticipantId) -> u64 {
+        let now = Instant::now();
+        self.lock()
+            .values()
+            .filter(|(opened, owner)| owner == who && now.duration_since(*opened) < SESSION_LIFE)
+            .count() as u64
     }
 
     /// The participant of a live session key.
@@ -72,8 +95,21 @@ const NEEDS_TOKEN: &str = "this dashboard needs a credential (the coordinator's 
 /// everything else with 401. Every request is checked, the pages' polls
 /// too: a revoked participant's live page stops at its next poll.
 pub(super) async fn guard(State(dash): State<Arc<Dash>>, request: Request, next: Next) -> Response {
+    let arrival = request.extensions().get::<Arrival>().cloned();
+    if let Some(arrival) = &arrival {
+        arrival.state.mark_requested();
+    }
     match admit(&dash, &request) {
-        None => next.run(request).await,
+        None => {
+            // A credential let it in: its connection is proven (an open
+            // coordinator proves nobody).
+            if let Some(arrival) = arrival
+                && !super::source::participants(&dash.coordinator).is_open()
+            {
+                arrival.gate.prove(&arrival.state);
+            }
+            next.run(request).await
+        }
         Some(answer) => answer,
     }
 }
@@ -111,11 +147,10 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
             Ok(who) => who,
             Err(refused) => return Some(*refused),
         };
-        let Some(key) = dash.sessions.open(who) else {
-            return Some(refuse(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "no randomness for a session key",
-            ));
+        let budget = dash.coordinator.admission.budget(&who).dashboard_sessions;
+        let key = match dash.coordinator.dashboard_sessions.open(who, budget) {
+            Ok(key) => key,
+            Err(why) => return Some(refuse(StatusCode::SERVICE_UNAVAILABLE, why)),
         };
         return Some(swap_for_cookie(
             request.uri().path(),
@@ -132,7 +167,7 @@ fn admit(dash: &Dash, request: &Request) -> Option<Response> {
         .flat_map(Cookie::split_parse)
         .filter_map(Result::ok)
         .filter(|c| c.name() == COOKIE)
-        .filter_map(|c| dash.sessions.valid(c.value()))
+        .filter_map(|c| dash.coordinator.dashboard_sessions.valid(c.value()))
         .any(|who| participants.may(&who, Action::Read));
     (!has_session).then(|| unauthorized(NEEDS_TOKEN))
 }

@@ -6,6 +6,7 @@
 
 mod api;
 mod auth;
+pub(crate) use auth::Sessions;
 mod pages;
 mod rates;
 mod source;
@@ -47,7 +48,6 @@ const MAX_URL_BYTES: usize = 2048;
 struct Dash {
     coordinator: Arc<Coordinator>,
     rates: rates::Rates,
-    sessions: auth::Sessions,
     /// Served over TLS: the session cookie is Secure.
     tls: bool,
 }
@@ -174,7 +174,6 @@ pub(crate) fn start(
     let dash = Arc::new(Dash {
         coordinator,
         rates: rates::Rates::default(),
-        sessions: auth::Sessions::default(),
         tls: tls.is_some(),
     });
     Ok(tokio::spawn(accept_loop(dash, listener, tls)))
@@ -193,7 +192,9 @@ async fn accept_loop(dash: Arc<Dash>, listener: TcpListener, tls: Option<TlsAcce
     let mut acceptor = Acceptor::new(listener, gate, "dashboard");
     loop {
         let (stream, peer) = acceptor.next().await;
-        let app = app.clone();
+        // The connection's standing, for the door to mark and prove.
+        let arrival = tonic::transport::server::Connected::connect_info(&stream);
+        let app = app.clone().layer(axum::Extension(arrival));
         let tls = tls.clone();
         tokio::spawn(async move {
             let service = TowerToHyperService::new(app);

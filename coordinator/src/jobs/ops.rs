@@ -67,6 +67,11 @@ pub enum Op {
     },
     /// A participant's row: new, or revoked.
     Participant(StoredParticipant),
+    /// An admin's budget figures for a participant (none: the defaults).
+    Budget {
+        participant: ParticipantId,
+        overrides: crate::admission::Overrides,
+    },
     /// A participant's credit as it now stands.
     Credit {
         participant: ParticipantId,

@@ -5,7 +5,8 @@ use crate::count::Count;
 
 use super::job::Job;
 use super::{Disagreement, JobError, JobSpec, JobState, Jobs, not_found};
-use crate::ids::JobId;
+use crate::admission::OpenUse;
+use crate::ids::{JobId, ParticipantId};
 
 /// A job's state as clients see it.
 #[derive(Clone, Debug)]
@@ -66,6 +67,22 @@ pub struct DivideView {
 }
 
 impl Jobs {
+    /// What `owner`'s unfinished jobs hold.
+    pub fn open_use(&self, owner: &ParticipantId) -> OpenUse {
+        self.open_use_by_owner().remove(owner).unwrap_or_default()
+    }
+
+    /// What each owner's unfinished jobs hold.
+    pub fn open_use_by_owner(&self) -> std::collections::HashMap<ParticipantId, OpenUse> {
+        let mut by_owner = std::collections::HashMap::<ParticipantId, OpenUse>::new();
+        for job in self.jobs.values().filter(|job| !job.state.is_final()) {
+            let used = by_owner.entry(job.spec.owner.clone()).or_default();
+            used.jobs += 1;
+            used.units = used.units.saturating_add(job.units_total);
+        }
+        by_owner
+    }
+
     pub fn view(&self, job_id: &JobId) -> Result<JobView, JobError> {
         self.jobs
             .get(job_id)

@@ -4,7 +4,7 @@
 use rusqlite::params;
 
 use super::codec::{count_blob, count_list_blob, deciders_text, summary_blob};
-use super::{leases, participants, restore};
+use super::{budgets, leases, participants, restore};
 use crate::ids::JobId;
 use crate::jobs::Op;
 
@@ -139,6 +139,10 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             ])?;
         }
         Op::Participant(p) => participants::store(tx, p)?,
+        Op::Budget {
+            participant,
+            overrides,
+        } => budgets::store(tx, participant, overrides)?,
         Op::Credit { participant, total } => participants::store_credit(tx, participant, total)?,
         Op::DropVotesOf { voter } => {
             tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?

@@ -12,6 +12,7 @@
 //! so the journal never holds a change whose cause it lost.
 
 mod apply;
+mod budgets;
 mod codec;
 mod commit;
 mod compact;
@@ -180,6 +181,8 @@ pub struct OpenedJournal {
     pub journal: Journal,
     pub restored: Restored,
     pub participants: Vec<StoredParticipant>,
+    /// An admin's budget overrides, per participant.
+    pub budgets: Vec<(crate::ids::ParticipantId, crate::admission::Overrides)>,
     /// The journal's key (lease tags, and credentials' hashes).
     pub key: [u8; 32],
 }
@@ -231,6 +234,7 @@ impl Journal {
         };
         let restored = restored(&conn, &path)?;
         let participants = participants::load(&conn, &path)?;
+        let budgets = budgets::load(&conn, &path)?;
         let (sender, receiver) = mpsc::channel();
         let progress = watch::Sender::new(Progress::default());
         let thread_progress = progress.clone();
@@ -255,6 +259,7 @@ impl Journal {
             journal,
             restored,
             participants,
+            budgets,
             key,
         })
     }

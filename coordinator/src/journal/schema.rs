@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS credit (
 CREATE TABLE IF NOT EXISTS unit_floors (
     job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, floor INTEGER NOT NULL, checksum INTEGER NOT NULL,
     PRIMARY KEY (job_id, unit_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS budgets (
+    participant TEXT PRIMARY KEY, figures TEXT NOT NULL, checksum INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS unit_bars (
     job_id TEXT NOT NULL, unit_id INTEGER NOT NULL, participant TEXT NOT NULL, checksum INTEGER NOT NULL,
     PRIMARY KEY (job_id, unit_id, participant)) WITHOUT ROWID;
@@ -75,10 +77,20 @@ ALTER TABLE credit ADD COLUMN strikes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE credit ADD COLUMN last_strike_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE credit ADD COLUMN lapse_debt INTEGER NOT NULL DEFAULT 0;";
 
-/// The upgrade steps from schema 3, in order.
-const MIGRATIONS: [&str; 4] = [MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6, MIGRATE_6_TO_7];
+/// Schema 7 becomes 8: the table of budget overrides is created with the
+/// rest (a journal of 7 has none: every participant has the defaults).
+const MIGRATE_7_TO_8: &str = "";
 
-/// Upgrades a journal of schema `found` (3 to 6) to [`SCHEMA_VERSION`] in
+/// The upgrade steps from schema 3, in order.
+const MIGRATIONS: [&str; 5] = [
+    MIGRATE_3_TO_4,
+    MIGRATE_4_TO_5,
+    MIGRATE_5_TO_6,
+    MIGRATE_6_TO_7,
+    MIGRATE_7_TO_8,
+];
+
+/// Upgrades a journal of schema `found` (3 to 7) to [`SCHEMA_VERSION`] in
 /// one transaction: all of it or nothing.
 fn migrate(conn: &Connection, found: i64) -> rusqlite::Result<()> {
     let steps = &MIGRATIONS[(found - 3) as usize..];
@@ -216,10 +228,10 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
                 });
             }
             Some(SCHEMA_VERSION) => {}
-            Some(found @ 3..=6) => {
+            Some(found @ 3..=7) => {
                 migrate(&conn, found).map_err(open_err)?;
                 tracing::info!(
-                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6, lease floors and lapse records since 7)"
+                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6, lease floors and lapse records since 7, budgets since 8)"
                 );
             }
             Some(v) => {

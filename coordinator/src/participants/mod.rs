@@ -4,7 +4,6 @@
 //! participants, not machines or sessions.
 
 mod credential;
-mod interceptor;
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -13,7 +12,6 @@ use perft_core::shown;
 use tonic::Status;
 
 pub use credential::Secret;
-pub(crate) use interceptor::Authenticate;
 
 use crate::ids::ParticipantId;
 
@@ -76,7 +74,7 @@ impl Role {
 }
 
 /// Who is calling, as its credential proves: put in every authenticated
-/// request's extensions by [`Authenticate`].
+/// request's extensions by the admission layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Caller {
     pub participant: ParticipantId,
@@ -102,7 +100,7 @@ impl Caller {
         )))
     }
 
-    /// The caller of a request, put there by [`Authenticate`]; a request
+    /// The caller of a request, put there by the admission layer; a request
     /// that did not pass it (a bug) authorises nothing.
     pub fn of<T>(request: &tonic::Request<T>) -> Result<Caller, Status> {
         request

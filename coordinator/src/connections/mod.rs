@@ -1,21 +1,25 @@
 //! The connections the coordinator accepts, for gRPC and the dashboard
-//! alike: a cap per peer address and one in total (beyond them a new
-//! connection is closed at once), a close after idle time, and an accept
+//! alike: a cap per peer address and one in total, half of each kept for
+//! connections that proved a credential ([`gate`]); a close after idle
+//! time, and after a few seconds without a first request; and an accept
 //! loop that backs off on errors (out of file descriptors) and logs each
 //! burst of them once, so a flood of sockets costs neither CPU nor log.
 
+mod gate;
+
 use std::io;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use dashmap::DashMap;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
+
+pub(crate) use gate::{ConnState, Gate};
+use gate::{Full, Slot};
 
 /// How many connections are served, and for how long one may stay silent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +33,9 @@ pub struct ConnectionLimits {
     /// Connections served at once from one peer address (an IPv6 peer's
     /// /64 network counts as one address).
     pub max_per_peer: usize,
+    /// A connection that has sent no request (a health check counts)
+    /// this long after it was accepted is closed.
+    pub first_request_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -37,6 +44,7 @@ impl Default for ConnectionLimits {
             idle_timeout: Duration::from_secs(30),
             max_total: 4096,
             max_per_peer: 64,
+            first_request_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -54,123 +62,66 @@ impl ConnectionLimits {
     }
 }
 
-/// The count of open connections, in total and per peer.
-#[derive(Debug)]
-pub(crate) struct Gate {
-    limits: ConnectionLimits,
-    total: AtomicUsize,
-    per_peer: DashMap<IpAddr, usize>,
-}
-
-/// What a peer is counted as: its address, an IPv6 one by its /64.
-fn peer_key(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V6(v6) => {
-            let network = u128::from(v6) & !((1u128 << 64) - 1);
-            IpAddr::V6(Ipv6Addr::from(network))
-        }
-        v4 => v4,
-    }
-}
-
-/// Why a connection was not admitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Full {
-    Total,
-    Peer,
-}
-
-impl Gate {
-    pub(crate) fn new(limits: ConnectionLimits) -> Arc<Gate> {
-        Arc::new(Gate {
-            limits,
-            total: AtomicUsize::new(0),
-            per_peer: DashMap::new(),
-        })
-    }
-
-    /// A slot for a connection from `peer`, or why there is none.
-    fn admit(self: &Arc<Gate>, peer: IpAddr) -> Result<Slot, Full> {
-        let key = peer_key(peer);
-        if self.total.fetch_add(1, Ordering::AcqRel) >= self.limits.max_total {
-            self.total.fetch_sub(1, Ordering::AcqRel);
-            return Err(Full::Total);
-        }
-        let mut count = self.per_peer.entry(key).or_insert(0);
-        if *count >= self.limits.max_per_peer {
-            drop(count);
-            self.total.fetch_sub(1, Ordering::AcqRel);
-            return Err(Full::Peer);
-        }
-        *count += 1;
-        Ok(Slot {
-            gate: Arc::clone(self),
-            key,
-        })
-    }
-
-    /// Connections open now.
-    pub(crate) fn open(&self) -> usize {
-        self.total.load(Ordering::Acquire)
-    }
-}
-
-/// A counted connection; dropping it frees its place.
-#[derive(Debug)]
-struct Slot {
-    gate: Arc<Gate>,
-    key: IpAddr,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if let Some(mut count) = self.gate.per_peer.get_mut(&self.key) {
-            *count = count.saturating_sub(1);
-        }
-        // An address with no connection left leaves the map.
-        self.gate.per_peer.remove_if(&self.key, |_, count| *count == 0);
-        self.gate.total.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 /// An admitted TCP connection: counted until dropped, and failing its
-/// reads once it has been silent both ways for the idle timeout (the
-/// server then closes it).
+/// reads (the server then closes it) once it has been silent both ways for
+/// the idle timeout, has sent no request within the first-request timeout,
+/// or was evicted by its gate to make room.
 #[derive(Debug)]
 pub(crate) struct Connection {
     stream: TcpStream,
-    idle_timeout: Duration,
+    limits: ConnectionLimits,
+    accepted: Instant,
     last_active: Instant,
     deadline: Pin<Box<Sleep>>,
-    _slot: Slot,
+    slot: Slot,
 }
 
 impl Connection {
-    fn new(stream: TcpStream, idle_timeout: Duration, slot: Slot) -> Connection {
+    fn new(stream: TcpStream, limits: ConnectionLimits, slot: Slot) -> Connection {
         let now = Instant::now();
+        let first = limits.first_request_timeout.min(limits.idle_timeout);
         Connection {
             stream,
-            idle_timeout,
+            limits,
+            accepted: now,
             last_active: now,
-            deadline: Box::pin(tokio::time::sleep_until(now + idle_timeout)),
-            _slot: slot,
+            deadline: Box::pin(tokio::time::sleep_until(now + first)),
+            slot,
         }
     }
 
-    /// Ready with an error once the connection has been idle too long.
-    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+    /// When the connection is closed unless something happens first.
+    fn due(&self) -> (Instant, &'static str) {
+        let idle = (self.last_active + self.limits.idle_timeout, "no byte either way");
+        if self.slot.state.requested() {
+            return idle;
+        }
+        let first = (self.accepted + self.limits.first_request_timeout, "no request");
+        if first.0 < idle.0 { first } else { idle }
+    }
+
+    /// Ready with an error once the connection must close.
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        if self.slot.state.evicted(cx.waker()) {
+            return Poll::Ready(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "closed to make room: it had proven no credential",
+            ));
+        }
         loop {
             if self.deadline.as_mut().poll(cx).is_pending() {
                 return Poll::Pending;
             }
-            let due = self.last_active + self.idle_timeout;
+            let (due, what) = self.due();
             if due <= Instant::now() {
+                let after = if what == "no request" {
+                    self.limits.first_request_timeout
+                } else {
+                    self.limits.idle_timeout
+                };
                 return Poll::Ready(io::Error::new(
                     io::ErrorKind::TimedOut,
-                    format!(
-                        "no byte either way for {} s: connection closed",
-                        self.idle_timeout.as_secs_f64()
-                    ),
+                    format!("{what} for {} s: connection closed", after.as_secs_f64()),
                 ));
             }
             self.deadline.as_mut().reset(due);
@@ -195,7 +146,7 @@ impl AsyncRead for Connection {
                 this.active(moved, Poll::Ready(Ok(())))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => this.poll_idle(cx).map(Err),
+            Poll::Pending => this.poll_close(cx).map(Err),
         }
     }
 }
@@ -232,11 +183,22 @@ impl AsyncWrite for Connection {
     }
 }
 
+/// What a request learns of its connection: its standing with its gate (in the request's extensions; over
+/// TLS inside a `TlsConnectInfo`).
+#[derive(Clone, Debug)]
+pub(crate) struct Arrival {
+    pub(crate) state: Arc<ConnState>,
+    pub(crate) gate: Arc<Gate>,
+}
+
 impl tonic::transport::server::Connected for Connection {
-    type ConnectInfo = tonic::transport::server::TcpConnectInfo;
+    type ConnectInfo = Arrival;
 
     fn connect_info(&self) -> Self::ConnectInfo {
-        self.stream.connect_info()
+        Arrival {
+            state: Arc::clone(&self.slot.state),
+            gate: Arc::clone(self.slot.gate()),
+        }
     }
 }
 
@@ -312,7 +274,7 @@ impl Acceptor {
             match self.gate.admit(peer.ip()) {
                 Ok(slot) => {
                     let _ = stream.set_nodelay(true);
-                    return (Connection::new(stream, self.gate.limits.idle_timeout, slot), peer);
+                    return (Connection::new(stream, self.gate.limits, slot), peer);
                 }
                 Err(full) => {
                     drop(stream);
@@ -380,62 +342,17 @@ pub(crate) fn incoming(
 
 #[cfg(test)]
 mod tests {
-    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
     use std::time::Duration;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    use super::{Acceptor, ConnectionLimits, Full, Gate, peer_key};
+    use super::{Acceptor, ConnectionLimits, Gate};
 
-    fn limits(max_total: usize, max_per_peer: usize) -> ConnectionLimits {
-        ConnectionLimits {
-            idle_timeout: Duration::from_secs(30),
-            max_total,
-            max_per_peer,
-        }
-    }
-
-    #[test]
-    fn caps_count_per_peer_and_in_all_and_free_on_drop() {
-        let gate = Gate::new(limits(3, 2));
-        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
-        let b = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
-        let a1 = gate.admit(a).unwrap();
-        let _a2 = gate.admit(a).unwrap();
-        assert_eq!(gate.admit(a).unwrap_err(), Full::Peer);
-        let _b1 = gate.admit(b).unwrap();
-        assert_eq!(gate.admit(b).unwrap_err(), Full::Total);
-        assert_eq!(gate.open(), 3);
-        drop(a1);
-        assert_eq!(gate.open(), 2);
-        let _a3 = gate.admit(a).unwrap();
-        drop(_b1);
-        // An address with nothing open is forgotten.
-        assert!(gate.per_peer.get(&b).is_none());
-    }
-
-    #[test]
-    fn an_ipv6_peer_counts_by_its_network() {
-        let one: Ipv6Addr = "2001:db8:1:2:aaaa::1".parse().unwrap();
-        let other: Ipv6Addr = "2001:db8:1:2:bbbb::9".parse().unwrap();
-        assert_eq!(peer_key(IpAddr::V6(one)), peer_key(IpAddr::V6(other)));
-        let mapped: Ipv6Addr = "::ffff:10.0.0.1".parse().unwrap();
-        assert_eq!(
-            peer_key(IpAddr::V6(mapped)),
-            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1))
-        );
-    }
-
-    #[tokio::test]
-    async fn a_silent_connection_is_closed_and_a_talking_one_is_not() {
+    /// An echo server over an acceptor's connections within `limits`.
+    async fn echo_server(limits: ConnectionLimits) -> std::net::SocketAddr {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let gate = Gate::new(ConnectionLimits {
-            idle_timeout: Duration::from_millis(300),
-            ..ConnectionLimits::default()
-        });
-        let mut acceptor = Acceptor::new(listener, gate, "test");
-        // An echo server over the acceptor's connections.
+        let mut acceptor = Acceptor::new(listener, Gate::new(limits), "test");
         tokio::spawn(async move {
             loop {
                 let (mut connection, _) = acceptor.next().await;
@@ -449,6 +366,16 @@ mod tests {
                 });
             }
         });
+        address
+    }
+
+    #[tokio::test]
+    async fn a_silent_connection_is_closed_and_a_talking_one_is_not() {
+        let address = echo_server(ConnectionLimits {
+            idle_timeout: Duration::from_millis(300),
+            ..ConnectionLimits::default()
+        })
+        .await;
         let mut silent = tokio::net::TcpStream::connect(address).await.unwrap();
         let mut talking = tokio::net::TcpStream::connect(address).await.unwrap();
         for _ in 0..6 {
@@ -462,5 +389,30 @@ mod tests {
             .await
             .expect("the silent connection is closed");
         assert!(matches!(closed, Ok(0) | Err(_)), "{closed:?}");
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_talks_but_never_requests_is_closed() {
+        let address = echo_server(ConnectionLimits {
+            first_request_timeout: Duration::from_millis(300),
+            ..ConnectionLimits::default()
+        })
+        .await;
+        // Pings answered, no request: closed after the first-request timeout.
+        let mut talking = tokio::net::TcpStream::connect(address).await.unwrap();
+        let started = std::time::Instant::now();
+        let mut byte = [0u8; 1];
+        loop {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            if talking.write_all(b"x").await.is_err() {
+                break;
+            }
+            match talking.read(&mut byte).await {
+                Ok(1) => {}
+                _ => break,
+            }
+            assert!(started.elapsed() < Duration::from_secs(5), "never closed");
+        }
+        assert!(started.elapsed() >= Duration::from_millis(250));
     }
 }
