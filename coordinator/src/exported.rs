@@ -6,7 +6,7 @@
 //! number is bounded by the participants an admin added.
 //! `deploy/check-monitoring.py` reads the names from this file.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -150,12 +150,8 @@ async fn publish_per_participant(coordinator: &Coordinator) {
     else {
         return;
     };
-    let mut sessions: HashMap<ParticipantId, u64> = HashMap::new();
-    for w in &workers {
-        *sessions.entry(w.participant.clone()).or_default() += 1;
-    }
     for (p, c, quarantined, open) in credit {
-        publish_budget(coordinator, &p, open, sessions.get(&p).copied().unwrap_or(0));
+        publish_budget(coordinator, &p, open);
         let p = p.to_string();
         metrics::gauge!("perft_participant_units", "participant" => p.clone()).set(c.units as f64);
         metrics::gauge!("perft_participant_leaves", "participant" => p.clone()).set(c.leaves as f64);
@@ -169,14 +165,14 @@ async fn publish_per_participant(coordinator: &Coordinator) {
 
 /// Gauges of `who`'s budget and what it holds of each resource
 /// (`perft_budget_limit` is not set for an unlimited resource).
-fn publish_budget(coordinator: &Coordinator, who: &ParticipantId, open: OpenUse, sessions: u64) {
+fn publish_budget(coordinator: &Coordinator, who: &ParticipantId, open: OpenUse) {
     let budget = coordinator.admission.budget(who);
     let principal = Principal::Participant(who.clone());
     for resource in Resource::ALL {
         let used = match resource {
             Resource::OpenJobs => open.jobs,
             Resource::OpenUnits => open.units,
-            Resource::Sessions => sessions,
+            Resource::Sessions => coordinator.admission.sessions_of(who),
             Resource::Streams => coordinator.admission.streams_of(&principal),
             Resource::DashboardSessions => coordinator.dashboard_sessions.of(who),
         };

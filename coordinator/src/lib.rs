@@ -397,18 +397,31 @@ impl Coordinator {
     async fn reap(&self, now: Instant) -> Result<(), Status> {
         let ttl = self.config.lease_ttl;
         let mut lost = Vec::new();
+        let mut lost_of: std::collections::HashMap<ParticipantId, u64> = std::collections::HashMap::new();
         self.workers.retain(|id, worker| {
             let alive = now.duration_since(worker.last_seen) < ttl;
             if !alive {
-                if worker.draining {
-                    tracing::info!(worker = %id, name = %worker.name, participant = %worker.participant, "worker left after draining");
-                } else {
-                    tracing::warn!(worker = %id, name = %worker.name, participant = %worker.participant, "worker lost: no heartbeat within the lease time");
+                self.admission.session_ended(&worker.participant);
+                let seen = lost_of.entry(worker.participant.clone()).or_default();
+                *seen += 1;
+                // A line a worker, up to a few of one participant a sweep:
+                // abandoned sessions by the thousand make one summary line.
+                if *seen <= LOST_LOGGED_PER_SWEEP {
+                    if worker.draining {
+                        tracing::info!(worker = %id, name = %worker.name, participant = %worker.participant, "worker left after draining");
+                    } else {
+                        tracing::warn!(worker = %id, name = %worker.name, participant = %worker.participant, "worker lost: no heartbeat within the lease time");
+                    }
                 }
                 lost.push(id.clone());
             }
             alive
         });
+        for (participant, sessions) in lost_of {
+            if sessions > LOST_LOGGED_PER_SWEEP {
+                tracing::warn!(%participant, sessions, "worker sessions of one participant ended at once (the first few logged one by one)");
+            }
+        }
         self.recount_owed().await?;
         let ((expired, overdue), commit) = self
             .change(move |jobs| (jobs.expire(&lost), jobs.lapse_overdue()))
@@ -431,6 +444,10 @@ impl Coordinator {
         self.durable(commit).await
     }
 }
+
+/// Lost workers of one participant logged one by one in a sweep; more
+/// make one line.
+const LOST_LOGGED_PER_SWEEP: u64 = 4;
 
 /// The job table as the journal holds it.
 fn rebuild(restored: jobs::Restored, policy: jobs::Policy) -> Jobs {

@@ -77,12 +77,12 @@ impl Coordinator {
             strikes,
             suspended,
             lost_votes_forgiven: credit.lost_votes_forgiven,
-            budget: self.budget_lines(&p.id, open, u64::from(machines)),
+            budget: self.budget_lines(&p.id, open),
         })
     }
 
     /// `who`'s budget beside what it holds, a line a resource.
-    fn budget_lines(&self, who: &ParticipantId, open: OpenUse, sessions: u64) -> Vec<pb::BudgetLine> {
+    fn budget_lines(&self, who: &ParticipantId, open: OpenUse) -> Vec<pb::BudgetLine> {
         let budget = self.admission.budget(who);
         let overrides = self.admission.overrides(who);
         Resource::ALL
@@ -91,7 +91,7 @@ impl Coordinator {
                 let used = match resource {
                     Resource::OpenJobs => open.jobs,
                     Resource::OpenUnits => open.units,
-                    Resource::Sessions => sessions,
+                    Resource::Sessions => self.admission.sessions_of(who),
                     Resource::Streams => self.admission.streams_of(&Principal::Participant(who.clone())),
                     Resource::DashboardSessions => self.dashboard_sessions.of(who),
                 };
@@ -248,6 +248,7 @@ impl Coordinator {
         self.workers.retain(|id, w| {
             let keep = w.participant != stored.id;
             if !keep {
+                self.admission.session_ended(&w.participant);
                 sessions.push(id.clone());
             }
             keep

@@ -14,7 +14,7 @@ use perft_core::shown;
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
-use crate::admission::{Principal, Resource};
+use crate::admission::Principal;
 use crate::count::MAX_KINDS;
 use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
 use crate::jobs::{Lessee, Reported};
@@ -119,19 +119,6 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         caller.may(Action::Work)?;
         let req = request.into_inner();
         let name = MachineName::parse(&req.name).map_err(Status::invalid_argument)?;
-        let live = self
-            .0
-            .workers
-            .iter()
-            .filter(|w| w.participant == caller.participant)
-            .count() as u64;
-        let budget = self.0.admission.budget(&caller.participant).sessions;
-        if live >= budget {
-            return Err(self
-                .0
-                .admission
-                .exhausted(&caller.participant, Resource::Sessions, live, budget));
-        }
         let only_job = if req.only_job.is_empty() {
             None
         } else {
@@ -147,6 +134,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         tracing::info!(worker = %id, %name, participant = %caller.participant, threads, only_job = ?only_job, "worker registered");
         let now = Instant::now();
         let label = Arc::from(format!("{}/{name} ({})", caller.participant, id.short()));
+        self.0.admission.open_session(&caller.participant)?;
         self.0.workers.insert(
             id.clone(),
             Worker {

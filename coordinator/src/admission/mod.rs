@@ -81,6 +81,9 @@ pub struct Admission {
     budgets: Budgets,
     overrides: RwLock<HashMap<ParticipantId, Overrides>>,
     streams: DashMap<Principal, u64>,
+    /// Live worker sessions of each participant (the worker registry is
+    /// the truth; this counts its entries, to check a budget in one step).
+    sessions: DashMap<ParticipantId, u64>,
     refusals: refusals::Refusals,
     /// One submit or resume at a time per participant: its budget check
     /// and the job it admits are one step.
@@ -93,6 +96,7 @@ impl Admission {
             budgets,
             overrides: RwLock::new(overrides.into_iter().collect()),
             streams: DashMap::new(),
+            sessions: DashMap::new(),
             refusals: refusals::Refusals::new(budgets.log_every),
             turns: DashMap::new(),
         }
@@ -246,6 +250,34 @@ impl Admission {
         })
     }
 
+    /// Charges a new worker session to `who`, or RESOURCE_EXHAUSTED past
+    /// its budget. The registry calls [`Admission::session_ended`] when
+    /// the session goes.
+    pub fn open_session(&self, who: &ParticipantId) -> Result<(), Status> {
+        let budget = self.budget(who).sessions;
+        let mut live = self.sessions.entry(who.clone()).or_insert(0);
+        if *live >= budget {
+            let held = *live;
+            drop(live);
+            return Err(self.exhausted(who, Resource::Sessions, held, budget));
+        }
+        *live += 1;
+        Ok(())
+    }
+
+    /// A worker session of `who` ended.
+    pub fn session_ended(&self, who: &ParticipantId) {
+        if let Some(mut live) = self.sessions.get_mut(who) {
+            *live = live.saturating_sub(1);
+        }
+        self.sessions.remove_if(who, |_, live| *live == 0);
+    }
+
+    /// Live worker sessions of `who`.
+    pub fn sessions_of(&self, who: &ParticipantId) -> u64 {
+        self.sessions.get(who).map_or(0, |n| *n)
+    }
+
     /// Streams `principal` holds now.
     pub fn streams_of(&self, principal: &Principal) -> u64 {
         self.streams.get(principal).map_or(0, |n| *n)
@@ -339,5 +371,25 @@ mod tests {
         drop(first);
         assert_eq!(admission.streams_of(&address), 1);
         let _again = admission.open_stream(address.clone()).unwrap();
+    }
+
+    #[test]
+    fn sessions_are_charged_up_to_the_budget_and_freed() {
+        let mut overrides = Overrides::default();
+        overrides.set(Resource::Sessions, Some(2)).unwrap();
+        let admission = Admission::new(Budgets::default(), vec![(alice(), overrides)]);
+        admission.open_session(&alice()).unwrap();
+        admission.open_session(&alice()).unwrap();
+        let refused = admission.open_session(&alice()).unwrap_err();
+        assert!(
+            refused
+                .message()
+                .contains("holds 2 worker sessions, its budget of 2"),
+            "{}",
+            refused.message()
+        );
+        admission.session_ended(&alice());
+        assert_eq!(admission.sessions_of(&alice()), 1);
+        admission.open_session(&alice()).unwrap();
     }
 }
