@@ -73,6 +73,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             max_total: args.max_connections as usize,
             max_per_peer: args.max_connections_per_peer as usize,
             first_request_timeout: Duration::from_secs(args.first_request_seconds),
+            ..perft_coordinator::ConnectionLimits::default()
         },
         budgets: perft_coordinator::admission::Budgets {
             participant: perft_coordinator::admission::Budget {

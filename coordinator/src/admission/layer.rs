@@ -101,8 +101,9 @@ where
         let verdict = self.participants.authenticate(header.as_deref());
         let peer = arrival(&request).map(|arrival| {
             arrival.state.mark_requested();
-            // An open coordinator proves nobody: everyone is its admin.
-            if verdict.is_ok() && header.is_some() {
+            // A credential proves the connection; so does any call to an
+            // open coordinator, whose every caller is its admin.
+            if verdict.is_ok() {
                 arrival.gate.prove(&arrival.state);
             }
             arrival.state.peer()

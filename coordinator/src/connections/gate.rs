@@ -1,15 +1,21 @@
 //! The count of open connections, in total and per peer address, and
 //! which of them have proven a credential. A connection is *unproven*
-//! until a call on it carries a valid credential: unproven ones may fill
-//! at most half of each cap, and when that half is full a new connection
-//! takes the place of the oldest unproven one (which is closed). So
-//! sockets that never authenticate, however many, cannot lock out an
-//! honest client of the same address, and never displace a proven one.
+//! until a call on it carries a valid credential. Once an unproven one
+//! has made a call without a credential, or has been open for the grace
+//! time without proving itself (an honest client calls within
+//! milliseconds), it may be *evicted*: closed to make room. A new
+//! connection that finds a cap full, or the unproven half of a cap full,
+//! takes the place of the oldest evictable one. So sockets that never
+//! authenticate, however many, cannot lock out an honest client of the
+//! same address for longer than the grace time, and never displace a
+//! proven one; a burst of honest clients connecting at once is not cut
+//! down before it could call.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use atomic_waker::AtomicWaker;
 
@@ -39,6 +45,7 @@ pub(crate) enum Full {
 pub(crate) struct ConnState {
     id: u64,
     key: IpAddr,
+    accepted: Instant,
     /// A request arrived on it (any, a health check too).
     requested: AtomicBool,
     /// A request on it carried a valid credential.
@@ -64,6 +71,12 @@ impl ConnState {
 
     pub(crate) fn is_proven(&self) -> bool {
         self.proven.load(Ordering::Acquire)
+    }
+
+    /// Unproven, and either it called without a credential or its grace
+    /// time passed.
+    fn evictable(&self, grace: Duration, now: Instant) -> bool {
+        !self.is_proven() && (self.requested() || now.duration_since(self.accepted) >= grace)
     }
 
     /// True once evicted; registers `waker` to hear of an eviction.
@@ -108,12 +121,21 @@ impl Counts {
         }
     }
 
-    fn oldest_unproven_of(&self, key: IpAddr) -> Option<u64> {
-        self.peers.get(&key)?.unproven.keys().next().copied()
+    /// The oldest evictable connection of `key`.
+    fn evictable_of(&self, key: IpAddr, grace: Duration, now: Instant) -> Option<u64> {
+        let peer = self.peers.get(&key)?;
+        peer.unproven
+            .iter()
+            .find(|(_, state)| state.evictable(grace, now))
+            .map(|(&id, _)| id)
     }
 
-    fn oldest_unproven(&self) -> Option<(u64, IpAddr)> {
-        self.unproven.iter().next().map(|(&id, &key)| (id, key))
+    /// The oldest evictable connection of any peer.
+    fn evictable(&self, grace: Duration, now: Instant) -> Option<(u64, IpAddr)> {
+        self.unproven.iter().find_map(|(&id, &key)| {
+            let state = self.peers.get(&key)?.unproven.get(&id)?;
+            state.evictable(grace, now).then_some((id, key))
+        })
     }
 }
 
@@ -145,31 +167,40 @@ impl Gate {
     }
 
     /// A slot for a new connection from `peer`, or why there is none. A
-    /// full cap, or a full unproven half, makes room by closing the oldest
-    /// unproven connection it counts; only proven ones refuse a newcomer.
+    /// full cap makes room by closing the oldest evictable connection it
+    /// counts, or refuses the newcomer when none is; a full unproven half
+    /// of a cap closes the oldest evictable one if there is one, and
+    /// admits the newcomer either way.
     pub(crate) fn admit(self: &Arc<Gate>, peer: IpAddr) -> Result<Slot, Full> {
         let key = peer_key(peer);
         let (peer_unproven_cap, total_unproven_cap) = self.unproven_caps();
+        let grace = self.limits.unproven_grace;
+        let now = Instant::now();
         let mut counts = self.lock();
         let peer_open = counts.peers.get(&key).map_or(0, |p| p.open);
         let peer_unproven = counts.peers.get(&key).map_or(0, |p| p.unproven.len());
-        if peer_open >= self.limits.max_per_peer || peer_unproven >= peer_unproven_cap {
-            let Some(oldest) = counts.oldest_unproven_of(key) else {
-                return Err(Full::Peer);
-            };
-            counts.evict(key, oldest);
+        let peer_full = peer_open >= self.limits.max_per_peer;
+        if peer_full || peer_unproven >= peer_unproven_cap {
+            match counts.evictable_of(key, grace, now) {
+                Some(oldest) => counts.evict(key, oldest),
+                None if peer_full => return Err(Full::Peer),
+                None => {}
+            }
         }
-        if counts.total >= self.limits.max_total || counts.unproven.len() >= total_unproven_cap {
-            let Some((oldest, its_peer)) = counts.oldest_unproven() else {
-                return Err(Full::Total);
-            };
-            counts.evict(its_peer, oldest);
+        let total_full = counts.total >= self.limits.max_total;
+        if total_full || counts.unproven.len() >= total_unproven_cap {
+            match counts.evictable(grace, now) {
+                Some((oldest, its_peer)) => counts.evict(its_peer, oldest),
+                None if total_full => return Err(Full::Total),
+                None => {}
+            }
         }
         let id = counts.next_id;
         counts.next_id += 1;
         let state = Arc::new(ConnState {
             id,
             key,
+            accepted: now,
             requested: AtomicBool::new(false),
             proven: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
@@ -206,12 +237,6 @@ impl Gate {
     /// Connections open now.
     pub(crate) fn open(&self) -> usize {
         self.lock().total
-    }
-
-    /// Unproven connections open now.
-    #[cfg(test)]
-    pub(crate) fn unproven(&self) -> usize {
-        self.lock().unproven.len()
     }
 }
 
@@ -251,6 +276,7 @@ impl Drop for Slot {
 #[cfg(test)]
 mod tests {
     use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    use std::time::Duration;
 
     use super::*;
 
@@ -288,11 +314,17 @@ mod tests {
         );
     }
 
+    /// A connection that called without a credential: evictable at once.
+    fn anonymous(gate: &Arc<Gate>, from: IpAddr) -> Slot {
+        let slot = gate.admit(from).unwrap();
+        slot.state.mark_requested();
+        slot
+    }
+
     #[test]
     fn unproven_connections_hold_half_and_the_oldest_makes_room() {
         let gate = Gate::new(limits(100, 8));
-        let silent: Vec<Slot> = (0..4).map(|_| gate.admit(ip(1)).unwrap()).collect();
-        assert_eq!(gate.unproven(), 4);
+        let silent: Vec<Slot> = (0..4).map(|_| anonymous(&gate, ip(1))).collect();
         // The fifth unproven one from the address closes the oldest.
         let honest = gate.admit(ip(1)).unwrap();
         let waker = std::task::Waker::noop();
@@ -302,7 +334,7 @@ mod tests {
         // Proven, the honest one is never evicted, and frees its unproven place.
         gate.prove(&honest.state);
         for _ in 0..20 {
-            let _ = gate.admit(ip(1)).unwrap();
+            let _ = anonymous(&gate, ip(1));
         }
         assert!(!honest.state.evicted(waker));
         drop(silent);
@@ -310,9 +342,28 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_of_new_connections_is_not_cut_down_before_it_could_call() {
+        let gate = Gate::new(limits(100, 8));
+        // Eight at once, none has called yet: all admitted (the unproven
+        // half is soft while nothing is evictable), the ninth refused.
+        let burst: Vec<Slot> = (0..8).map(|_| gate.admit(ip(1)).unwrap()).collect();
+        assert_eq!(gate.admit(ip(1)).unwrap_err(), Full::Peer);
+        let waker = std::task::Waker::noop();
+        assert!(burst.iter().all(|slot| !slot.state.evicted(waker)));
+        // Past the grace time, silence makes them evictable.
+        let quick = Gate::new(ConnectionLimits {
+            unproven_grace: Duration::ZERO,
+            ..limits(100, 8)
+        });
+        let silent: Vec<Slot> = (0..8).map(|_| quick.admit(ip(1)).unwrap()).collect();
+        let _honest = quick.admit(ip(1)).unwrap();
+        assert_eq!(silent.iter().filter(|s| s.state.evicted(waker)).count(), 5);
+    }
+
+    #[test]
     fn many_addresses_of_silent_sockets_cannot_fill_the_total() {
         let gate = Gate::new(limits(8, 8));
-        let silent: Vec<Slot> = (1..=8).map(|i| gate.admit(ip(i)).unwrap()).collect();
+        let silent: Vec<Slot> = (1..=8).map(|i| anonymous(&gate, ip(i))).collect();
         assert_eq!(gate.open(), 4, "unproven connections take half of the total");
         let honest = gate.admit(ip(200)).unwrap();
         gate.prove(&honest.state);

@@ -36,6 +36,10 @@ pub struct ConnectionLimits {
     /// A connection that has sent no request (a health check counts)
     /// this long after it was accepted is closed.
     pub first_request_timeout: Duration,
+    /// An unproven connection may be closed to make room for a new one
+    /// once it called without a credential, or this long after it was
+    /// accepted (an honest client calls within milliseconds).
+    pub unproven_grace: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -45,6 +49,7 @@ impl Default for ConnectionLimits {
             max_total: 4096,
             max_per_peer: 64,
             first_request_timeout: Duration::from_secs(5),
+            unproven_grace: Duration::from_secs(2),
         }
     }
 }
