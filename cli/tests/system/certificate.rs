@@ -2,16 +2,14 @@
 //! writes one, `perft audit` passes it at 100% and fails every kind of
 //! tampering, naming the unit (exit 1), or refuses a bad file (exit 2).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::tamper::{
+use crate::common::tamper::{
     audit_all, audit_with, every_impossible_count_fails_unsampled, every_kind_tampering_fails,
     every_tampering_fails, fails_sampled_naming, kinds_above_their_leaves_fail_unsampled, resealed,
 };
-use common::{PERFT, ok, refused};
+use crate::common::{PERFT, ok, refused};
 use perft_certificate::Certificate;
 
 fn perft(args: &[&str]) -> Output {
@@ -68,7 +66,7 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
     // Chess perft(5) by kind, against the Grand Chess Tree's row: the
     // certificate's total kinds are the published ones.
     let (path, leaves) = certified(dir.path(), "chess", 5, 2, &["--stats"]);
-    let row = common::published_stats_row(5);
+    let row = crate::common::published_stats_row(5);
     assert_eq!(leaves, row[0].1.to_string());
     let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(cert.version(), 2);

@@ -5,11 +5,9 @@
 //! exact and the job must show the units that were handed out again. The
 //! `--verify` run must have every unit decided by two machines.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Running, add_participant, divide_lines, perft, perft_as, try_serve, worker_as};
+use crate::common::{Running, add_participant, divide_lines, perft, perft_as, try_serve, worker_as};
 use perft_core::GameKind;
 
 const DEADLINE: Duration = Duration::from_secs(420);

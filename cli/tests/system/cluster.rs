@@ -1,9 +1,7 @@
 //! The service end to end: a real coordinator and two real worker processes
 //! on 127.0.0.1 (ephemeral port), driven through the `perft` CLI.
 
-mod common;
-
-use common::{Running, divide_lines, ok, perft, serve, worker};
+use crate::common::{Running, divide_lines, ok, perft, serve, worker};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("one JSON object")

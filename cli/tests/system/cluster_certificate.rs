@@ -3,14 +3,12 @@
 //! dashboard or a stopped coordinator's data dir) that audits clean at
 //! 100% and fails every kind of tampering.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::http::{agent, get, get_bytes, json};
-use common::tamper::{audit_all, every_tampering_fails, resealed};
-use common::{Running, add_participant, ok, perft_as, refused, serve_with_dashboard, worker_as};
+use crate::common::http::{agent, get, get_bytes, json};
+use crate::common::tamper::{audit_all, every_tampering_fails, resealed};
+use crate::common::{Running, add_participant, ok, perft_as, refused, serve_with_dashboard, worker_as};
 use perft_certificate::{Certificate, ParticipantId};
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
@@ -195,7 +193,7 @@ fn reversi_jobs_count_in_either_convention() {
     );
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = common::client_config_as(&c.url, &c.admin);
+        let config = crate::common::client_config_as(&c.url, &c.admin);
         let channel = config.endpoint().unwrap().connect().await.unwrap();
         let mut client =
             pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
@@ -381,7 +379,7 @@ fn a_job_that_is_not_done_has_no_certificate() {
     // A worker leases a unit and keeps it: the job runs.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let _held = runtime.block_on(async {
-        let mut worker = common::worker_client_as(&c.url, &c.workers[0]).await;
+        let mut worker = crate::common::worker_client_as(&c.url, &c.workers[0]).await;
         let session = worker
             .register(pb::RegisterRequest {
                 name: "holder".to_owned(),
@@ -447,7 +445,7 @@ fn a_job_of_units_is_checked_counted_and_read_back() {
     let per_unit = published(GameKind::Checkers, None, 5);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = common::client_config_as(&c.url, &c.admin);
+        let config = crate::common::client_config_as(&c.url, &c.admin);
         let channel = config.endpoint().unwrap().connect().await.unwrap();
         let mut client =
             pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
@@ -485,7 +483,7 @@ fn a_job_of_units_is_checked_counted_and_read_back() {
             .unwrap()
             .into_inner()
             .job_id;
-        assert!(common::wait_for(Duration::from_secs(30), || {
+        assert!(crate::common::wait_for(Duration::from_secs(30), || {
             ok(perft_as(&c.url, &c.reader, &["status", &id])).contains("state: done")
         }));
         let mut counts = Vec::new();

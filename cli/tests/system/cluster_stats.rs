@@ -3,9 +3,7 @@
 //! coordinator restart, show in `divide` (JSON and CSV); and a worker that
 //! sends kinds the job cannot have is refused whatever it forges.
 
-mod common;
-
-use common::{
+use crate::common::{
     Running, ok, perft, published_stats_row, refused, register_worker, serve, worker, worker_client,
 };
 use perft_core::{GameKind, Leaves};

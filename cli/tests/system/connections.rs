@@ -3,15 +3,13 @@
 //! the idle timeout, and a failing accept (no descriptor left) neither
 //! spins nor floods the log, while `perft list` from elsewhere answers.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{PERFT, Running, perft};
+use crate::common::{PERFT, Running, perft};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpSocket, TcpStream};
 

@@ -3,14 +3,12 @@
 //! headless Chromium reading the job page's divide table. Its token, TLS
 //! and hostile input: dashboard_security.rs.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::http::{agent, get, json};
-use common::{Running, divide_lines, ok, perft, serve_with_dashboard, worker};
+use crate::common::http::{agent, get, json};
+use crate::common::{Running, divide_lines, ok, perft, serve_with_dashboard, worker};
 
 /// Submits a job to the coordinator at `grpc` and waits until it is done.
 fn run_job(grpc: &str, args: &[&str]) -> String {
@@ -202,15 +200,15 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     // Verification counts participants: each machine is one.
-    let admin = common::add_participant(&data, dir.path(), "root", "admin");
-    let secret = |name: &str| common::add_participant(&data, dir.path(), name, "worker");
+    let admin = crate::common::add_participant(&data, dir.path(), "root", "admin");
+    let secret = |name: &str| crate::common::add_participant(&data, dir.path(), name, "worker");
     let (faulty, good1, good2) = (secret("faulty"), secret("good1"), secret("good2"));
     let (_server, address, dashboard) = serve_with_dashboard(&data, &[]);
     let grpc = format!("http://{address}");
     let bearer = format!("Bearer {}", std::fs::read_to_string(&admin).unwrap().trim());
     let auth = [("Authorization", bearer.as_str())];
     // The test-only fault injector: every third count it sends is wrong.
-    let _faulty = common::worker_with(
+    let _faulty = crate::common::worker_with(
         &grpc,
         "faulty",
         &["--token-file", faulty.to_str().unwrap()],
@@ -218,7 +216,7 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
             worker.env("PERFT_FAULT_EVERY", "3");
         },
     );
-    let _good1 = common::worker_as(&grpc, "good1", &good1, &[]);
+    let _good1 = crate::common::worker_as(&grpc, "good1", &good1, &[]);
     let submit = [
         "submit",
         "--game",
@@ -229,7 +227,9 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
         "4",
         "--verify",
     ];
-    let id = ok(common::perft_as(&grpc, &admin, &submit)).trim().to_owned();
+    let id = ok(crate::common::perft_as(&grpc, &admin, &submit))
+        .trim()
+        .to_owned();
     let http = agent();
     let url = format!("{dashboard}/api/jobs/{id}");
     // Two machines, so every decided unit has a faulty vote; once six are
@@ -243,8 +243,8 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
         assert!(Instant::now() < deadline, "six units decided in time");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _good2 = common::worker_as(&grpc, "good2", &good2, &[]);
-    ok(common::perft_as(&grpc, &admin, &["watch", &id]));
+    let _good2 = crate::common::worker_as(&grpc, "good2", &good2, &[]);
+    ok(crate::common::perft_as(&grpc, &admin, &["watch", &id]));
 
     let detail = json(&get(&http, &url, &auth).1);
     assert_eq!(detail["job"]["verify"], true);

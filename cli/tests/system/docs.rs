@@ -2,12 +2,10 @@
 //! definitions, accepted by the shells and man tools that read them, and a
 //! bad shell name is refused in one line with exit 2.
 
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::{PERFT, ok, refused};
+use crate::common::{PERFT, ok, refused};
 
 /// The subcommands a user types most; each must be offered and documented.
 const SUBCOMMANDS: [&str; 8] = [

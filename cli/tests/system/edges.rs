@@ -2,12 +2,10 @@
 //! breaks: a full stdout, a lost stderr, a bad TLS certificate, a
 //! coordinator that restarts under `perft watch`.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, worker, worker_with};
+use crate::common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, worker, worker_with};
 
 #[test]
 fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {

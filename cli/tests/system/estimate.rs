@@ -2,11 +2,9 @@
 //! Reversi perft(14) and checkers perft(18) (from `core/data`) fall inside
 //! the printed 99% interval. Fixed seeds, so the draw is the same each run.
 
-mod common;
-
 use std::process::Command;
 
-use common::{PERFT, ok, refused};
+use crate::common::{PERFT, ok, refused};
 use perft_core::GameKind;
 
 fn estimate(args: &[&str]) -> serde_json::Value {

@@ -4,9 +4,9 @@
 //! message (or harmlessly accepted); afterwards the coordinator still
 //! serves, and a real job counted by a real worker is exact.
 
-mod common;
-
-use common::{add_participant, client_config_as, ok, perft, perft_as, register_worker, serve, worker_as};
+use crate::common::{
+    add_participant, client_config_as, ok, perft, perft_as, register_worker, serve, worker_as,
+};
 use perft_core::{GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
@@ -123,7 +123,7 @@ async fn report(
 /// Calls with hostile `perft-protocol` headers (or none) are refused before
 /// anything is read, naming the protocol the coordinator speaks.
 async fn hostile_protocol_headers(url: &str) {
-    let channel = common::client_config(url)
+    let channel = crate::common::client_config(url)
         .endpoint()
         .unwrap()
         .connect()
@@ -617,23 +617,27 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
         .expect("published Reversi perft(8)");
     assert_eq!(divide["leaves"], expected.total.leaves.to_string());
     assert_eq!(divide["higher"], expected.total.higher.to_string());
-    let local: serde_json::Value = serde_json::from_str(&ok(std::process::Command::new(common::PERFT)
-        .args([
-            "run",
-            "--game",
-            "reversi",
-            "--depth",
-            "8",
-            "--format",
-            "json",
-            "--threads",
-            "1",
-            "--no-hash",
-        ])
-        .output()
-        .unwrap()))
-    .unwrap();
-    assert_eq!(common::divide_lines(&divide), common::divide_lines(&local));
+    let local: serde_json::Value =
+        serde_json::from_str(&ok(std::process::Command::new(crate::common::PERFT)
+            .args([
+                "run",
+                "--game",
+                "reversi",
+                "--depth",
+                "8",
+                "--format",
+                "json",
+                "--threads",
+                "1",
+                "--no-hash",
+            ])
+            .output()
+            .unwrap()))
+        .unwrap();
+    assert_eq!(
+        crate::common::divide_lines(&divide),
+        crate::common::divide_lines(&local)
+    );
     // The coordinator process is alive: it never crashed.
     assert!(
         server.0.try_wait().unwrap().is_none(),

@@ -6,14 +6,12 @@
 //! letting its leases lapse again and again, and a worker cannot park the
 //! units it holds behind reports that carry no new count.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{
+use crate::common::{
     Running, add_participant, ok, perft_as, register_worker, serve, wait_for, worker_as, worker_client_as,
 };
 use perft_core::{Checkers, Game, GameKind, Leaves};

@@ -5,14 +5,12 @@
 //! nothing; `--accept-journal-loss` goes on and says what was lost; a
 //! missing or garbled mark is refused. Real processes, a real journal.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{PERFT, Running, ok, perft, serve, worker};
+use crate::common::{PERFT, Running, ok, perft, serve, worker};
 
 fn size(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())

@@ -1,13 +1,11 @@
 //! What operators read: Prometheus metrics of the coordinator and a worker,
 //! and JSON logs for log collectors.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{PERFT, Running};
+use crate::common::{PERFT, Running};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -170,7 +168,7 @@ fn reflection_lists_the_services() {
     let dir = tempfile::tempdir().unwrap();
     let token = dir.path().join("token");
     std::fs::write(&token, "reflect-me").unwrap();
-    let (_server, address) = common::try_serve(
+    let (_server, address) = crate::common::try_serve(
         "127.0.0.1:0",
         dir.path(),
         &["--token-file", token.to_str().unwrap()],

@@ -6,19 +6,17 @@
 //! and what it decided is counted again; the last admin cannot be revoked;
 //! a revoked reader's live views end at their next update.
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{add_participant, ok, perft_as, serve, wait_for, worker_as, worker_client_as};
+use crate::common::{add_participant, ok, perft_as, serve, wait_for, worker_as, worker_client_as};
 use perft_core::{Game, GameKind, GameVisitor, Leaves};
 use perft_proto as pb;
 
 /// A coordinator with an admin and the given worker participants; returns
 /// it, its URL, the admin's secret file and each worker's.
 struct Cluster {
-    _server: common::Running,
+    _server: crate::common::Running,
     url: String,
     admin: PathBuf,
     secrets: Vec<PathBuf>,
@@ -349,7 +347,7 @@ async fn registrations_alone_do_not_grow_an_automatic_split() {
 }
 
 /// The process ended by itself within `limit`.
-fn exits_within(worker: &mut common::Running, limit: Duration) -> bool {
+fn exits_within(worker: &mut crate::common::Running, limit: Duration) -> bool {
     wait_for(limit, || worker.0.try_wait().unwrap().is_some())
 }
 
@@ -403,12 +401,12 @@ fn participant_verbs_refuse_bad_input_in_one_line() {
         (&["participant", "revoke", "nobody"][..], "no participant"),
     ] {
         let out = perft_as(&c.url, &c.admin, args);
-        let stderr = common::refused(&out);
+        let stderr = crate::common::refused(&out);
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
     // A worker may not manage participants.
     let out = perft_as(&c.url, &c.secrets[0], &["participant", "add", "x"]);
-    assert!(common::refused(&out).contains("may not manage"));
+    assert!(crate::common::refused(&out).contains("may not manage"));
 }
 
 /// A raw `ParticipantService` client of `url` carrying the credential in
@@ -417,7 +415,7 @@ async fn participant_client(
     url: &str,
     secret_file: &std::path::Path,
 ) -> pb::participant_service_client::ParticipantServiceClient<perft_proto::connect::AuthChannel> {
-    let config = common::client_config_as(url, secret_file);
+    let config = crate::common::client_config_as(url, secret_file);
     let channel = config.endpoint().unwrap().connect().await.unwrap();
     pb::participant_service_client::ParticipantServiceClient::with_interceptor(channel, config.interceptor())
 }
@@ -435,7 +433,7 @@ async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
     // Root is the only admin and no token is configured: refused, in one
     // line, as FAILED_PRECONDITION.
     let out = perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]);
-    let stderr = common::refused(&out);
+    let stderr = crate::common::refused(&out);
     assert!(stderr.contains("'root' is the last active admin"), "{stderr}");
     let mut root = participant_client(&c.url, &c.admin).await;
     let status = root.revoke_participant(revoke_request("root")).await.unwrap_err();
@@ -481,7 +479,7 @@ async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
         "{lost:?}"
     );
     let out = perft_as(&c.url, survivor, &["participant", "revoke", survivor_name]);
-    let stderr = common::refused(&out);
+    let stderr = crate::common::refused(&out);
     assert!(stderr.contains("last active admin"), "{stderr}");
     // Revoking one revoked already loses no admin: allowed.
     ok(perft_as(&c.url, survivor, &["participant", "revoke", revoked]));
@@ -507,13 +505,13 @@ type Arrival = (std::time::Instant, Option<Result<i32, tonic::Status>>);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revoked_reader_stops_seeing_the_job_at_its_next_update() {
-    use common::http::{agent, get};
+    use crate::common::http::{agent, get};
     let data = tempfile::tempdir().unwrap();
     let keys = tempfile::tempdir().unwrap();
     let admin = add_participant(data.path(), keys.path(), "root", "admin");
     let reader = add_participant(data.path(), keys.path(), "rita", "reader");
     let worker = add_participant(data.path(), keys.path(), "alice", "worker");
-    let (_server, address, dashboard) = common::serve_with_dashboard(data.path(), &[]);
+    let (_server, address, dashboard) = crate::common::serve_with_dashboard(data.path(), &[]);
     let url = format!("http://{address}");
     let id = ok(perft_as(
         &url,
@@ -533,7 +531,7 @@ async fn a_revoked_reader_stops_seeing_the_job_at_its_next_update() {
     let _alice = worker_as(&url, "alice-1", &worker, &[]);
 
     // Rita watches it on gRPC; every message is stamped as it arrives.
-    let config = common::client_config_as(&url, &reader);
+    let config = crate::common::client_config_as(&url, &reader);
     let channel = config.endpoint().unwrap().connect().await.unwrap();
     let mut client =
         pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());

@@ -3,12 +3,10 @@
 //! keep one request from exhausting the coordinator, and an open
 //! coordinator that closes for good once a participant is added.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{PERFT, Running, refused, try_serve};
+use crate::common::{PERFT, Running, refused, try_serve};
 use perft_proto as pb;
 use perft_proto::perft_service_client::PerftServiceClient;
 use perft_proto::worker_service_client::WorkerServiceClient;
@@ -172,7 +170,7 @@ fn limits_refuse_oversized_requests() {
     // A 5 MiB request is cut off at the message limit, before any work.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let status = runtime.block_on(async {
-        let mut client = common::perft_client(&url).await;
+        let mut client = crate::common::perft_client(&url).await;
         let huge = pb::SubmitJobRequest {
             game: pb::Game::Reversi.into(),
             position: "-".repeat(5 << 20),
@@ -249,7 +247,7 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
     let url = format!("http://{address}");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let channel = common::client_config(&url)
+        let channel = crate::common::client_config(&url)
             .endpoint()
             .unwrap()
             .connect()
@@ -296,14 +294,14 @@ fn callers_of_another_protocol_are_refused_with_the_version() {
         // The header of this release: served.
         let mut clients = PerftServiceClient::with_interceptor(channel.clone(), Version(Some("5")));
         let job = clients.submit_job(submit()).await.unwrap().into_inner().job_id;
-        let mut clients = common::perft_client(&url).await;
+        let mut clients = crate::common::perft_client(&url).await;
         let view = clients
             .get_job(pb::GetJobRequest { job_id: job })
             .await
             .unwrap()
             .into_inner();
         assert_eq!(view.game, i32::from(pb::Game::Reversi));
-        let mut workers = common::worker_client(&url).await;
+        let mut workers = crate::common::worker_client(&url).await;
         workers.register(register()).await.unwrap();
     });
     // The CLI speaks this release's protocol.
@@ -332,7 +330,7 @@ fn refused_unauthenticated(output: &Output) {
 
 #[test]
 fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
-    use common::http::{agent, get};
+    use crate::common::http::{agent, get};
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let secret = |name: &str| dir.path().join(format!("{name}.secret"));
@@ -341,10 +339,10 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
     let http = agent();
 
     // Started open: no credential is the admin `anonymous`, which adds root.
-    let (server, address, dashboard) = common::serve_with_dashboard(&data, &[]);
+    let (server, address, dashboard) = crate::common::serve_with_dashboard(&data, &[]);
     let url = format!("http://{address}");
     assert_eq!(get(&http, &format!("{dashboard}/api/jobs"), &[]).0, 200);
-    common::ok(anonymous(
+    crate::common::ok(anonymous(
         &url,
         &[
             "participant",
@@ -360,7 +358,7 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
     refused_unauthenticated(&anonymous(&url, &["list"]));
     assert_eq!(get(&http, &format!("{dashboard}/api/jobs"), &[]).0, 401);
     // Root adds bob and revokes him.
-    common::ok(common::perft_as(
+    crate::common::ok(crate::common::perft_as(
         &url,
         &root,
         &[
@@ -371,14 +369,22 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
             bob.to_str().unwrap(),
         ],
     ));
-    common::ok(common::perft_as(&url, &root, &["participant", "revoke", "bob"]));
+    crate::common::ok(crate::common::perft_as(
+        &url,
+        &root,
+        &["participant", "revoke", "bob"],
+    ));
     drop(server);
 
     // With the shared token, the operator revokes root, the last participant.
-    let (server, url) = common::serve(&data, &["--token-file", token.to_str().unwrap()]);
-    common::ok(common::perft_as(&url, &token, &["participant", "revoke", "root"]));
+    let (server, url) = crate::common::serve(&data, &["--token-file", token.to_str().unwrap()]);
+    crate::common::ok(crate::common::perft_as(
+        &url,
+        &token,
+        &["participant", "revoke", "root"],
+    ));
     drop(server);
-    let listed = common::ok(perft(&[
+    let listed = crate::common::ok(perft(&[
         "participant",
         "list",
         "--data-dir",
@@ -397,7 +403,7 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
 
     // Started without a token again, every participant revoked: nothing is
     // open. No credential reads nothing, adds nobody, sees no dashboard.
-    let (_server, address, dashboard) = common::serve_with_dashboard(&data, &[]);
+    let (_server, address, dashboard) = crate::common::serve_with_dashboard(&data, &[]);
     let url = format!("http://{address}");
     refused_unauthenticated(&anonymous(&url, &["list"]));
     refused_unauthenticated(&anonymous(
@@ -411,7 +417,7 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
     }
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = common::client_config(&url);
+        let config = crate::common::client_config(&url);
         let channel = config.endpoint().unwrap().connect().await.unwrap();
         let mut participants = pb::participant_service_client::ParticipantServiceClient::with_interceptor(
             channel,
@@ -425,7 +431,7 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
             .await
             .unwrap_err();
         assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
-        let status = common::perft_client(&url)
+        let status = crate::common::perft_client(&url)
             .await
             .list_jobs(pb::ListJobsRequest::default())
             .await
@@ -434,7 +440,7 @@ fn an_open_coordinator_closes_for_good_once_a_participant_is_added() {
     });
     // The revoked secrets open nothing either.
     for secret in [&root, &bob] {
-        let stderr = refused(&common::perft_as(&url, secret, &["list"]));
+        let stderr = refused(&crate::common::perft_as(&url, secret, &["list"]));
         assert!(stderr.contains("revoked"), "{stderr}");
     }
 }

@@ -3,12 +3,10 @@
 //! delete` removes a finished job entirely; a plan that would not fit the
 //! data dir is refused. Real processes, a real journal file.
 
-mod common;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{ok, perft, refused, serve, try_serve_with, worker};
+use crate::common::{ok, perft, refused, serve, try_serve_with, worker};
 
 /// Bytes of the journal on disk: the database and its write-ahead log.
 fn journal_bytes(data: &Path) -> u64 {

@@ -3,11 +3,9 @@
 //! per first move as well as in total; bad combinations refused with one
 //! line and exit code 2.
 
-mod common;
-
 use std::process::{Command, Output};
 
-use common::published_stats_row as published_row;
+use crate::common::published_stats_row as published_row;
 
 fn perft(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perft"))

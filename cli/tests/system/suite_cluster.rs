@@ -2,11 +2,9 @@
 //! coordinator and a worker with credentials of their own) gives the same
 //! table as on this machine, and a wrong count still exits 1.
 
-mod common;
-
 use std::path::Path;
 
-use common::{add_participant, perft_as, serve, worker_as};
+use crate::common::{add_participant, perft_as, serve, worker_as};
 
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

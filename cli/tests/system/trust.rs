@@ -4,13 +4,11 @@
 //! dir, checksummed counts), plans are bounded, failed jobs resume, and
 //! loadgen never touches a real job.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, wait_for, worker};
+use crate::common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, wait_for, worker};
 use perft_core::GameKind;
 
 /// `perft status` as (state, units done, units total).
@@ -59,11 +57,11 @@ fn assert_published_checkers(url: &str, job: &str, depth: u32) {
 fn one_participant_restarted_under_its_name_never_verifies_itself() {
     let data = tempfile::tempdir().unwrap();
     let keys = tempfile::tempdir().unwrap();
-    let admin = common::add_participant(data.path(), keys.path(), "root", "admin");
-    let a = common::add_participant(data.path(), keys.path(), "owner-a", "worker");
-    let b = common::add_participant(data.path(), keys.path(), "owner-b", "worker");
+    let admin = crate::common::add_participant(data.path(), keys.path(), "root", "admin");
+    let a = crate::common::add_participant(data.path(), keys.path(), "owner-a", "worker");
+    let b = crate::common::add_participant(data.path(), keys.path(), "owner-b", "worker");
     let (_server, url) = serve(data.path(), &["--lease-seconds", "2"]);
-    let job = ok(common::perft_as(
+    let job = ok(crate::common::perft_as(
         &url,
         &admin,
         &[
@@ -80,7 +78,7 @@ fn one_participant_restarted_under_its_name_never_verifies_itself() {
     .trim()
     .to_owned();
     let units_done = || {
-        let text = ok(common::perft_as(&url, &admin, &["status", &job]));
+        let text = ok(crate::common::perft_as(&url, &admin, &["status", &job]));
         let units = text
             .lines()
             .find_map(|l| l.strip_prefix("units: "))
@@ -88,17 +86,17 @@ fn one_participant_restarted_under_its_name_never_verifies_itself() {
             .to_owned();
         units.split_once('/').unwrap().0.parse::<u64>().unwrap()
     };
-    let mut first = common::worker_as(&url, "machine-a", &a, &[]);
+    let mut first = crate::common::worker_as(&url, "machine-a", &a, &[]);
     std::thread::sleep(Duration::from_secs(3));
     first.kill();
     // The same owner again, on a new session and another machine name.
-    let _again = common::worker_as(&url, "machine-a2", &a, &[]);
+    let _again = crate::common::worker_as(&url, "machine-a2", &a, &[]);
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(units_done(), 0, "no unit decided by one participant");
     // A second participant joins: every unit gets its second vote.
-    let _second = common::worker_as(&url, "machine-b", &b, &[]);
-    ok(common::perft_as(&url, &admin, &["watch", &job]));
-    let divide: serde_json::Value = serde_json::from_str(&ok(common::perft_as(
+    let _second = crate::common::worker_as(&url, "machine-b", &b, &[]);
+    ok(crate::common::perft_as(&url, &admin, &["watch", &job]));
+    let divide: serde_json::Value = serde_json::from_str(&ok(crate::common::perft_as(
         &url,
         &admin,
         &["divide", &job, "--format", "json"],
@@ -315,7 +313,7 @@ fn a_failed_job_resumes_with_its_counts() {
     // dying with them, until the job fails.
     runtime.block_on(async {
         use perft_proto as pb;
-        let mut workers = common::worker_client(&url).await;
+        let mut workers = crate::common::worker_client(&url).await;
         let mut counted = false;
         for round in 0..40 {
             let id = workers

@@ -3,9 +3,7 @@
 //! `fixtures/journal-schema-6/README.md`) is upgraded in place at start,
 //! and every job ends exact, the verified one with its restored votes.
 
-mod common;
-
-use common::{perft_as, serve, wait_for, worker_as};
+use crate::common::{perft_as, serve, wait_for, worker_as};
 use perft_core::GameKind;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/journal-schema-6");

@@ -3,12 +3,10 @@
 //! every one: the divide table is exact and each fault is listed as a
 //! disagreement naming the faulty worker.
 
-mod common;
-
 use std::io::Read;
 use std::process::Stdio;
 
-use common::{add_participant, ok, perft_as, serve, worker_as, worker_with};
+use crate::common::{add_participant, ok, perft_as, serve, worker_as, worker_with};
 
 #[test]
 fn verification_catches_every_injected_fault() {

@@ -278,7 +278,7 @@ pub fn wait_for(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> b
 /// (`core/data/chess-start-stats.tsv`): (column, value) pairs after the
 /// depth column, leaves first.
 pub fn published_stats_row(depth: u32) -> Vec<(&'static str, u128)> {
-    const START_STATS: &str = include_str!("../../../core/data/chess-start-stats.tsv");
+    const START_STATS: &str = include_str!("../../../../core/data/chess-start-stats.tsv");
     let mut lines = START_STATS.lines().filter(|line| !line.starts_with('#'));
     let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
     let row = lines
