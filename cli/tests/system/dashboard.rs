@@ -78,6 +78,10 @@ fn api_reports_jobs_divides_and_workers_and_pages_are_embedded() {
     assert_eq!(w1["name"], "w1");
     assert_eq!(w1["threads"], 1);
     assert_eq!(w1["status"], "active");
+    // An open coordinator has no participants: the budget table is empty.
+    let (status, body) = get(&http, &format!("{dashboard}/api/participants"), &[]);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["participants"], serde_json::json!([]));
 
     // The pages and their assets come from the binary.
     for (path, kind, needle) in [

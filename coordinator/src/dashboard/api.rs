@@ -460,3 +460,51 @@ pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
     }));
     Json(WorkersJson { workers: out }).into_response()
 }
+
+#[derive(Debug, Serialize)]
+struct BudgetJson {
+    resource: String,
+    used: u64,
+    /// Null when unlimited.
+    limit: Option<u64>,
+    overridden: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ParticipantJson {
+    name: String,
+    revoked: bool,
+    budget: Vec<BudgetJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct ParticipantsJson {
+    participants: Vec<ParticipantJson>,
+}
+
+/// `GET /api/participants`: every participant's budget beside what it
+/// holds now.
+pub(super) async fn participants(State(dash): State<Arc<Dash>>) -> Response {
+    let listed = match source::participants_with_budget(&dash.coordinator).await {
+        Ok(listed) => listed,
+        Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &e),
+    };
+    let participants = listed
+        .into_iter()
+        .map(|p| ParticipantJson {
+            name: p.name,
+            revoked: p.revoked,
+            budget: p
+                .budget
+                .into_iter()
+                .map(|line| BudgetJson {
+                    limit: (!line.unlimited).then_some(line.limit),
+                    resource: line.resource,
+                    used: line.used,
+                    overridden: line.overridden,
+                })
+                .collect(),
+        })
+        .collect();
+    Json(ParticipantsJson { participants }).into_response()
+}

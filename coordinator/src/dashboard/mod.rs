@@ -112,7 +112,7 @@ async fn not_found(request: Request) -> Response {
     refuse(
         StatusCode::NOT_FOUND,
         &format!(
-            "no page '{}': the dashboard has /, /jobs/ID, /workers and /api/jobs, /api/jobs/ID, /api/jobs/ID/certificate, /api/workers",
+            "no page '{}': the dashboard has /, /jobs/ID, /workers and /api/jobs, /api/jobs/ID, /api/jobs/ID/certificate, /api/workers, /api/participants",
             perft_core::shown(request.uri().path())
         ),
     )
@@ -136,6 +136,7 @@ fn router(dash: Arc<Dash>) -> Router {
         .route("/api/jobs/{id}", get(api::job))
         .route("/api/jobs/{id}/certificate", get(api::certificate))
         .route("/api/workers", get(api::workers))
+        .route("/api/participants", get(api::participants))
         .fallback(not_found)
         .method_not_allowed_fallback(read_only)
         .layer(middleware::from_fn_with_state(Arc::clone(&dash), auth::guard))

@@ -161,6 +161,23 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
     workers
 }
 
+/// Every participant with its budget lines, as `perft participant list`
+/// gets them.
+pub(super) async fn participants_with_budget(
+    coordinator: &Coordinator,
+) -> Result<Vec<perft_proto::Participant>, String> {
+    let mut out = Vec::new();
+    for p in coordinator.participants.list() {
+        out.push(
+            coordinator
+                .participant_message(&p)
+                .await
+                .map_err(|status| status.message().to_owned())?,
+        );
+    }
+    Ok(out)
+}
+
 /// Who the coordinator lets in: the participants and the shared token.
 pub(super) fn participants(coordinator: &Coordinator) -> &crate::participants::Participants {
     &coordinator.participants

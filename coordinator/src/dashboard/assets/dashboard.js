@@ -261,6 +261,16 @@ async function workersPage() {
   });
   fill(el('workers').tBodies[0], rows);
   el('empty').hidden = rows.length > 0;
+  const budgets = await api('/api/participants');
+  const order = ['open_jobs', 'open_units', 'sessions', 'streams', 'dashboard_sessions'];
+  fill(el('budgets').tBodies[0], budgets.participants.filter((p) => !p.revoked).map((p) => row(
+    [cell('td', p.name)].concat(order.map((resource) => {
+      const line = p.budget.find((b) => b.resource === resource);
+      if (!line) return cell('td', '-', 'num');
+      const limit = line.limit === null ? 'unlimited' : grouped(line.limit);
+      return cell('td', grouped(line.used) + ' / ' + limit + (line.overridden ? '*' : ''), 'num');
+    })),
+  )));
 }
 
 const pages = { jobs: jobsPage, job: jobPage, workers: workersPage };
