@@ -288,7 +288,7 @@ impl Participants {
     /// caller journals the record, then [`Participants::insert`]s it.
     pub fn mint(&self, name: &str, role: Role) -> Result<(StoredParticipant, Secret), ParticipantError> {
         let id = ParticipantId::parse(name).map_err(ParticipantError::BadName)?;
-        if [ParticipantId::OPERATOR, ParticipantId::ANONYMOUS].contains(&id.as_str()) {
+        if id.is_builtin() {
             return Err(ParticipantError::Builtin(id));
         }
         if self.read().contains_key(&id) {
@@ -313,7 +313,7 @@ impl Participants {
     /// The record of `name`, for revoking it.
     pub fn get(&self, name: &str) -> Result<StoredParticipant, ParticipantError> {
         let id = ParticipantId::parse(name).map_err(ParticipantError::BadName)?;
-        if [ParticipantId::OPERATOR, ParticipantId::ANONYMOUS].contains(&id.as_str()) {
+        if id.is_builtin() {
             return Err(ParticipantError::Builtin(id));
         }
         self.read()
