@@ -3,13 +3,10 @@
 //! is compared with a naive square-by-square reference mover written here
 //! (no bitboards, no shared code with the engine).
 
-#[path = "reference/reversi.rs"]
-mod reference;
-
+use crate::reference::reversi::{cells_of, reference_perft};
 use perft_core::{Counter, Game, Leaves, Reversi, TranspositionTable, divide, perft};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use reference::{cells_of, reference_perft};
 
 /// A board text with `X` and `O` on the named squares.
 fn board(dark: &[&str], light: &[&str], side: char) -> String {
@@ -171,7 +168,7 @@ fn the_reference_agrees_with_the_published_start() {
 /// reference mover's, to depth 6.
 #[test]
 fn the_reversi_suite_matches_the_reference() {
-    let suite = perft_core::parse_suite(include_str!("../data/reversi-suite.epd")).unwrap();
+    let suite = perft_core::parse_suite(include_str!("../../data/reversi-suite.epd")).unwrap();
     assert_eq!(suite.len(), 5);
     for line in suite {
         for &(depth, expected) in line.expected.iter().filter(|&&(d, _)| d <= 6) {

@@ -3,11 +3,7 @@
 //! conventions; the leaf totals against the plain count; every kernel,
 //! with and without a table, and the planned divide against the raw one.
 
-#[path = "reference/checkers.rs"]
-mod checkers_reference;
-#[path = "reference/reversi.rs"]
-mod reversi_reference;
-
+use crate::reference::{checkers, reversi};
 use perft_core::checkers::CheckersStats;
 use perft_core::reversi::ReversiStats;
 use perft_core::stats::{StatsRequestError, divide_stats_parallel, divide_stats_plan, weighted_stats_sum};
@@ -69,13 +65,13 @@ fn reversi_statistics_match_the_reference_in_both_conventions() {
     let mut texts: Vec<String> = (0..40).map(|_| late_reversi(&mut rng)).collect();
     texts.push(Reversi::start().to_string());
     for text in &texts {
-        let cells = reversi_reference::cells_of(text);
+        let cells = reversi::cells_of(text);
         let pos: Reversi = text.parse().expect("a valid board");
         for depth in 0..=6 {
             let bik = engine(&pos, depth);
             let oeis = engine(&ReversiOeis(pos), depth);
             for (stats, is_bik) in [(bik, true), (oeis, false)] {
-                let reference = reversi_reference::reference_stats(&cells, depth, is_bik, false);
+                let reference = reversi::reference_stats(&cells, depth, is_bik, false);
                 let expected = LeafStats {
                     leaves: reference.leaves,
                     kinds: ReversiStats {
@@ -150,7 +146,7 @@ fn random_checkers(rng: &mut StdRng) -> String {
 }
 
 fn checkers_expected(fen: &str, depth: u32) -> LeafStats<CheckersStats> {
-    let reference = checkers_reference::reference_stats(&checkers_reference::parse(fen), depth);
+    let reference = checkers::reference_stats(&checkers::parse(fen), depth);
     LeafStats {
         leaves: Leaves::full(reference.leaves),
         kinds: CheckersStats {
@@ -163,16 +159,16 @@ fn checkers_expected(fen: &str, depth: u32) -> LeafStats<CheckersStats> {
 
 #[test]
 fn checkers_reference_agrees_with_the_published_start() {
-    let start = checkers_reference::parse("B:W21-32:B1-12");
+    let start = checkers::parse("B:W21-32:B1-12");
     let leaves: Vec<u128> = (0..=7)
-        .map(|d| checkers_reference::reference_stats(&start, d).leaves)
+        .map(|d| checkers::reference_stats(&start, d).leaves)
         .collect();
     assert_eq!(leaves, [1, 7, 49, 302, 1469, 7361, 36768, 179740]);
 }
 
 #[test]
 fn checkers_statistics_match_the_reference() {
-    let mut fens: Vec<String> = perft_core::parse_suite(include_str!("../data/checkers-suite.epd"))
+    let mut fens: Vec<String> = perft_core::parse_suite(include_str!("../../data/checkers-suite.epd"))
         .expect("the shipped suite parses")
         .into_iter()
         .map(|line| line.position)

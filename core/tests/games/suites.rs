@@ -32,21 +32,21 @@ fn check_suite<G: Game>(suite: &str, max_depth: u32) -> usize {
 
 #[test]
 fn the_chess_suite_to_depth_4() {
-    let checked = check_suite::<Chess>(include_str!("../data/chess-suite.epd"), 4);
+    let checked = check_suite::<Chess>(include_str!("../../data/chess-suite.epd"), 4);
     assert!(checked > 400, "{checked} counts");
 }
 
 #[test]
 fn the_reversi_suite_in_full() {
     assert_eq!(
-        check_suite::<Reversi>(include_str!("../data/reversi-suite.epd"), 8),
+        check_suite::<Reversi>(include_str!("../../data/reversi-suite.epd"), 8),
         40
     );
 }
 
 #[test]
 fn the_checkers_suite_in_full_and_its_start_as_published() {
-    let suite = include_str!("../data/checkers-suite.epd");
+    let suite = include_str!("../../data/checkers-suite.epd");
     assert_eq!(check_suite::<Checkers>(suite, 9), 45);
     let start = &parse_suite(suite).unwrap()[0];
     assert_eq!(start.position.parse::<Checkers>().unwrap(), Checkers::start());

@@ -9,8 +9,8 @@ use perft_core::chess::published_rows;
 use perft_core::stats::divide_stats_parallel;
 use perft_core::{Chess, Game, LeafStats, NamedStats, StatsTable, divide_stats, perft, perft_stats};
 
-const START_STATS: &str = include_str!("../data/chess-start-stats.tsv");
-const CPW_STATS: &str = include_str!("../data/chess-cpw-stats.tsv");
+const START_STATS: &str = include_str!("../../data/chess-start-stats.tsv");
+const CPW_STATS: &str = include_str!("../../data/chess-cpw-stats.tsv");
 
 /// A table's rows as (column name, value) pairs; comments skipped.
 fn table(tsv: &'static str) -> Vec<Vec<(&'static str, &'static str)>> {

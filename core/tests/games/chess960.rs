@@ -5,7 +5,7 @@
 
 use perft_core::{Chess, Game, Leaves, parse_suite, perft};
 
-const CHESS960: &str = include_str!("../data/chess960.epd");
+const CHESS960: &str = include_str!("../../data/chess960.epd");
 
 fn parse(fen: &str) -> Chess {
     fen.parse()

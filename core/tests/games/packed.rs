@@ -169,7 +169,7 @@ fn checkers_round_trips_and_refuses_noise() {
 #[test]
 fn chess_round_trips_and_refuses_noise() {
     let mut positions = playout_positions::<Chess>(3, 150, 200);
-    let published = include_str!("../data/chess-published.tsv");
+    let published = include_str!("../../data/chess-published.tsv");
     let fens = published
         .lines()
         .filter(|line| !line.starts_with('#') && !line.starts_with("name"))
