@@ -231,6 +231,7 @@ impl Journal {
             committed: sequence,
             mark_path,
             mark_failing: false,
+            mark_file: None,
         };
         let restored = restored(&conn, &path)?;
         let participants = participants::load(&conn, &path)?;

@@ -50,15 +50,32 @@ pub(super) struct Sequence {
     pub(super) mark_path: PathBuf,
     /// Whether the last mark write failed (logged once per streak).
     pub(super) mark_failing: bool,
+    /// The mark, held open once a commit wrote it (reopened after a failure).
+    pub(super) mark_file: Option<mark::MarkFile>,
 }
 
 impl Sequence {
     /// Writes the mark after a durable commit. A failure is logged, not
     /// fatal: the mark then lags the journal, which it may.
     fn mark(&mut self) {
-        match mark::write(&self.mark_path, self.committed) {
+        let written = match &mut self.mark_file {
+            Some(file) => file.set(self.committed),
+            // Opened at the first commit; made afresh if it went missing.
+            None => mark::MarkFile::open(&self.mark_path)
+                .or_else(|_| {
+                    mark::write(&self.mark_path, self.committed)?;
+                    mark::MarkFile::open(&self.mark_path)
+                })
+                .and_then(|mut file| {
+                    file.set(self.committed)?;
+                    self.mark_file = Some(file);
+                    Ok(())
+                }),
+        };
+        match written {
             Ok(()) => self.mark_failing = false,
             Err(e) => {
+                self.mark_file = None;
                 if !self.mark_failing {
                     tracing::warn!(mark = %self.mark_path.display(), error = %e, "journal: cannot write the commit mark; it lags the journal until it can");
                 }
