@@ -13,6 +13,7 @@
 
 mod apply;
 mod budgets;
+mod check;
 mod codec;
 mod commit;
 mod compact;
@@ -35,6 +36,7 @@ use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op, Restored, RestoredJob};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
+pub use check::{CheckError, Checked, Finding, Level, check};
 pub use commit::Commit;
 use commit::Progress;
 pub use finished::{DecidedCount, FinishedError, FinishedJob};
