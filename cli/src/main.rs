@@ -13,6 +13,7 @@ mod docs;
 mod engine;
 mod error;
 mod estimate;
+mod journal;
 mod loadgen;
 mod participants;
 mod progress;
@@ -66,6 +67,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::check(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
         Command::Health(args) => client::health(&args),
+        Command::Backup(args) => journal::backup(&args),
+        Command::Journal(command) => journal::journal(&command),
         Command::Participant(command) => participants::participant(&command),
         Command::Completions(args) => docs::completions(&args),
         Command::Man(args) => docs::man(&args),

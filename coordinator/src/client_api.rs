@@ -510,6 +510,15 @@ impl pb::perft_service_server::PerftService for ClientApi {
         let id = job_id(&request.into_inner().job_id)?;
         self.delete(id).await.map(Response::new)
     }
+
+    async fn backup_journal(
+        &self,
+        request: Request<pb::BackupJournalRequest>,
+    ) -> Result<Response<pb::BackupJournalResponse>, Status> {
+        Caller::of(&request)?.may(Action::Manage)?;
+        let dir = request.into_inner().dir;
+        self.0.backup(dir).await.map(Response::new)
+    }
 }
 
 impl ClientApi {

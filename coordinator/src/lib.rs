@@ -2,6 +2,7 @@
 //! sums their counts into divide tables and serves progress.
 
 pub mod admission;
+mod backup;
 pub mod certify;
 mod client_api;
 pub mod clock;
@@ -209,6 +210,8 @@ pub(crate) struct Coordinator {
     changed: watch::Sender<u64>,
     /// Turns to make a certificate ([`certify::AT_ONCE`] at a time).
     certificates: tokio::sync::Semaphore,
+    /// The one turn to write a copy of the journal (`perft backup`).
+    backups: Arc<tokio::sync::Semaphore>,
     /// Set when a journal write failed: writes are refused (Unavailable)
     /// and health says NOT_SERVING until the state is rebuilt from the
     /// journal and a write goes through again.
@@ -242,6 +245,7 @@ impl Coordinator {
             workers: DashMap::new(),
             changed: watch::Sender::new(0),
             certificates: tokio::sync::Semaphore::new(certify::AT_ONCE),
+            backups: Arc::new(tokio::sync::Semaphore::new(1)),
             degraded: AtomicBool::new(false),
             stale: AtomicBool::new(false),
             health: HealthReporter::new(),

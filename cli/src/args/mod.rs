@@ -3,6 +3,7 @@
 
 mod cluster;
 mod engine;
+mod journal;
 mod local;
 mod participant;
 mod values;
@@ -14,6 +15,7 @@ pub use cluster::{
     SubmitArgs, WorkerArgs, read_pem,
 };
 pub use engine::{EngineArgs, TableChoice, available_memory_bytes};
+pub use journal::{BackupArgs, JournalCheckArgs, JournalCommand};
 pub use local::{
     AuditArgs, BenchArgs, BenchCaseArgs, CheckArgs, EstimateArgs, PerftreeArgs, RunArgs, SuiteArgs,
     VerifyArgs,
@@ -95,6 +97,15 @@ pub enum Command {
     Loadgen(LoadgenArgs),
     /// Ask a coordinator's gRPC health service; exit 0 when it serves.
     Health(HealthArgs),
+    /// Write a consistent copy of a running coordinator's journal, with its
+    /// own commit mark, into DIR on the coordinator's machine (admin);
+    /// `perft serve --data-dir DIR` starts from it. The copy holds the
+    /// lease key and the credentials' hashes: keep it as secret as the
+    /// data dir.
+    Backup(BackupArgs),
+    /// Check a stopped data dir or a copy offline (`perft journal check DIR`).
+    #[command(subcommand)]
+    Journal(JournalCommand),
     /// Manage participants: who may work, submit and read, each with its
     /// own secret (admin credential, or offline with --data-dir).
     #[command(subcommand)]

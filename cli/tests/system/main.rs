@@ -4,6 +4,7 @@
 
 mod common;
 
+mod backup;
 mod certificate;
 mod chaos;
 mod cluster;

@@ -11,7 +11,7 @@ use super::codec::checksum;
 use crate::admission::Overrides;
 use crate::ids::ParticipantId;
 
-fn row_checksum(participant: &str, figures: &str) -> i64 {
+pub(super) fn row_checksum(participant: &str, figures: &str) -> i64 {
     checksum(&[b"budget", participant.as_bytes(), figures.as_bytes()])
 }
 

@@ -77,8 +77,12 @@ pub(super) fn step(conn: &Connection) -> bool {
     if free_pages(conn) > 0 {
         return true;
     }
-    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
-        tracing::warn!(error = %e, "journal: cannot truncate the write-ahead log");
+    // Without waiting for readers: a long one (a backup being written, a
+    // certificate being read) would hold the journal's thread, and every
+    // commit behind it, for the busy timeout. The periodic checkpoint
+    // truncates the log once the reader is gone.
+    if let Err(e) = super::writer::checkpoint(conn, false) {
+        tracing::debug!(error = %e, "journal: cannot truncate the write-ahead log yet");
     }
     false
 }

@@ -16,7 +16,7 @@ use super::restore::errors;
 use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::RestoredJob;
 
-fn floor_checksum(job_id: &JobId, unit_id: UnitId, floor: Epoch) -> i64 {
+pub(super) fn floor_checksum(job_id: &JobId, unit_id: UnitId, floor: Epoch) -> i64 {
     checksum(&[
         job_id.as_str().as_bytes(),
         b"floor",
@@ -25,7 +25,7 @@ fn floor_checksum(job_id: &JobId, unit_id: UnitId, floor: Epoch) -> i64 {
     ])
 }
 
-fn bar_checksum(job_id: &JobId, unit_id: UnitId, participant: &str) -> i64 {
+pub(super) fn bar_checksum(job_id: &JobId, unit_id: UnitId, participant: &str) -> i64 {
     checksum(&[
         job_id.as_str().as_bytes(),
         b"bar",

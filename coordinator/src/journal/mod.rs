@@ -12,7 +12,9 @@
 //! so the journal never holds a change whose cause it lost.
 
 mod apply;
+mod backup;
 mod budgets;
+mod check;
 mod codec;
 mod commit;
 mod compact;
@@ -35,6 +37,8 @@ use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op, Restored, RestoredJob};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
+pub use backup::{Backup, BackupError};
+pub use check::{CheckError, Checked, Finding, Level, check};
 pub use commit::Commit;
 use commit::Progress;
 pub use finished::{DecidedCount, FinishedError, FinishedJob};
@@ -389,6 +393,20 @@ impl Journal {
         limit: u64,
     ) -> Result<(u64, Vec<DecidedCount>), FinishedError> {
         finished::read_count_page(&self.path, job_id, start, limit)
+    }
+
+    /// Writes a consistent copy of the journal, with a commit mark of its
+    /// own, into the directory `dir` of this machine (a caller's text,
+    /// checked: an absolute path, new or empty, not the data dir nor inside
+    /// it), while the journal goes on committing. Blocking: call it off the
+    /// async threads.
+    pub fn backup(&self, dir: &str) -> Result<Backup, BackupError> {
+        let data_dir = match self.path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let target = backup::target(data_dir, dir)?;
+        backup::copy(&self.path, &target)
     }
 
     /// The database file.

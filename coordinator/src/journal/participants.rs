@@ -14,7 +14,7 @@ use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Credit;
 use crate::participants::{Role, StoredParticipant};
 
-fn participant_checksum(p: &StoredParticipant) -> i64 {
+pub(super) fn participant_checksum(p: &StoredParticipant) -> i64 {
     checksum(&[
         p.id.as_str().as_bytes(),
         p.role.name().as_bytes(),

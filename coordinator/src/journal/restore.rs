@@ -41,7 +41,7 @@ pub(crate) fn votes_text(votes: &[Vote]) -> String {
         .join("\n")
 }
 
-fn parse_votes(text: &str) -> Option<Vec<Vote>> {
+pub(super) fn parse_votes(text: &str) -> Option<Vec<Vote>> {
     text.lines()
         .map(|line| {
             let mut fields = line.split('\t');

@@ -14,7 +14,7 @@ use crate::planning::{PlanRequest, PlannedJob, plan};
 
 /// Job `name` of `game` from the start to `depth`, split at ply 1, planned
 /// and journaled in `dir` (the journal closed again); its id and plan.
-async fn journaled_job(
+pub(super) async fn journaled_job(
     dir: &std::path::Path,
     name: &str,
     game: GameKind,

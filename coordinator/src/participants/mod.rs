@@ -37,7 +37,8 @@ pub enum Action {
     Submit,
     /// Reading jobs, divide tables, the dashboard.
     Read,
-    /// Managing participants, deleting jobs, acting on others' jobs.
+    /// Managing participants, deleting jobs, acting on others' jobs,
+    /// copying the journal.
     Manage,
 }
 
@@ -95,7 +96,7 @@ impl Caller {
                 Action::Work => "work (register, lease, report)",
                 Action::Submit => "submit, cancel or resume jobs",
                 Action::Read => "read jobs",
-                Action::Manage => "manage participants or others' jobs",
+                Action::Manage => "manage participants or others' jobs, or copy the journal",
             }
         )))
     }
