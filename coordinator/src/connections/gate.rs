@@ -3,13 +3,14 @@
 //! until a call on it carries a valid credential. Once an unproven one
 //! has made a call without a credential, or has been open for the grace
 //! time without proving itself (an honest client calls within
-//! milliseconds), it may be *evicted*: closed to make room. A new
-//! connection that finds a cap full, or the unproven half of a cap full,
-//! takes the place of the oldest evictable one. So sockets that never
-//! authenticate, however many, cannot lock out an honest client of the
-//! same address for longer than the grace time, and never displace a
-//! proven one; a burst of honest clients connecting at once is not cut
-//! down before it could call.
+//! milliseconds), it may be *evicted*: closed to make room for a new
+//! connection that finds the unproven half of a cap full. A new connection
+//! that finds a cap full takes the place of the oldest unproven one,
+//! evictable or not. So sockets that never authenticate, however many,
+//! cannot lock out an honest client of the same address (it is refused
+//! only when every connection of its address, or of all, proved a
+//! credential), and never displace a proven one; a burst of honest
+//! clients connecting at once is cut down only past the full cap.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, Ipv6Addr};
@@ -167,10 +168,12 @@ impl Gate {
     }
 
     /// A slot for a new connection from `peer`, or why there is none. A
-    /// full cap makes room by closing the oldest evictable connection it
-    /// counts, or refuses the newcomer when none is; a full unproven half
-    /// of a cap closes the oldest evictable one if there is one, and
-    /// admits the newcomer either way.
+    /// full unproven half of a cap closes the oldest evictable connection
+    /// if there is one, and admits the newcomer either way; a full cap
+    /// closes the oldest unproven connection it counts, evictable or not
+    /// (a newcomer may be an honest client, the oldest silent one is the
+    /// likelier attacker), and refuses the newcomer only when every
+    /// connection it counts is proven.
     pub(crate) fn admit(self: &Arc<Gate>, peer: IpAddr) -> Result<Slot, Full> {
         let key = peer_key(peer);
         let (peer_unproven_cap, total_unproven_cap) = self.unproven_caps();
@@ -181,7 +184,9 @@ impl Gate {
         let peer_unproven = counts.peers.get(&key).map_or(0, |p| p.unproven.len());
         let peer_full = peer_open >= self.limits.max_per_peer;
         if peer_full || peer_unproven >= peer_unproven_cap {
-            match counts.evictable_of(key, grace, now) {
+            // At a full cap, any unproven connection may go, oldest first.
+            let forced = if peer_full { Duration::ZERO } else { grace };
+            match counts.evictable_of(key, forced, now) {
                 Some(oldest) => counts.evict(key, oldest),
                 None if peer_full => return Err(Full::Peer),
                 None => {}
@@ -189,7 +194,8 @@ impl Gate {
         }
         let total_full = counts.total >= self.limits.max_total;
         if total_full || counts.unproven.len() >= total_unproven_cap {
-            match counts.evictable(grace, now) {
+            let forced = if total_full { Duration::ZERO } else { grace };
+            match counts.evictable(forced, now) {
                 Some((oldest, its_peer)) => counts.evict(its_peer, oldest),
                 None if total_full => return Err(Full::Total),
                 None => {}
@@ -345,11 +351,13 @@ mod tests {
     fn a_burst_of_new_connections_is_not_cut_down_before_it_could_call() {
         let gate = Gate::new(limits(100, 8));
         // Eight at once, none has called yet: all admitted (the unproven
-        // half is soft while nothing is evictable), the ninth refused.
+        // half is soft while nothing is evictable).
         let burst: Vec<Slot> = (0..8).map(|_| gate.admit(ip(1)).unwrap()).collect();
-        assert_eq!(gate.admit(ip(1)).unwrap_err(), Full::Peer);
         let waker = std::task::Waker::noop();
         assert!(burst.iter().all(|slot| !slot.state.evicted(waker)));
+        // At the full cap, a ninth takes the place of the oldest.
+        let _ninth = gate.admit(ip(1)).unwrap();
+        assert!(burst[0].state.evicted(waker) && !burst[1].state.evicted(waker));
         // Past the grace time, silence makes them evictable.
         let quick = Gate::new(ConnectionLimits {
             unproven_grace: Duration::ZERO,
