@@ -226,6 +226,11 @@ impl Admission {
         if *open >= budget {
             let held = *open;
             drop(open);
+            if held == 0 {
+                // A budget of none: the entry just made must not stay, or
+                // every address ever refused would be remembered.
+                self.streams.remove_if(&principal, |_, open| *open == 0);
+            }
             metrics::counter!("perft_budget_refusals_total", "resource" => Resource::Streams.name())
                 .increment(1);
             self.log_refused(&principal, "a stream");
@@ -339,5 +344,22 @@ mod tests {
         drop(first);
         assert_eq!(admission.streams_of(&address), 1);
         let _again = admission.open_stream(address.clone()).unwrap();
+    }
+
+    #[test]
+    fn refusals_under_a_budget_of_no_streams_leave_nothing_behind() {
+        let admission = Arc::new(Admission::new(
+            Budgets {
+                anonymous_streams: 0,
+                ..Budgets::default()
+            },
+            Vec::new(),
+        ));
+        for i in 0..1000u32 {
+            let address = Principal::Address(std::net::Ipv4Addr::from(0x0a00_0000 + i).into());
+            let refused = admission.open_stream(address).unwrap_err();
+            assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        }
+        assert_eq!(admission.streams.len(), 0, "refused addresses are not remembered");
     }
 }
