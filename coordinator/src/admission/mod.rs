@@ -205,7 +205,17 @@ impl Admission {
     /// were refused since the last one.
     pub fn log_refused(&self, principal: &Principal, what: &str) {
         if let Some(times) = self.refusals.due(principal) {
-            tracing::warn!(%principal, refused = times, "refused {what} (logged at most once a minute per caller; every one counted in metrics)");
+            let every = self.log_interval();
+            tracing::warn!(%principal, refused = times, "refused {what} (logged at most {every} per caller; every one counted in metrics)");
+        }
+    }
+
+    /// How often a caller's refusals are logged, in words for the line:
+    /// "once a minute", "once every 5 s".
+    pub fn log_interval(&self) -> String {
+        match self.budgets.log_every.as_secs() {
+            60 => "once a minute".to_owned(),
+            seconds => format!("once every {seconds} s"),
         }
     }
 
@@ -361,5 +371,21 @@ mod tests {
             assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
         }
         assert_eq!(admission.streams.len(), 0, "refused addresses are not remembered");
+    }
+
+    #[test]
+    fn refusal_lines_name_the_interval_they_are_logged_at() {
+        let every = |seconds| {
+            Admission::new(
+                Budgets {
+                    log_every: Duration::from_secs(seconds),
+                    ..Budgets::default()
+                },
+                Vec::new(),
+            )
+            .log_interval()
+        };
+        assert_eq!(every(60), "once a minute");
+        assert_eq!(every(2), "once every 2 s");
     }
 }
