@@ -258,7 +258,8 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
             let principal = Principal::Participant(session.lessee.identity.clone());
             if let Some(times) = self.0.admission.log_due(&principal) {
-                tracing::warn!(worker = %shown(&session.lessee.label), refused, reports = times, "results refused: they answer no lease issued to this participant (logged at most once a minute per participant; every one counted in perft_results_refused_total)");
+                let every = self.0.admission.log_interval();
+                tracing::warn!(worker = %shown(&session.lessee.label), refused, reports = times, "results refused: they answer no lease issued to this participant (logged at most {every} per participant; every one counted in perft_results_refused_total)");
             }
         }
         let forged = refused;

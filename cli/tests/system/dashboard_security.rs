@@ -259,13 +259,13 @@ fn with_tls_the_dashboard_speaks_only_https() {
     assert!(agent().get(&format!("{dashboard}/api/jobs")).call().is_err());
 }
 
-#[test]
-fn a_connection_that_never_finishes_its_request_is_closed() {
+/// Seconds until a dashboard started with `extra` closes a connection that
+/// sent half a request head and then nothing (a slow-loris).
+fn slow_loris_closed_after(extra: &[&str]) -> u64 {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let (_server, _address, dashboard) = serve_with_dashboard(&dir.path().join("data"), extra);
     let address = dashboard.strip_prefix("http://").unwrap();
-    // A slow-loris: half a request head, then silence.
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
     stream
@@ -275,11 +275,24 @@ fn a_connection_that_never_finishes_its_request_is_closed() {
     let mut buffer = [0u8; 256];
     let read = stream.read(&mut buffer).expect("closed, not timed out");
     assert_eq!(read, 0, "closed without an answer");
-    let waited = started.elapsed().as_secs();
-    // No request came: closed at the first-request timeout (5 s), before
-    // the 10 s head timeout.
+    started.elapsed().as_secs()
+}
+
+#[test]
+fn a_connection_that_never_finishes_its_request_is_closed() {
+    // Half a head is no request: the first-request timeout (5 s by
+    // default) closes it; given longer, the 10 s head timeout does.
+    let (first_request, head) = std::thread::scope(|scope| {
+        let first_request = scope.spawn(|| slow_loris_closed_after(&[]));
+        let head = scope.spawn(|| slow_loris_closed_after(&["--first-request-seconds", "30"]));
+        (first_request.join().unwrap(), head.join().unwrap())
+    });
     assert!(
-        (4..=20).contains(&waited),
-        "closed after {waited} s, not the 5 s first-request timeout"
+        (4..=8).contains(&first_request),
+        "closed after {first_request} s, not the 5 s first-request timeout"
+    );
+    assert!(
+        (9..=20).contains(&head),
+        "closed after {head} s, not the 10 s head timeout"
     );
 }

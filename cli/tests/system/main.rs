@@ -4,6 +4,7 @@
 
 mod common;
 
+mod admission;
 mod backup;
 mod certificate;
 mod chaos;

@@ -209,7 +209,17 @@ impl Admission {
     /// were refused since the last one.
     pub fn log_refused(&self, principal: &Principal, what: &str) {
         if let Some(times) = self.refusals.due(principal) {
-            tracing::warn!(%principal, refused = times, "refused {what} (logged at most once a minute per caller; every one counted in metrics)");
+            let every = self.log_interval();
+            tracing::warn!(%principal, refused = times, "refused {what} (logged at most {every} per caller; every one counted in metrics)");
+        }
+    }
+
+    /// How often a caller's refusals are logged, in words for the line:
+    /// "once a minute", "once every 5 s".
+    pub fn log_interval(&self) -> String {
+        match self.budgets.log_every.as_secs() {
+            60 => "once a minute".to_owned(),
+            seconds => format!("once every {seconds} s"),
         }
     }
 
@@ -230,6 +240,11 @@ impl Admission {
         if *open >= budget {
             let held = *open;
             drop(open);
+            if held == 0 {
+                // A budget of none: the entry just made must not stay, or
+                // every address ever refused would be remembered.
+                self.streams.remove_if(&principal, |_, open| *open == 0);
+            }
             metrics::counter!("perft_budget_refusals_total", "resource" => Resource::Streams.name())
                 .increment(1);
             self.log_refused(&principal, "a stream");
@@ -391,5 +406,38 @@ mod tests {
         admission.session_ended(&alice());
         assert_eq!(admission.sessions_of(&alice()), 1);
         admission.open_session(&alice()).unwrap();
+    }
+
+    #[test]
+    fn refusals_under_a_budget_of_no_streams_leave_nothing_behind() {
+        let admission = Arc::new(Admission::new(
+            Budgets {
+                anonymous_streams: 0,
+                ..Budgets::default()
+            },
+            Vec::new(),
+        ));
+        for i in 0..1000u32 {
+            let address = Principal::Address(std::net::Ipv4Addr::from(0x0a00_0000 + i).into());
+            let refused = admission.open_stream(address).unwrap_err();
+            assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        }
+        assert_eq!(admission.streams.len(), 0, "refused addresses are not remembered");
+    }
+
+    #[test]
+    fn refusal_lines_name_the_interval_they_are_logged_at() {
+        let every = |seconds| {
+            Admission::new(
+                Budgets {
+                    log_every: Duration::from_secs(seconds),
+                    ..Budgets::default()
+                },
+                Vec::new(),
+            )
+            .log_interval()
+        };
+        assert_eq!(every(60), "once a minute");
+        assert_eq!(every(2), "once every 2 s");
     }
 }
