@@ -14,6 +14,7 @@ mod engine;
 mod error;
 mod estimate;
 mod loadgen;
+mod loadgen_hold;
 mod participants;
 mod progress;
 mod report;
@@ -65,6 +66,7 @@ fn main() -> ExitCode {
         Command::Suite(args) => suite::suite(&args),
         Command::Check(args) => check::check(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
+        Command::LoadgenHold(args) => loadgen_hold::hold(&args),
         Command::Health(args) => client::health(&args),
         Command::Participant(command) => participants::participant(&command),
         Command::Completions(args) => docs::completions(&args),
