@@ -28,7 +28,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 }
 
 /// Resolves on SIGTERM or Ctrl-C.
-async fn terminated() {
+pub(crate) async fn terminated() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

@@ -15,6 +15,7 @@ mod error;
 mod estimate;
 mod journal;
 mod loadgen;
+mod loadgen_hold;
 mod participants;
 mod progress;
 mod report;
@@ -66,6 +67,7 @@ fn main() -> ExitCode {
         Command::Suite(args) => suite::suite(&args),
         Command::Check(args) => check::check(&args),
         Command::Loadgen(args) => loadgen::loadgen(&args),
+        Command::LoadgenHold(args) => loadgen_hold::hold(&args),
         Command::Health(args) => client::health(&args),
         Command::Backup(args) => journal::backup(&args),
         Command::Journal(command) => journal::journal(&command),

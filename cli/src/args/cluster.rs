@@ -269,6 +269,33 @@ pub struct LoadgenArgs {
     pub latency_log: Option<std::path::PathBuf>,
 }
 
+/// `perft loadgen-hold` (internal): worker sessions and job watches held
+/// open, each charged to the participant whose credential opened it.
+#[derive(Debug, Args)]
+pub struct LoadgenHoldArgs {
+    /// Coordinator URL (plain http: a benchmark on loopback).
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    pub coordinator: String,
+    /// Worker participants' secrets, one a line: each registers --sessions
+    /// sessions.
+    #[arg(long, value_name = "FILE")]
+    pub session_secrets: Option<std::path::PathBuf>,
+    /// Sessions registered with each of --session-secrets (then one more,
+    /// which its budget should refuse).
+    #[arg(long, default_value_t = 0)]
+    pub sessions: u32,
+    /// Lines `SECRET JOB`: each credential opens --streams watches of JOB.
+    #[arg(long, value_name = "FILE")]
+    pub stream_secrets: Option<std::path::PathBuf>,
+    /// Watches opened with each of --stream-secrets (then one more, which
+    /// its budget should refuse).
+    #[arg(long, default_value_t = 0)]
+    pub streams: u32,
+    /// Registrations in flight at once per credential.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub in_flight: u32,
+}
+
 #[derive(Debug, Args)]
 pub struct HealthArgs {
     #[command(flatten)]

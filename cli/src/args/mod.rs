@@ -11,8 +11,8 @@ mod values;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use cluster::{
-    CertificateArgs, CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, LoadgenArgs, ServeArgs,
-    SubmitArgs, WorkerArgs, read_pem,
+    CertificateArgs, CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, LoadgenArgs, LoadgenHoldArgs,
+    ServeArgs, SubmitArgs, WorkerArgs, read_pem,
 };
 pub use engine::{EngineArgs, TableChoice, available_memory_bytes};
 pub use journal::{BackupArgs, JournalCheckArgs, JournalCommand};
@@ -119,6 +119,11 @@ pub enum Command {
     /// One benchmark measurement, for `perft bench` (internal).
     #[command(hide = true)]
     BenchCase(BenchCaseArgs),
+    /// Hold worker sessions and job watches open until killed, each
+    /// charged to the participant that opened it, for bench/budgets.sh
+    /// (internal).
+    #[command(hide = true)]
+    LoadgenHold(LoadgenHoldArgs),
 }
 
 /// Arguments of `perft completions`.
