@@ -151,7 +151,7 @@ pub struct ServeArgs {
     /// counts) before it is closed. Connections that proved no credential
     /// hold at most half of each connection cap; past it, the oldest of
     /// them makes room for a new one.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub first_request_seconds: u64,
     #[command(flatten)]
     pub budgets: BudgetArgs,

@@ -280,10 +280,10 @@ fn slow_loris_closed_after(extra: &[&str]) -> u64 {
 
 #[test]
 fn a_connection_that_never_finishes_its_request_is_closed() {
-    // Half a head is no request: the first-request timeout (5 s by
-    // default) closes it; given longer, the 10 s head timeout does.
+    // Half a head is no request: the first-request timeout (5 s here)
+    // closes it; given longer, the 10 s head timeout does.
     let (first_request, head) = std::thread::scope(|scope| {
-        let first_request = scope.spawn(|| slow_loris_closed_after(&[]));
+        let first_request = scope.spawn(|| slow_loris_closed_after(&["--first-request-seconds", "5"]));
         let head = scope.spawn(|| slow_loris_closed_after(&["--first-request-seconds", "30"]));
         (first_request.join().unwrap(), head.join().unwrap())
     });

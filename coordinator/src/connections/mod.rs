@@ -48,7 +48,7 @@ impl Default for ConnectionLimits {
             idle_timeout: Duration::from_secs(30),
             max_total: 4096,
             max_per_peer: 64,
-            first_request_timeout: Duration::from_secs(5),
+            first_request_timeout: Duration::from_secs(10),
             unproven_grace: Duration::from_secs(2),
         }
     }
@@ -124,6 +124,13 @@ impl Connection {
                 } else {
                     self.limits.idle_timeout
                 };
+                tracing::debug!(
+                    peer = %self.slot.state.peer(),
+                    open_for_ms = self.accepted.elapsed().as_millis() as u64,
+                    requested = self.slot.state.requested(),
+                    "connection closed: {what} for {} s",
+                    after.as_secs_f64()
+                );
                 return Poll::Ready(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!("{what} for {} s: connection closed", after.as_secs_f64()),
