@@ -112,8 +112,11 @@ fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
     let dir = tempfile::tempdir().unwrap();
     let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
     let grpc = format!("http://{address}");
+    // Depth 14 on the one-thread worker: the job runs long enough (about
+    // 20 s here) for the chart's samples, a second apart, to show while it
+    // runs (depth 13 took 2-3 s, and could end before a second sample).
     let _worker = worker(&grpc, "live-w1", &[]);
-    let submitted = ok(perft(&grpc, &["submit", "--game", "reversi", "--depth", "13"]));
+    let submitted = ok(perft(&grpc, &["submit", "--game", "reversi", "--depth", "14"]));
     let id = submitted.trim();
     let http = agent();
     let (mut saw_worker, mut saw_chart, mut saw_eta) = (false, false, false);
@@ -139,7 +142,7 @@ fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
     // Reversi's published total carries the game-over split, and matches.
     assert_eq!(
         detail["total"],
-        serde_json::json!({"leaves": "18429641748", "higher": "6968"})
+        serde_json::json!({"leaves": "184042084512", "higher": "23340"})
     );
     assert_eq!(detail["published_total"], detail["total"]);
     assert_eq!(detail["total_matches"], true);
