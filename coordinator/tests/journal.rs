@@ -250,7 +250,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
             row.get(0)
         })
         .unwrap();
-    assert_eq!(version, 7);
+    assert_eq!(version, perft_coordinator::journal::SCHEMA_VERSION);
     let restored = &opened.restored.jobs;
     assert_eq!(restored.len(), 2);
     assert!(
