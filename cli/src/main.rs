@@ -92,9 +92,12 @@ fn init_tracing(format: args::LogFormat) {
     // A log line that cannot be written is dropped: a server must outlive
     // the reader of its stderr (the default would report the failure on
     // stderr, and panic doing so).
+    // Colours for a terminal only: a log file or a collector gets plain
+    // text, not escape codes around every field.
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .log_internal_errors(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     match format {
         args::LogFormat::Text => logs.init(),
