@@ -176,6 +176,23 @@ impl fmt::Display for UnitId {
     }
 }
 
+impl UnitId {
+    /// `units` named for people: the first eight, then how many more.
+    pub fn listed(units: &[UnitId]) -> String {
+        const SHOWN: usize = 8;
+        let mut text = units
+            .iter()
+            .take(SHOWN)
+            .map(UnitId::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if units.len() > SHOWN {
+            text.push_str(&format!(" and {} more", units.len() - SHOWN));
+        }
+        text
+    }
+}
+
 /// A lease's number: a report or release names the lease it answers, so a
 /// late answer to an expired lease is never taken for the current one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -230,14 +230,14 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         counted_job(&opened.journal, &mut jobs, "c", GameKind::Checkers, None, 7).await;
     }
     // What a schema-4 journal is: the same tables without the convention,
-    // the statistics flag and the lapse record.
+    // the statistics flag, the lapse record and the done jobs' roots.
     let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
     db.execute_batch(
         "ALTER TABLE jobs DROP COLUMN convention; ALTER TABLE jobs DROP COLUMN stats;
          ALTER TABLE credit DROP COLUMN lost_votes_forgiven; ALTER TABLE credit DROP COLUMN lapses;
          ALTER TABLE credit DROP COLUMN strikes; ALTER TABLE credit DROP COLUMN last_strike_ms;
          ALTER TABLE credit DROP COLUMN lapse_debt;
-         DROP TABLE unit_floors; DROP TABLE unit_bars;
+         DROP TABLE unit_floors; DROP TABLE unit_bars; ALTER TABLE jobs DROP COLUMN counts_root;
          UPDATE meta SET value = 4 WHERE key = 'schema_version';",
     )
     .unwrap();

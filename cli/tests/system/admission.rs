@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::http::{agent, get};
 use crate::common::{
-    Running, add_participant, client_config_as, ok, perft_as, try_serve_with, wait_for, worker_client_as,
+    Running, add_participant, client_config_as, free_port, ok, perft_as, try_serve_with, wait_for,
+    worker_client_as,
 };
 use perft_core::{Checkers, Game, GameKind};
 use perft_proto as pb;
@@ -21,15 +22,6 @@ use tonic::Code;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
-
-/// A free loopback port (for the metrics listener).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// The resident memory of process `pid`, in KiB.
 fn rss_kib(pid: u32) -> u64 {

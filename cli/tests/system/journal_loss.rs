@@ -21,7 +21,7 @@ fn wal(data: &Path) -> std::path::PathBuf {
 }
 
 /// `(done, total, state)` of a job, from `perft status`.
-fn progress(url: &str, job: &str) -> (u64, u64, String) {
+pub(crate) fn progress(url: &str, job: &str) -> (u64, u64, String) {
     let text = ok(perft(url, &["status", job]));
     let state = text
         .lines()
@@ -52,7 +52,7 @@ fn submit(url: &str, depth: &str, split: &str) -> String {
 }
 
 /// SIGTERM, and the exit status it ends with.
-fn terminate(server: &mut Running) {
+pub(crate) fn terminate(server: &mut Running) {
     let pid = server.0.id().to_string();
     assert!(
         Command::new("kill")
@@ -66,13 +66,13 @@ fn terminate(server: &mut Running) {
 }
 
 /// How a restart went.
-enum Start {
+pub(crate) enum Start {
     Refused { code: Option<i32>, stderr: String },
     Started { server: Running, url: String },
 }
 
 /// `perft serve` on `data` with `extra`, its log (info) to `log`.
-fn start(data: &Path, extra: &[&str], log: &Path) -> Start {
+pub(crate) fn start(data: &Path, extra: &[&str], log: &Path) -> Start {
     let mut server = Running(
         Command::new(PERFT)
             .args([
@@ -124,7 +124,7 @@ fn assert_refused(code: Option<i32>, stderr: &str, says: &str) {
 }
 
 /// Runs a small job to done on a fresh data dir and stops cleanly.
-fn done_job(data: &Path) -> String {
+pub(crate) fn done_job(data: &Path) -> String {
     let (mut server, url) = serve(data, &[]);
     let _worker = worker(&url, "w1", &[]);
     let job = submit(&url, "7", "3");

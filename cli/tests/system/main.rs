@@ -15,6 +15,7 @@ mod connections;
 mod dashboard;
 mod dashboard_security;
 mod docs;
+mod done_damage;
 mod edges;
 mod engine_authors;
 mod estimate;

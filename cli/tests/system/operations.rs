@@ -5,15 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{PERFT, Running};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use crate::common::{PERFT, Running, free_port};
 
 fn scrape(port: u16) -> String {
     ureq::get(&format!("http://127.0.0.1:{port}/metrics"))

@@ -3,7 +3,7 @@
 //! same for ten units or ten million. A job that finishes keeps only its
 //! summary (the divide so far and its counters) and releases its units.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::count::Count;
 
@@ -59,6 +59,10 @@ pub(super) struct OpenUnits {
     /// Units reopened because of a participant's counts, with the
     /// participants never to lease them again.
     pub bars: HashMap<UnitId, Vec<ParticipantId>>,
+    /// Units of a done job whose counts the journal held damaged at start
+    /// (see the journal's counts roots): the job says so until each is
+    /// counted again.
+    pub recounting: BTreeSet<UnitId>,
 }
 
 #[derive(Debug)]
@@ -120,6 +124,7 @@ impl Job {
                 leased: 0,
                 floors: HashMap::new(),
                 bars: HashMap::new(),
+                recounting: BTreeSet::new(),
                 columns: plan.units,
             }),
             summary,
@@ -414,6 +419,22 @@ impl Job {
             .collect()
     }
 
+    /// What a done job found damaged at start says until its damaged units
+    /// are counted again.
+    fn damage_note(&self) -> Option<String> {
+        let recounting = &self.open.as_ref()?.recounting;
+        if recounting.is_empty() {
+            return None;
+        }
+        let units: Vec<UnitId> = recounting.iter().copied().collect();
+        Some(format!(
+            "damaged: the journal held the counts of units {} of this done job damaged at start; \
+             they are being counted again ({} left), and its certificate waits for them",
+            UnitId::listed(&units),
+            units.len()
+        ))
+    }
+
     /// The job as clients see it at `now_ms`.
     pub fn view(&self, now_ms: u64) -> JobView {
         let seconds = match (self.started_ms, self.finished_ms) {
@@ -431,7 +452,7 @@ impl Job {
             spec: self.spec.clone(),
             split_depth: self.split_depth,
             state: self.state,
-            error: self.error.clone(),
+            error: self.error.clone().or_else(|| self.damage_note()),
             units_total: self.units_total,
             units_done: self.summary.done,
             units_released: self.released,
@@ -456,6 +477,7 @@ impl Job {
         if open.fresh.contains(u.0) {
             open.done_ahead += 1;
         }
+        open.recounting.remove(&u);
         if let Some(unit) = open.active.remove(&u)
             && unit.leased()
         {

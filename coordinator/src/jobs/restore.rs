@@ -29,6 +29,7 @@ impl Jobs {
             disagreements,
             damage,
             damaged_counts,
+            recount,
             floors,
             bars,
         } = restored;
@@ -72,6 +73,12 @@ impl Jobs {
         }
         for unit_id in &damaged_counts {
             tracing::error!(job = %id, unit = unit_id.0, "journal: a stored count failed its checksum; the unit is counted again");
+        }
+        // A done job's damaged counts: it says so until they are counted.
+        if state == JobState::Done
+            && let Some(open) = job.open.as_mut()
+        {
+            open.recounting = recount.into_iter().chain(damaged_counts).collect();
         }
         let mut overflowed = false;
         for (unit_id, count) in results {

@@ -38,6 +38,9 @@ pub struct RestoredJob {
     pub damage: Vec<String>,
     /// Units whose stored count failed its checksum: counted again.
     pub damaged_counts: Vec<UnitId>,
+    /// Units of a done job whose counts failed the check against its
+    /// Merkle root at start: counted again, and shown until they are.
+    pub recount: Vec<UnitId>,
     /// Units reopened since their first lease, with the first epoch still
     /// valid for them.
     pub floors: Vec<(UnitId, Epoch)>,

@@ -12,6 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::JournalError;
 use super::codec::blob_count;
+use super::counts_root::Verdict;
 use super::restore::{count_checksum, errors, fits_job, job_row, restore_units};
 use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
@@ -191,6 +192,22 @@ pub(super) fn read_finished(path: &Path, job_id: &JobId) -> Result<FinishedJob, 
                 id: job.id,
                 reason: job.damage.join(", "),
             });
+        }
+        let verdict = super::counts_root::verdict(&conn, path, &job.id, &job.spec, job.units_total)?;
+        let reason = match &verdict {
+            Verdict::Sound | Verdict::Rooted(_) => None,
+            Verdict::Damaged(units) => Some(format!(
+                "the counts of units {} are missing or fail their checksums; a coordinator serving it counts them again",
+                UnitId::listed(units)
+            )),
+            Verdict::Altered => Some(
+                "its counts do not match the Merkle root stored when it finished; a coordinator serving it counts \
+                 every unit again"
+                    .to_owned(),
+            ),
+        };
+        if let Some(reason) = reason {
+            return Err(FinishedError::Damaged { id: job.id, reason });
         }
         let counts = read_counts(
             &conn,

@@ -18,6 +18,7 @@ mod check;
 mod codec;
 mod commit;
 mod compact;
+mod counts_root;
 mod finished;
 mod leases;
 mod mark;

@@ -142,6 +142,7 @@ pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>
     while let Some(row) = rows.next().map_err(sql)? {
         jobs.push(job_row(row, path)?);
     }
+    super::counts_root::check_done_jobs(conn, path, &mut jobs)?;
     for job in &mut jobs {
         if job.summary.is_none() {
             restore_open(conn, job, path)?;
@@ -264,6 +265,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
         disagreements: Vec::new(),
         damage,
         damaged_counts: Vec::new(),
+        recount: Vec::new(),
         floors: Vec::new(),
         bars: Vec::new(),
         id,
@@ -275,11 +277,17 @@ fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result
     let (bad, sql) = errors(path);
     restore_units(conn, job, &bad, &sql)?;
     restore_counts(conn, job, &bad, &sql)?;
+    if !job.recount.is_empty() {
+        let recount: std::collections::HashSet<UnitId> = job.recount.iter().copied().collect();
+        job.results.retain(|(unit_id, _)| !recount.contains(unit_id));
+        job.damaged_counts.retain(|unit_id| !recount.contains(unit_id));
+    }
     super::leases::restore(conn, job, path)?;
     if job.state == crate::jobs::JobState::Done
         && job.results.len() as u64 != job.units_total
         && job.damage.is_empty()
         && job.damaged_counts.is_empty()
+        && job.recount.is_empty()
     {
         return Err(bad(format!(
             "job {} is done but has {} counts for {} units",

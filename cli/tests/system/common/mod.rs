@@ -86,6 +86,16 @@ pub fn serve_with_dashboard(data: &Path, extra: &[&str]) -> (Running, String, St
     (server, address, dashboard)
 }
 
+/// A loopback port nobody listens on now (for a listener a test names
+/// before it starts: the dashboard, metrics).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// A coordinator on a free loopback port; returns it and its http URL.
 pub fn serve(data: &Path, extra: &[&str]) -> (Running, String) {
     let (server, address) =

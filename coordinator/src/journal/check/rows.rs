@@ -8,6 +8,7 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::super::codec::{blob_count, blob_summary};
+use super::super::counts_root::{self, Verdict};
 use super::super::restore::{
     JOB_COLUMNS, chunk_checksum, count_checksum, disagreement_checksum, fits_job, job_row, parse_votes,
     summary_checksum,
@@ -17,7 +18,7 @@ use super::{Checked, Finding, Level, SHOWN_PER_TABLE};
 use crate::columns::UnitColumns;
 use crate::count::Count;
 use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
-use crate::jobs::JobState;
+use crate::jobs::{JobSpec, JobState};
 use crate::participants::{Role, StoredParticipant};
 
 /// What the rows of a job are checked against.
@@ -27,6 +28,7 @@ struct JobInfo {
     stride: usize,
     state: JobState,
     fits: Box<dyn Fn(&Count) -> bool>,
+    spec: JobSpec,
     /// Its plan may be gone: a cancelled job with its summary.
     plan_dropped: bool,
 }
@@ -146,6 +148,7 @@ pub(super) fn rows(conn: &Connection, checked: &mut Checked) {
     let (jobs, planning) = job_rows(conn, checked);
     chunk_rows(conn, checked, &jobs, &planning);
     result_rows(conn, checked, &jobs);
+    root_rows(conn, checked, &jobs);
     vote_rows(conn, checked, &jobs);
     disagreement_rows(conn, checked, &jobs);
     lease_rows(conn, checked, &jobs);
@@ -280,6 +283,7 @@ fn job_rows(conn: &Connection, checked: &mut Checked) -> (HashMap<String, JobInf
                     stride: job.plan.units.stride(),
                     state: job.state,
                     fits: Box::new(fits_job(&job.spec)),
+                    spec: job.spec,
                     plan_dropped: job.state == JobState::Cancelled && has_summary,
                     id: job.id,
                 },
@@ -394,6 +398,41 @@ fn result_rows(conn: &Connection, checked: &mut Checked, jobs: &HashMap<String, 
                 "job {} is done but holds {results} counts for {} units",
                 job.id, job.units_total
             ));
+        }
+    }
+    t.finish();
+}
+
+/// Each done job's counts against the Merkle root stored when it
+/// finished (one "row" a job).
+fn root_rows(conn: &Connection, checked: &mut Checked, jobs: &HashMap<String, JobInfo>) {
+    let path = Path::new("journal.sqlite");
+    let mut t = Rows::new(checked, "roots");
+    let mut done: Vec<&JobInfo> = jobs.values().filter(|job| job.state == JobState::Done).collect();
+    done.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+    for job in done {
+        t.rows += 1;
+        let stored = counts_root::read_stored(conn, path, &job.id);
+        match counts_root::verdict(conn, path, &job.id, &job.spec, job.units_total) {
+            Ok(Verdict::Sound) => {}
+            Ok(Verdict::Rooted(_)) if matches!(stored, Ok(None)) => t.checked.note(format!(
+                "roots: job {} was done before Merkle roots were kept; the next start computes its root from its sound counts",
+                job.id
+            )),
+            Ok(Verdict::Rooted(_)) => t.damage(format!(
+                "job {}: its Merkle root fails its checksum (its counts are sound: the next start computes it again)",
+                job.id
+            )),
+            Ok(Verdict::Damaged(units)) => t.damage(format!(
+                "job {}: the counts of units {} are missing or damaged (the next start counts them again)",
+                job.id,
+                UnitId::listed(&units)
+            )),
+            Ok(Verdict::Altered) => t.damage(format!(
+                "job {}: its counts pass their checksums but not its Merkle root (the next start counts every unit again)",
+                job.id
+            )),
+            Err(e) => t.damage(format!("job {}: its counts cannot be read: {e}", job.id)),
         }
     }
     t.finish();
