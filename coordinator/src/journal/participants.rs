@@ -158,7 +158,7 @@ pub(super) fn decided_by(
     let sql = |e: rusqlite::Error| JournalError::Write(e.to_string());
     let mut stmt = conn
         .prepare(
-            "SELECT r.job_id, r.unit_id, r.machines FROM results r JOIN jobs j ON j.id = r.job_id
+            "SELECT r.job_id, r.unit_id, r.machines, r.leaves, r.checksum FROM results r JOIN jobs j ON j.id = r.job_id
          WHERE j.state IN ('queued', 'running', 'done', 'failed') ORDER BY j.seq, r.unit_id",
         )
         .map_err(sql)?;
@@ -177,6 +177,16 @@ pub(super) fn decided_by(
         }
         let job: String = row.get(0).map_err(sql)?;
         let unit = UnitId(row.get::<_, i64>(1).map_err(sql)? as u64);
+        // A damaged row decides nothing: the start that found it opened
+        // its unit again, and its deciders may be the damage.
+        let leaves: Vec<u8> = row.get(3).map_err(sql)?;
+        let sound = JobId::parse(&job).is_ok_and(|id| {
+            super::restore::count_checksum(&id, unit, &machines, &leaves)
+                == row.get::<_, i64>(4).unwrap_or_default()
+        });
+        if !sound {
+            continue;
+        }
         match out.last_mut() {
             Some((last, units)) if last.as_str() == job => units.push(unit),
             _ => {
