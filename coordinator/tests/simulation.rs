@@ -1,7 +1,8 @@
 //! Hostile participants, found by simulation: the job table
 //! (`perft_coordinator::jobs::Jobs`) over a real journal, on a hand-moved
 //! clock, driven by a seeded generator through random interleavings of
-//! honest and hostile participants, an admin, the reaper and crashes;
+//! honest and hostile participants, an admin, the reaper and crashes
+//! (some with the journal damaged on disk before the start);
 //! every step checked against a model of what the table should hold
 //! (FoundationDB's simulation testing and TigerBeetle's VOPR are the
 //! models: one seed replays one run exactly).
@@ -61,6 +62,14 @@
 //!    epochs only grow, across restarts.
 //! 10. A unit's count is accepted once, and a verdict's deciders are
 //!     exactly the votes equal to it.
+//! 11. Damage to the journal while it is stopped (a flipped count, a
+//!     deleted count, changed deciders, a done job's flipped Merkle root:
+//!     `simulation/damage.rs`) loses nothing silently: every acknowledged
+//!     count comes back as it was, or its unit is open again to be counted
+//!     (a done job comes back running, its journal still saying done,
+//!     until it is); a damaged row decides nothing, not even which units
+//!     a quarantine recounts. Checked by invariants 3 and 7 against a
+//!     model that forgets exactly the damaged counts.
 //!
 //! And at the end every job is done, with the published total unless a
 //! hostile-only verdict stands.
@@ -74,6 +83,7 @@ mod simulation {
     pub mod actors;
     pub mod admin;
     pub mod checks;
+    pub mod damage;
     pub mod model;
     pub mod participants;
     pub mod plans;

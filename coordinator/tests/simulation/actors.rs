@@ -121,6 +121,8 @@ impl Actor {
 pub struct Stats {
     pub steps: u64,
     pub crashes: u64,
+    /// Starts after the journal was damaged on disk.
+    pub damaged: u64,
     pub accepted: u64,
     pub stale: u64,
     pub refused: u64,
@@ -141,6 +143,7 @@ impl Stats {
     pub fn add(&mut self, o: &Stats) {
         self.steps += o.steps;
         self.crashes += o.crashes;
+        self.damaged += o.damaged;
         self.accepted += o.accepted;
         self.stale += o.stale;
         self.refused += o.refused;

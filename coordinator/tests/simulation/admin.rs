@@ -218,6 +218,13 @@ impl World {
     /// did not take go; it restarts later from the journal, and every
     /// worker registers again.
     pub(super) fn crash(&mut self) -> Result<(), Broken> {
+        self.stop();
+        self.start()
+    }
+
+    /// The coordinator stops without warning: every change the journal
+    /// has not taken is lost, with the table's memory.
+    pub(super) fn stop(&mut self) {
         self.stats.crashes += 1;
         note(format!("  crash: {} ops lost", self.unsent.len()));
         self.unsent.clear();
@@ -233,6 +240,10 @@ impl World {
         // The journal's lock goes with it.
         self.journal = None;
         self.clock.advance(self.rng.random_range(1..=120_000));
+    }
+
+    /// The coordinator starts again from the journal.
+    pub(super) fn start(&mut self) -> Result<(), Broken> {
         let opened = Journal::open(self.dir.path()).map_err(|e| format!("reopening the journal: {e}"))?;
         self.check_restored(&opened.restored)?;
         let mut jobs = Jobs::new(self.policy, self.clock.clone(), opened.restored.credit);

@@ -40,6 +40,10 @@ pub struct JobModel {
     pub reopened: BTreeMap<u64, u64>,
     /// Participants never to lease a unit again.
     pub bars: BTreeMap<u64, BTreeSet<ParticipantId>>,
+    /// A done job whose counts were damaged on disk: the journal still
+    /// says done (each start finds the damage again) until its state is
+    /// journaled anew.
+    pub done_in_journal: bool,
 }
 
 impl JobModel {
@@ -50,6 +54,7 @@ impl JobModel {
             pending: BTreeMap::new(),
             reopened: BTreeMap::new(),
             bars: BTreeMap::new(),
+            done_in_journal: false,
         }
     }
 
@@ -225,6 +230,21 @@ impl Model {
             .filter(|p| self.quarantined(p))
             .cloned()
             .collect();
+    }
+
+    /// The journal's count of `unit` of job `job` was damaged on disk while
+    /// the coordinator was stopped: the unit is counted again.
+    pub fn forget(&mut self, job: usize, unit: u64) {
+        for durable in [&mut self.acked, &mut self.live] {
+            let model = &mut durable.jobs[job];
+            model.decided.remove(&unit);
+            if model.state == JobState::Done {
+                // Running until the unit is counted again; the journal
+                // says done until the job's state is journaled again.
+                model.state = JobState::Running;
+                model.done_in_journal = true;
+            }
+        }
     }
 
     /// A job was rebuilt from the journal (a recount, a resume): the
@@ -473,6 +493,7 @@ impl Model {
                     ));
                 }
                 self.live.jobs[j].state = *state;
+                self.live.jobs[j].done_in_journal = false;
                 if state.is_final() {
                     self.vol.leases.retain(|l| l.job != j);
                     self.vol.lapsed.retain(|&(job, _), _| job != j);
