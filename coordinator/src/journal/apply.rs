@@ -4,7 +4,7 @@
 use rusqlite::params;
 
 use super::codec::{count_blob, count_list_blob, deciders_text, summary_blob};
-use super::{budgets, counts_root, leases, participants, restore};
+use super::{budgets, leases, participants, restore};
 use crate::ids::JobId;
 use crate::jobs::Op;
 
@@ -137,9 +137,6 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                 summary,
                 summary_sum
             ])?;
-            if *state == crate::jobs::JobState::Done && summary.is_some() {
-                counts_root::store_on_finish(tx, job_id)?;
-            }
         }
         Op::Participant(p) => participants::store(tx, p)?,
         Op::Budget {

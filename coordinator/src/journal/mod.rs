@@ -245,13 +245,15 @@ impl Journal {
         let progress = watch::Sender::new(Progress::default());
         let thread_progress = progress.clone();
         let thread_path = path.clone();
+        let no_thread = |e: std::io::Error| JournalError::Open {
+            path: path.clone(),
+            reason: e.to_string(),
+        };
+        let rooter = counts_root::Rooter::spawn(path.clone()).map_err(no_thread)?;
         let thread = std::thread::Builder::new()
             .name("perft-journal".to_owned())
-            .spawn(move || writer::writer(conn, thread_path, receiver, thread_progress, sequence))
-            .map_err(|e| JournalError::Open {
-                path: path.clone(),
-                reason: e.to_string(),
-            })?;
+            .spawn(move || writer::writer(conn, thread_path, receiver, thread_progress, sequence, rooter))
+            .map_err(no_thread)?;
         let journal = Journal {
             sender,
             progress,

@@ -11,6 +11,7 @@ use tokio::sync::watch;
 
 use super::apply::apply;
 use super::commit::Progress;
+use super::counts_root::{self, Rooter};
 use super::{JournalError, compact, mark, participants, restore, restored};
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Op, Restored, RestoredJob};
@@ -140,6 +141,7 @@ pub(super) fn writer(
     requests: mpsc::Receiver<Request>,
     progress: watch::Sender<Progress>,
     mut sequence: Sequence,
+    rooter: Rooter,
 ) {
     let mut failed = false;
     let mut pending: Option<Request> = None;
@@ -149,6 +151,15 @@ pub(super) fn writer(
     let mut unchecked = false;
     let mut checked_at = Instant::now();
     loop {
+        let roots = rooter.ready();
+        if !roots.is_empty() && !failed {
+            match store_roots(&mut conn, &mut sequence, &roots) {
+                Ok(()) => unchecked = true,
+                Err(e) => {
+                    tracing::warn!(error = %e, "journal: cannot store finished jobs' Merkle roots; the next start computes them");
+                }
+            }
+        }
         if unchecked && checked_at.elapsed() >= CHECKPOINT_EVERY {
             if let Err(e) = checkpoint(&conn, false) {
                 tracing::debug!(error = %e, "journal: checkpoint");
@@ -165,7 +176,7 @@ pub(super) fn writer(
                     continue;
                 }
                 Err(mpsc::TryRecvError::Disconnected) => {
-                    let _ = close(&conn, &mut sequence);
+                    let _ = close(&mut conn, &mut sequence, rooter);
                     return;
                 }
             },
@@ -175,7 +186,7 @@ pub(super) fn writer(
                     Ok(request) => request,
                     Err(mpsc::RecvTimeoutError::Timeout) => continue,
                     Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        let _ = close(&conn, &mut sequence);
+                        let _ = close(&mut conn, &mut sequence, rooter);
                         return;
                     }
                 }
@@ -183,7 +194,7 @@ pub(super) fn writer(
             None => match requests.recv() {
                 Ok(request) => request,
                 Err(_) => {
-                    let _ = close(&conn, &mut sequence);
+                    let _ = close(&mut conn, &mut sequence, rooter);
                     return;
                 }
             },
@@ -218,6 +229,9 @@ pub(super) fn writer(
                         unchecked = true;
                         progress.send_modify(|p| p.committed = last);
                         compacting |= group.iter().flatten().any(frees_space);
+                        for job_id in group.iter().flatten().filter_map(finished_done) {
+                            rooter.finished(job_id);
+                        }
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "journal write failed; refusing writes until the state is rebuilt");
@@ -250,10 +264,43 @@ pub(super) fn writer(
                 let _ = answer.send(participants::decided_by(&conn, &path, &participant, alone));
             }
             Request::Close(answer) => {
-                let _ = answer.send(close(&conn, &mut sequence));
+                let _ = answer.send(close(&mut conn, &mut sequence, rooter));
                 return;
             }
         }
+    }
+}
+
+/// Stores finished jobs' Merkle roots in a commit of their own.
+fn store_roots(
+    conn: &mut Connection,
+    sequence: &mut Sequence,
+    roots: &[(JobId, counts_root::Hash)],
+) -> Result<(), String> {
+    if let Some(fault) = injected_fault() {
+        return Err(fault);
+    }
+    let tx = conn.transaction().map_err(|e| e.to_string())?;
+    for (job_id, root) in roots {
+        counts_root::store(&tx, job_id, root).map_err(|e| e.to_string())?;
+    }
+    mark::set_sequence(&tx, sequence.committed + 1).map_err(|e| e.to_string())?;
+    tx.commit().map_err(|e| e.to_string())?;
+    sequence.committed += 1;
+    sequence.mark();
+    Ok(())
+}
+
+/// The job a write finished as done, with its summary: its root is wanted.
+fn finished_done(op: &Op) -> Option<&JobId> {
+    match op {
+        Op::JobState {
+            job_id,
+            state: crate::jobs::JobState::Done,
+            summary: Some(_),
+            ..
+        } => Some(job_id),
+        _ => None,
     }
 }
 
@@ -272,9 +319,15 @@ fn probe(conn: &mut Connection, sequence: &mut Sequence) -> Result<(), String> {
     Ok(())
 }
 
-/// At a clean stop: everything into the database, the log cut to nothing,
-/// and the mark at the last commit.
-fn close(conn: &Connection, sequence: &mut Sequence) -> Result<(), String> {
+/// At a clean stop: the finished jobs' roots stored, everything into the
+/// database, the log cut to nothing, and the mark at the last commit.
+fn close(conn: &mut Connection, sequence: &mut Sequence, rooter: Rooter) -> Result<(), String> {
+    let roots = rooter.finish();
+    if !roots.is_empty()
+        && let Err(e) = store_roots(conn, sequence, &roots)
+    {
+        tracing::warn!(error = %e, "journal: cannot store finished jobs' Merkle roots; the next start computes them");
+    }
     sequence.mark();
     let outcome = checkpoint(conn, true);
     match &outcome {
