@@ -16,6 +16,7 @@ mod estimate;
 mod journal;
 mod loadgen;
 mod loadgen_hold;
+mod local_certificate;
 mod participants;
 mod progress;
 mod report;

@@ -10,6 +10,7 @@ use perft_core::{
 
 use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice};
 use crate::error::CliError;
+use crate::local_certificate::write_certificate;
 use crate::report::{LocalRun, Report, TableReport, in_notation};
 use crate::root::{play_moves, root_position, with_chess960_notation};
 use crate::stats::CountStats;
@@ -88,20 +89,6 @@ fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<Lo
         })?;
     }
     Ok((plan.divide(&counts), stats, table))
-}
-
-/// Writes to `path` the certificate `make` makes of a local count, decided
-/// by the one participant `local`.
-pub(crate) fn write_certificate(
-    path: &std::path::Path,
-    make: impl FnOnce(
-        &[perft_certificate::ParticipantId],
-    ) -> Result<perft_certificate::Certificate, perft_certificate::BuildError>,
-) -> Result<(), CliError> {
-    let local = [perft_certificate::ParticipantId("local".to_owned())];
-    let cert = make(&local).map_err(|e| CliError::Failed(format!("cannot make the certificate: {e}")))?;
-    std::fs::write(path, cert.encode())
-        .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))
 }
 
 /// What a local count gives: the divide, the table's statistics and the

@@ -12,9 +12,9 @@ use perft_core::{
 
 use crate::args::{RunArgs, TableChoice};
 use crate::error::CliError;
+use crate::local_certificate::write_certificate;
 use crate::report::{LocalRun, Report, ReportStats, TableReport, in_notation};
 use crate::root::{play_moves, root_position, with_chess960_notation};
-use crate::run::write_certificate;
 
 /// [`count_stats`] for the game chosen on the command line.
 pub struct CountStats<'a>(pub &'a RunArgs);

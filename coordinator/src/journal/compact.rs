@@ -1,9 +1,12 @@
-//! Giving the journal's free pages back to the file system while it
-//! serves: the database keeps `auto_vacuum=INCREMENTAL`, and the journal
-//! thread moves a few pages at a time (between transactions, when no write
-//! waits) until none is free, then truncates the write-ahead log.
+//! Keeping the journal's files small while it serves: checkpoints move the
+//! write-ahead log into the database and cut it to nothing, and free pages
+//! go back to the file system (the database keeps
+//! `auto_vacuum=INCREMENTAL`; the journal thread moves a few pages at a
+//! time, between transactions, when no write waits, until none is free,
+//! then truncates the log).
 
 use std::path::Path;
+use std::time::Duration;
 
 use rusqlite::Connection;
 
@@ -81,8 +84,26 @@ pub(super) fn step(conn: &Connection) -> bool {
     // certificate being read) would hold the journal's thread, and every
     // commit behind it, for the busy timeout. The periodic checkpoint
     // truncates the log once the reader is gone.
-    if let Err(e) = super::writer::checkpoint(conn, false) {
+    if let Err(e) = checkpoint(conn, false) {
         tracing::debug!(error = %e, "journal: cannot truncate the write-ahead log yet");
     }
     false
+}
+
+/// Checkpoints the log into the database and truncates it. `wait`: wait
+/// for readers (at shutdown); else a busy reader makes it a partial one.
+pub(super) fn checkpoint(conn: &Connection, wait: bool) -> Result<(), String> {
+    if !wait {
+        conn.busy_timeout(Duration::ZERO).map_err(|e| e.to_string())?;
+    }
+    let outcome = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get::<_, i64>(0))
+        .map_err(|e| e.to_string());
+    if !wait {
+        let _ = conn.busy_timeout(Duration::from_secs(5));
+    }
+    match outcome? {
+        0 => Ok(()),
+        _ => Err("readers held the log; checkpointed in part".to_owned()),
+    }
 }

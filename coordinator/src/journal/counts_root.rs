@@ -18,7 +18,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::JournalError;
 use super::codec::{blob_count, checksum};
-use super::restore::{count_checksum, errors, fits_job};
+use super::read::{errors, reader};
+use super::restore::{count_checksum, fits_job};
 use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState, RestoredJob};
 
@@ -215,7 +216,7 @@ impl Rooter {
 /// The root of done job `job_id` from its committed counts, in one read
 /// transaction; `None` (logged) when they are damaged.
 fn compute(path: &Path, job_id: &JobId) -> Result<Option<Hash>, JournalError> {
-    let conn = super::finished::reader(path)?;
+    let conn = reader(path)?;
     let (_, sql) = errors(path);
     conn.execute_batch("BEGIN").map_err(sql)?;
     let read = job_spec(&conn, job_id)

@@ -8,12 +8,13 @@
 use std::path::Path;
 
 use crate::count::Count;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use super::JournalError;
 use super::codec::blob_count;
 use super::counts_root::Verdict;
-use super::restore::{count_checksum, errors, fits_job, job_row, restore_units};
+use super::read::{errors, reader};
+use super::restore::{count_checksum, fits_job, job_row, restore_units};
 use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
 use crate::planning::PlannedJob;
@@ -52,22 +53,6 @@ pub enum FinishedError {
     Damaged { id: JobId, reason: String },
     #[error(transparent)]
     Journal(#[from] JournalError),
-}
-
-/// Opens the journal at `path` to read: the writer's locks and pragmas
-/// stay the writer's.
-pub(super) fn reader(path: &Path) -> Result<Connection, JournalError> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| JournalError::Open {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    })?;
-    // A read never waits long behind a checkpoint.
-    let _ = conn.busy_timeout(std::time::Duration::from_secs(10));
-    Ok(conn)
 }
 
 /// Runs `read` inside one read transaction on `conn`.

@@ -12,7 +12,7 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::JournalError;
 use super::codec::checksum;
-use super::restore::errors;
+use super::read::errors;
 use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::RestoredJob;
 

@@ -23,6 +23,7 @@ mod finished;
 mod leases;
 mod mark;
 mod participants;
+mod read;
 mod restore;
 mod schema;
 mod writer;
@@ -173,9 +174,15 @@ impl Drop for Journal {
     }
 }
 
+/// Every job and credit the journal holds: the jobs' rows, the done ones
+/// checked against their Merkle roots (a damaged one read in full with
+/// those units open), the open ones read in full.
 fn restored(conn: &Connection, path: &Path) -> Result<Restored, JournalError> {
+    let mut jobs = restore::job_rows(conn, path)?;
+    counts_root::check_done_jobs(conn, path, &mut jobs)?;
+    restore::restore_open_jobs(conn, path, &mut jobs)?;
     Ok(Restored {
-        jobs: restore::restore(conn, path)?,
+        jobs,
         credit: participants::load_credit(conn, path)?,
     })
 }

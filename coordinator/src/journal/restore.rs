@@ -13,6 +13,7 @@ use super::JournalError;
 use super::codec::{
     blob_count, blob_count_list, blob_summary, checksum, count_blob, count_list_blob, parse_state,
 };
+use super::read::{Bad, Sql, errors};
 use crate::columns::UnitColumns;
 use crate::count::Count;
 use crate::ids::{JobId, ParticipantId, UnitId};
@@ -128,9 +129,10 @@ pub(super) const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_d
      root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum, owner,
      convention, stats";
 
-/// Reads back every job whose plan was completely written, in submission
-/// order: finished ones as their summaries, open ones in full.
-pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalError> {
+/// Reads back the row of every job whose plan was completely written, in
+/// submission order: a finished one with its summary (see
+/// [`restore_open_jobs`] for the rest).
+pub(super) fn job_rows(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>, JournalError> {
     let (_, sql) = errors(path);
     let mut jobs = Vec::new();
     let mut stmt = conn
@@ -142,13 +144,20 @@ pub(crate) fn restore(conn: &Connection, path: &Path) -> Result<Vec<RestoredJob>
     while let Some(row) = rows.next().map_err(sql)? {
         jobs.push(job_row(row, path)?);
     }
-    super::counts_root::check_done_jobs(conn, path, &mut jobs)?;
-    for job in &mut jobs {
-        if job.summary.is_none() {
-            restore_open(conn, job, path)?;
-        }
-    }
     Ok(jobs)
+}
+
+/// Reads in full every job of `jobs` that has no summary to be served
+/// from: its units, accepted counts, pending votes and lease records.
+pub(super) fn restore_open_jobs(
+    conn: &Connection,
+    path: &Path,
+    jobs: &mut [RestoredJob],
+) -> Result<(), JournalError> {
+    for job in jobs.iter_mut().filter(|job| job.summary.is_none()) {
+        restore_open(conn, job, path)?;
+    }
+    Ok(())
 }
 
 /// One job with all its units, whatever its state (to resume it).
@@ -298,24 +307,6 @@ fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result
     }
     Ok(())
 }
-
-/// How a damaged journal at `path` is reported: a reason of ours, or what
-/// SQLite said.
-pub(super) fn errors(
-    path: &Path,
-) -> (
-    impl Fn(String) -> JournalError + Copy + '_,
-    impl Fn(rusqlite::Error) -> JournalError + Copy + '_,
-) {
-    let bad = move |reason: String| JournalError::Corrupt {
-        path: path.to_owned(),
-        reason,
-    };
-    (bad, move |e: rusqlite::Error| bad(e.to_string()))
-}
-
-pub(super) type Bad<'a> = &'a dyn Fn(String) -> JournalError;
-pub(super) type Sql<'a> = &'a dyn Fn(rusqlite::Error) -> JournalError;
 
 pub(super) fn restore_units(
     conn: &Connection,

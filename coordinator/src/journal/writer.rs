@@ -11,6 +11,7 @@ use tokio::sync::watch;
 
 use super::apply::apply;
 use super::commit::Progress;
+use super::compact::checkpoint;
 use super::counts_root::{self, Rooter};
 use super::{JournalError, compact, mark, participants, restore, restored};
 use crate::ids::{JobId, ParticipantId, UnitId};
@@ -83,24 +84,6 @@ impl Sequence {
                 self.mark_failing = true;
             }
         }
-    }
-}
-
-/// Checkpoints the log into the database and truncates it. `wait`: wait
-/// for readers (at shutdown); else a busy reader makes it a partial one.
-pub(super) fn checkpoint(conn: &Connection, wait: bool) -> Result<(), String> {
-    if !wait {
-        conn.busy_timeout(Duration::ZERO).map_err(|e| e.to_string())?;
-    }
-    let outcome = conn
-        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get::<_, i64>(0))
-        .map_err(|e| e.to_string());
-    if !wait {
-        let _ = conn.busy_timeout(Duration::from_secs(5));
-    }
-    match outcome? {
-        0 => Ok(()),
-        _ => Err("readers held the log; checkpointed in part".to_owned()),
     }
 }
 
