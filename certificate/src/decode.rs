@@ -125,7 +125,7 @@ impl<'a> Fields<'a> {
                 field,
                 format!(
                     "'{}' holds a control or layout character",
-                    perft_core::shown(text)
+                    perft_core::echoed(text)
                 ),
             ));
         }
@@ -196,7 +196,7 @@ fn decompressed(bytes: &[u8]) -> Result<(Vec<u8>, u16), DecodeError> {
 /// Kind names for an error line: at most a few, each cut short and with
 /// control characters escaped.
 fn shown_kinds(kinds: &[String]) -> String {
-    let mut shown: Vec<String> = kinds.iter().take(4).map(|k| perft_core::shown(k)).collect();
+    let mut shown: Vec<String> = kinds.iter().take(4).map(|k| perft_core::echoed(k)).collect();
     if kinds.len() > 4 {
         shown.push(format!("... {} in all", kinds.len()));
     }

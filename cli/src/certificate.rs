@@ -115,7 +115,7 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
         None => default_path(&args.job).ok_or_else(|| {
             CliError::Usage(format!(
                 "'{}' is not a job id: ids are 1 to 64 letters, digits, '-' or '_'",
-                perft_core::shown(&args.job)
+                perft_core::echoed(&args.job)
             ))
         })?,
     };

@@ -116,7 +116,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             Some(http) => Some(tokio::net::TcpListener::bind(http).await.map_err(|e| {
                 CliError::Usage(format!(
                     "cannot serve the dashboard on '{}': {e}",
-                    perft_core::shown(http)
+                    perft_core::echoed(http)
                 ))
             })?),
             None => None,
@@ -170,7 +170,7 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
     if name.is_empty() || name.len() > 64 || name.chars().any(char::is_control) {
         return Err(CliError::Usage(format!(
             "the worker name '{}' must be 1 to 64 bytes of printable characters",
-            perft_core::shown(&name)
+            perft_core::echoed(&name)
         )));
     }
     let config = perft_worker::Config {

@@ -39,7 +39,7 @@ pub fn man(args: &ManArgs) -> Result<(), CliError> {
                     .collect();
                 return Err(CliError::Usage(format!(
                     "no subcommand '{}': one of {}",
-                    perft_core::shown(name),
+                    perft_core::echoed(name),
                     names.join(", ")
                 )));
             };

@@ -49,7 +49,7 @@ fn split_command(text: &str) -> Result<Vec<String>, CliError> {
         Some(words) if !words.is_empty() => Ok(words),
         _ => Err(CliError::Usage(format!(
             "--engine '{}' is no command line",
-            perft_core::shown(text)
+            perft_core::echoed(text)
         ))),
     }
 }
@@ -72,7 +72,7 @@ impl Engine {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .map_err(|e| failed(&format!("'{}' did not start", perft_core::shown(&command[0])), e))?;
+            .map_err(|e| failed(&format!("'{}' did not start", perft_core::echoed(&command[0])), e))?;
         let input = child
             .stdin
             .take()
@@ -155,9 +155,9 @@ impl Engine {
                     run.stdin(Stdio::piped());
                     Some(format!("{depth}\n{position}\n{}\n", moves.join(" ")))
                 };
-                let mut child = run
-                    .spawn()
-                    .map_err(|e| failed(&format!("'{}' did not start", perft_core::shown(&command[0])), e))?;
+                let mut child = run.spawn().map_err(|e| {
+                    failed(&format!("'{}' did not start", perft_core::echoed(&command[0])), e)
+                })?;
                 if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
                     input
                         .write_all(text.as_bytes())

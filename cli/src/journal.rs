@@ -23,7 +23,7 @@ pub fn backup(args: &BackupArgs) -> Result<(), CliError> {
         outln!(
             "journal copied at commit {} into {} on the coordinator's machine ({} bytes, {:.3} s)",
             reply.sequence,
-            perft_core::shown(&reply.dir),
+            perft_core::echoed(&reply.dir),
             reply.bytes,
             reply.seconds
         )

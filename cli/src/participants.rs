@@ -81,7 +81,7 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
         crate::output::note(format_args!(
             "{} exists: participant '{}' is kept as it is",
             file.display(),
-            perft_core::shown(&args.name)
+            perft_core::echoed(&args.name)
         ));
         return Ok(());
     }
@@ -104,7 +104,7 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
     };
     crate::output::note(format_args!(
         "participant '{}' added with role {}; its secret is shown once",
-        perft_core::shown(&args.name),
+        perft_core::echoed(&args.name),
         role.name()
     ));
     hand_over(&secret, args.secret_file.as_deref())

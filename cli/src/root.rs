@@ -21,7 +21,7 @@ pub fn root_position<G: Game>(text: Option<&str>, depth: u32) -> Result<G, CliEr
             CliError::Usage(format!(
                 "invalid {} position '{}': {e}",
                 G::NAME,
-                perft_core::shown(text.trim())
+                perft_core::echoed(text.trim())
             ))
         }),
     }

@@ -14,7 +14,7 @@ use crate::journal::{FinishedError, FinishedJob, Journal, JournalError};
 pub enum CertifyError {
     #[error(transparent)]
     Finished(#[from] FinishedError),
-    #[error("job {id}: its root '{}' is no {game} position: {reason}", perft_core::shown(.position))]
+    #[error("job {id}: its root '{}' is no {game} position: {reason}", perft_core::echoed(.position))]
     Root {
         id: JobId,
         game: perft_core::GameKind,

@@ -104,7 +104,7 @@ fn page(size: u32, token: &str) -> Result<(usize, usize), Status> {
         token.parse::<usize>().map_err(|_| {
             Status::invalid_argument(format!(
                 "page token '{}' is not one this coordinator gave",
-                perft_core::shown(token)
+                perft_core::echoed(token)
             ))
         })?
     };
@@ -156,7 +156,7 @@ impl ClientApi {
             stats: req.stats,
         };
         tracing::info!(job = %id, %game, convention = ?convention, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
-        crate::space::check_room(self.0.journal.path(), planned.units.len())?;
+        crate::disk_space::check_room(self.0.journal.path(), planned.units.len())?;
         self.journal_plan(&id, &spec, &planned).await?;
         // Laying out a big plan's summary takes a step per unit: done here,
         // so the scheduler only inserts the job.
@@ -219,7 +219,7 @@ impl pb::perft_service_server::PerftService for ClientApi {
             return Err(Status::invalid_argument(format!(
                 "the position text is {} bytes, more than any {game} position's {MAX_POSITION_BYTES}: '{}'",
                 req.position.len(),
-                perft_core::shown(&req.position)
+                perft_core::echoed(&req.position)
             )));
         }
         // One submit at a time per participant: its budget is checked and

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use perft_core::shown;
+use perft_core::echoed;
 
 /// Longest id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 64;
@@ -15,7 +15,7 @@ pub fn printable<'v>(field: &str, value: &'v str) -> Result<&'v str, String> {
     if value.is_empty() || value.len() > MAX_ID_BYTES || value.chars().any(perft_core::must_escape) {
         return Err(format!(
             "{field} '{}' must be 1 to {MAX_ID_BYTES} bytes of printable characters",
-            shown(value)
+            echoed(value)
         ));
     }
     Ok(value)
@@ -44,7 +44,7 @@ impl ParticipantId {
         } else {
             Err(format!(
                 "participant name '{}' must be 1 to {MAX_ID_BYTES} of A-Z a-z 0-9 . _ -",
-                shown(name)
+                echoed(name)
             ))
         }
     }

@@ -10,17 +10,17 @@ pub mod columns;
 mod connections;
 pub mod count;
 mod dashboard;
-mod exported;
+mod disk_space;
 pub mod ids;
 pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
 mod legacy;
+mod metrics;
 mod participant_api;
 pub mod participants;
 pub mod planning;
 mod scheduler;
-mod space;
 pub mod tls;
 mod worker_api;
 
@@ -40,11 +40,11 @@ use tonic_health::server::HealthReporter;
 
 use crate::admission::Authenticate;
 pub use crate::connections::ConnectionLimits;
-pub use crate::exported::IDLE_GAUGE_SECONDS;
 use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
+pub use crate::metrics::IDLE_GAUGE_SECONDS;
 pub use crate::participant_api::{OfflineError, add_offline, list_offline};
 use crate::participants::Participants;
 use crate::scheduler::Scheduler;
@@ -501,7 +501,7 @@ pub async fn serve(
         .map(|listener| dashboard::start(Arc::clone(&coordinator), listener))
         .transpose()
         .map_err(ServeError::Dashboard)?;
-    let metrics = tokio::spawn(exported::publish_metrics(Arc::clone(&coordinator)));
+    let metrics = tokio::spawn(metrics::publish_metrics(Arc::clone(&coordinator)));
     let reaper = {
         let coordinator = Arc::clone(&coordinator);
         tokio::spawn(async move {

@@ -76,7 +76,7 @@ pub const UNIT_LIST_LINE: &str = "units";
 /// Why a job cannot be planned: all of these are the client's to fix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanningError {
-    #[error("invalid {game} position '{}': {reason}", perft_core::shown(.text))]
+    #[error("invalid {game} position '{}': {reason}", perft_core::echoed(.text))]
     BadPosition {
         game: GameKind,
         text: String,

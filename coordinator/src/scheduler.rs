@@ -198,7 +198,7 @@ mod tests {
 
     use super::Scheduler;
     use crate::ids::JobId;
-    use crate::jobs::{JobSpec, JobState, Jobs, Lessee, Reported};
+    use crate::jobs::{JobSpec, JobState, Jobs, LeaseHolder, Reported};
     use crate::journal::{Journal, plan_ops};
     use crate::planning::{PlanRequest, plan};
 
@@ -251,7 +251,7 @@ mod tests {
         let (scheduler, journal, units) = scheduler_with_job(dir.path()).await;
         let scheduler = Arc::new(scheduler);
         let (leased, commit) = scheduler
-            .change(|jobs| jobs.lease(&Lessee::named("w").unwrap(), 1024, None))
+            .change(|jobs| jobs.lease(&LeaseHolder::named("w").unwrap(), 1024, None))
             .await
             .unwrap();
         commit.wait().await.unwrap();
@@ -275,7 +275,7 @@ mod tests {
                             unit.epoch,
                             leaves,
                             0,
-                            &Lessee::named("w").unwrap(),
+                            &LeaseHolder::named("w").unwrap(),
                         )
                     })
                     .await

@@ -10,14 +10,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use perft_core::shown;
+use perft_core::echoed;
 use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
 use crate::admission::Principal;
 use crate::count::MAX_KINDS;
 use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
-use crate::jobs::{Lessee, Reported};
+use crate::jobs::{LeaseHolder, Reported};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
 
@@ -28,14 +28,14 @@ const MAX_UNITS_PER_LEASE: usize = 1024;
 /// Most threads a worker is taken to have.
 pub(crate) const MAX_WORKER_THREADS: u32 = 1024;
 fn unknown_worker(id: &str) -> Status {
-    Status::not_found(format!("unknown worker '{}': register again", shown(id)))
+    Status::not_found(format!("unknown worker '{}': register again", echoed(id)))
 }
 
 /// What a call of a session needs of it, read in one lookup.
 struct Session {
     /// The session, its participant (the identity verification counts)
     /// and its label for people (`participant/machine (short id)`).
-    lessee: Lessee,
+    holder: LeaseHolder,
     only_job: Option<JobId>,
     draining: bool,
 }
@@ -54,7 +54,7 @@ fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<Session,
         .ok_or_else(|| unknown_worker(worker_id))?;
     worker.last_seen = Instant::now();
     Ok(Session {
-        lessee: Lessee {
+        holder: LeaseHolder {
             session: id,
             identity: worker.participant.clone(),
             label: Arc::clone(&worker.label),
@@ -75,7 +75,7 @@ fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<pb::Leaves, S
             Status::invalid_argument(format!(
                 "the result for unit {} of job '{}' has no count",
                 result.unit_id,
-                shown(job_id)
+                echoed(job_id)
             ))
         })?;
     let leaves = count.to_core();
@@ -83,7 +83,7 @@ fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<pb::Leaves, S
         return Err(Status::invalid_argument(format!(
             "the result for unit {} of job '{}' has more game-over leaves ({}) than leaves ({})",
             result.unit_id,
-            shown(job_id),
+            echoed(job_id),
             leaves.higher,
             leaves.leaves
         )));
@@ -92,7 +92,7 @@ fn reported_count(job_id: &str, result: &pb::UnitResult) -> Result<pb::Leaves, S
         return Err(Status::invalid_argument(format!(
             "the result for unit {} of job '{}' has {} kinds of leaves; no game has more than {MAX_KINDS}",
             result.unit_id,
-            shown(job_id),
+            echoed(job_id),
             count.kinds.len()
         )));
     }
@@ -125,7 +125,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             let job = JobId::parse(&req.only_job).map_err(Status::invalid_argument)?;
             let asked = job.clone();
             if !self.0.peek(move |jobs| jobs.contains(&asked)).await? {
-                return Err(Status::not_found(format!("no job '{}'", shown(job.as_str()))));
+                return Err(Status::not_found(format!("no job '{}'", echoed(job.as_str()))));
             }
             Some(job)
         };
@@ -171,11 +171,11 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             }));
         }
         let max = (req.max_units as usize).clamp(1, MAX_UNITS_PER_LEASE);
-        let lessee = session.lessee.clone();
+        let holder = session.holder.clone();
         let only_job = session.only_job;
         let (leased, commit) = self
             .0
-            .change(move |jobs| jobs.lease(&lessee, max, only_job.as_ref()))
+            .change(move |jobs| jobs.lease(&holder, max, only_job.as_ref()))
             .await?;
         // A job that starts running is journaled before its units go out.
         self.0.durable(commit).await?;
@@ -197,7 +197,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                         .into_iter()
                         .map(|u| pb::UnitLease {
                             lease_tag: signer
-                                .sign(&job.job_id, u.unit_id, u.epoch, &session.lessee.identity)
+                                .sign(&job.job_id, u.unit_id, u.epoch, &session.holder.identity)
                                 .to_vec(),
                             unit_id: u.unit_id.0,
                             epoch: u.epoch.0,
@@ -232,7 +232,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let mut genuine = |job_id: &str, unit_id: UnitId, epoch: Epoch, tag: &[u8]| {
             let job = JobId::parse(job_id)
                 .ok()
-                .filter(|job| signer.verify(job, unit_id, epoch, &session.lessee.identity, tag));
+                .filter(|job| signer.verify(job, unit_id, epoch, &session.holder.identity, tag));
             refused += u32::from(job.is_none());
             job
         };
@@ -256,14 +256,14 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             .collect();
         if refused > 0 {
             metrics::counter!("perft_results_refused_total").increment(u64::from(refused));
-            let principal = Principal::Participant(session.lessee.identity.clone());
+            let principal = Principal::Participant(session.holder.identity.clone());
             if let Some(times) = self.0.admission.log_due(&principal) {
                 let every = self.0.admission.log_interval();
-                tracing::warn!(worker = %shown(&session.lessee.label), refused, reports = times, "results refused: they answer no lease issued to this participant (logged at most {every} per participant; every one counted in perft_results_refused_total)");
+                tracing::warn!(worker = %echoed(&session.holder.label), refused, reports = times, "results refused: they answer no lease issued to this participant (logged at most {every} per participant; every one counted in perft_results_refused_total)");
             }
         }
         let forged = refused;
-        let reporter = session.lessee.clone();
+        let reporter = session.holder.clone();
         let (outcome, commit) = self
             .0
             .change(move |jobs| {
@@ -274,7 +274,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
                     let count = jobs.checked_count(job_id, count).map_err(|reason| {
                         Status::invalid_argument(format!(
                             "the count for unit {unit_id} of job {} is refused: {reason}",
-                            shown(job_id.as_str())
+                            echoed(job_id.as_str())
                         ))
                     })?;
                     checked.push((job_id, *unit_id, *epoch, count, *cpu_ms));
@@ -302,10 +302,10 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             // Counts for leases that no longer stand (lapsed, handed back,
             // reopened) or from a quarantined participant: not taken.
             metrics::counter!("perft_results_refused_total").increment(u64::from(stale));
-            tracing::debug!(worker = %shown(&session.lessee.label), stale, "counts refused: their leases no longer stand");
+            tracing::debug!(worker = %echoed(&session.holder.label), stale, "counts refused: their leases no longer stand");
         }
         if accepted > 0
-            && let Some(mut worker) = self.0.workers.get_mut(&session.lessee.session)
+            && let Some(mut worker) = self.0.workers.get_mut(&session.holder.session)
         {
             // A count makes its threads real.
             worker.proven = true;
@@ -326,7 +326,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        let session_id = session(&caller, self, &req.worker_id)?.lessee.session;
+        let session_id = session(&caller, self, &req.worker_id)?.holder.session;
         if let Some(mut worker) = self.0.workers.get_mut(&session_id) {
             if req.draining && !worker.draining {
                 tracing::info!(worker = %session_id, name = %worker.name, "worker draining: it hands back its units and leaves");

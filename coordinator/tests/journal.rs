@@ -4,7 +4,7 @@
 
 use perft_coordinator::count::Count;
 use perft_coordinator::ids::{JobId, ParticipantId};
-use perft_coordinator::jobs::{JobSpec, JobState, Jobs, Lessee};
+use perft_coordinator::jobs::{JobSpec, JobState, Jobs, LeaseHolder};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
 use perft_core::{Checkers, Convention, Game, GameKind, GameVisitor, Leaves};
@@ -21,7 +21,7 @@ fn count(position: &[u8], depth: u32) -> Count {
 /// how many.
 fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
     let mut counted = 0;
-    for group in jobs.lease(&Lessee::named(worker).unwrap(), max, None) {
+    for group in jobs.lease(&LeaseHolder::named(worker).unwrap(), max, None) {
         for unit in &group.units {
             jobs.report(
                 &group.job_id,
@@ -29,7 +29,7 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
                 unit.epoch,
                 count(&unit.position, group.depth),
                 0,
-                &Lessee::named(worker).unwrap(),
+                &LeaseHolder::named(worker).unwrap(),
             );
             counted += 1;
         }
@@ -185,7 +185,7 @@ async fn counted_job(
         stats: false,
     };
     submit(journal, jobs, id, &spec, planned).await;
-    while let Some(group) = jobs.lease(&Lessee::named("w").unwrap(), 64, None).pop() {
+    while let Some(group) = jobs.lease(&LeaseHolder::named("w").unwrap(), 64, None).pop() {
         for unit in &group.units {
             let leaves = game
                 .dispatch_in(group.convention, CountIn(&unit.position, group.depth))
@@ -196,7 +196,7 @@ async fn counted_job(
                 unit.epoch,
                 Count::plain(leaves),
                 0,
-                &Lessee::named("w").unwrap(),
+                &LeaseHolder::named("w").unwrap(),
             );
         }
     }

@@ -71,7 +71,7 @@ impl FromStr for Convention {
             .into_iter()
             .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
             .ok_or_else(|| UnknownConvention {
-                name: crate::shown(name),
+                name: crate::echoed(name),
             })
     }
 }

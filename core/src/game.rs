@@ -217,7 +217,7 @@ pub trait Game:
             .into_iter()
             .find(|&mv| self.format_move(mv) == wanted)
             .ok_or_else(|| MoveError::Illegal {
-                text: crate::shown(wanted),
+                text: crate::echoed(wanted),
                 position: self.to_string(),
             })
     }

@@ -88,6 +88,7 @@ pub mod checkers;
 pub mod chess;
 pub mod convention;
 pub mod count;
+pub mod echo;
 pub mod game;
 pub mod kernel;
 pub mod kind;
@@ -96,7 +97,6 @@ pub mod perft;
 pub mod plan;
 pub mod published;
 pub mod reversi;
-pub mod shown;
 pub mod stats;
 pub mod suite;
 pub mod table;
@@ -107,6 +107,7 @@ pub use checkers::Checkers;
 pub use chess::Chess;
 pub use convention::{Convention, UnknownConvention};
 pub use count::Leaves;
+pub use echo::{echoed, must_escape};
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, UnknownGame};
@@ -114,7 +115,6 @@ pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
-pub use shown::{must_escape, shown};
 pub use stats::{
     GameStats, LeafStats, NamedStats, StatsCounter, StatsDivide, StatsTable, StatsVisitor, Tally,
     divide_stats, perft_stats, plan_settled_stats,

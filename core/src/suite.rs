@@ -3,7 +3,7 @@
 //! position is everything before the first `;` (so any game's text, of one
 //! field or many); blank lines and lines starting with `#` are skipped.
 
-use crate::shown;
+use crate::echoed;
 
 /// One line of a suite: a position and the counts expected at some depths.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +48,7 @@ fn parse_line(line: usize, text: &str) -> Result<SuiteLine, SuiteError> {
     if position.is_empty() {
         return Err(error(format!(
             "'{}' has no position before its first ';'",
-            shown(text)
+            echoed(text)
         )));
     }
     let mut expected: Vec<(u32, u128)> = Vec::new();
@@ -66,7 +66,7 @@ fn parse_line(line: usize, text: &str) -> Result<SuiteLine, SuiteError> {
         let Some((depth, count)) = parsed else {
             return Err(error(format!(
                 "'{}' is not 'D<depth> <count>' (e.g. 'D3 8902')",
-                shown(field)
+                echoed(field)
             )));
         };
         if expected.iter().any(|&(d, _)| d == depth) {
@@ -77,7 +77,7 @@ fn parse_line(line: usize, text: &str) -> Result<SuiteLine, SuiteError> {
     if expected.is_empty() {
         return Err(error(format!(
             "'{}' has no ';D<depth> <count>' field after the position",
-            shown(text)
+            echoed(text)
         )));
     }
     Ok(SuiteLine {

@@ -80,7 +80,7 @@ impl Interceptor for AddToken {
 /// one this side speaks.
 pub fn wrong_protocol(given: Option<&str>) -> Status {
     let theirs = match given {
-        Some(v) => format!("protocol {}", perft_core::shown(v)),
+        Some(v) => format!("protocol {}", perft_core::echoed(v)),
         None => "no protocol version (a perft.v1 client or a bare gRPC tool)".to_owned(),
     };
     Status::failed_precondition(format!(

@@ -204,7 +204,7 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
         Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
         _ => Err(format!(
             "'{}' is not a fraction between 0 and 1",
-            perft_core::shown(text)
+            perft_core::echoed(text)
         )),
     }
 }

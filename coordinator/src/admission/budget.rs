@@ -48,7 +48,7 @@ impl Resource {
             .ok_or_else(|| {
                 format!(
                     "unknown budget '{}': expected open_jobs, open_units, sessions, streams or dashboard_sessions",
-                    perft_core::shown(name)
+                    perft_core::echoed(name)
                 )
             })
     }
@@ -193,12 +193,12 @@ impl Overrides {
         for pair in text.split(',').filter(|p| !p.is_empty()) {
             let (name, figure) = pair
                 .split_once('=')
-                .ok_or_else(|| format!("budget '{}' is not NAME=FIGURE", perft_core::shown(pair)))?;
+                .ok_or_else(|| format!("budget '{}' is not NAME=FIGURE", perft_core::echoed(pair)))?;
             let resource = Resource::parse(name)?;
             let figure = figure.parse::<u64>().map_err(|_| {
                 format!(
                     "budget {resource}: '{}' is not a whole number",
-                    perft_core::shown(figure)
+                    perft_core::echoed(figure)
                 )
             })?;
             if overrides.get(resource).is_some() {

@@ -233,7 +233,7 @@ pub(super) fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<JobI
             StatusCode::BAD_REQUEST,
             &format!(
                 "'{}' is not a job id: ids are 1 to 64 letters, digits, '-' or '_'",
-                perft_core::shown(shown)
+                perft_core::echoed(shown)
             ),
         ))
     };

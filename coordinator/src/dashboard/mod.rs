@@ -113,7 +113,7 @@ async fn not_found(request: Request) -> Response {
         StatusCode::NOT_FOUND,
         &format!(
             "no page '{}': the dashboard has /, /jobs/ID, /workers and /api/jobs, /api/jobs/ID, /api/jobs/ID/certificate, /api/workers, /api/participants",
-            perft_core::shown(request.uri().path())
+            perft_core::echoed(request.uri().path())
         ),
     )
 }

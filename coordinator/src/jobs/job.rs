@@ -7,8 +7,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::count::Count;
 
+use super::fresh_units::FreshUnits;
 use super::retry::{Retry, Wanted};
-use super::stretches::Stretches;
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
 use crate::columns::{Bits, UnitColumns};
@@ -42,7 +42,7 @@ pub(super) struct OpenUnits {
     /// Units never handed out since the job was loaded: queued implicitly,
     /// in stretches of plan order, one worker session to a stretch, so
     /// that a worker gets neighbouring subtrees (which share positions).
-    fresh: Stretches,
+    fresh: FreshUnits,
     /// Decided units among the fresh ones.
     done_ahead: u64,
     /// Units handed out before that want a lease again (handed back,
@@ -117,7 +117,7 @@ impl Job {
             units_total: n as u64,
             open: Some(OpenUnits {
                 decided: Bits::new(n),
-                fresh: Stretches::new(n as u64),
+                fresh: FreshUnits::new(n as u64),
                 done_ahead: 0,
                 retry: Retry::default(),
                 active: HashMap::new(),

@@ -12,7 +12,7 @@ use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 
 use super::deadlines::Due;
 use super::job::Job;
-use super::{JobState, Jobs, LeasedJob, LeasedUnit, Lessee, MAX_UNIT_FAILURES, Op, POISON_PARTICIPANTS};
+use super::{JobState, Jobs, LeaseHolder, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, Op, POISON_PARTICIPANTS};
 
 /// The leases of one worker session.
 #[derive(Debug, Default)]
@@ -37,7 +37,7 @@ impl Jobs {
     /// plan order, so a worker gets neighbouring subtrees, which share
     /// positions in its table. Never the same unit twice to one
     /// participant; nothing to a quarantined or suspended one.
-    pub fn lease(&mut self, worker: &Lessee, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
+    pub fn lease(&mut self, worker: &LeaseHolder, max: usize, only_job: Option<&JobId>) -> Vec<LeasedJob> {
         let mut out = Vec::new();
         let now = self.clock.now_ms();
         if self.ledger.is_quarantined(&worker.identity) || self.ledger.is_suspended(&worker.identity, now) {
@@ -126,7 +126,7 @@ impl Jobs {
 
     /// Puts a leased unit back in the queue: `worker` gave back its lease
     /// of `epoch`. False when it held no such lease.
-    pub fn release(&mut self, job_id: &JobId, unit_id: UnitId, epoch: Epoch, worker: &Lessee) -> bool {
+    pub fn release(&mut self, job_id: &JobId, unit_id: UnitId, epoch: Epoch, worker: &LeaseHolder) -> bool {
         let Some(job) = self.jobs.get_mut(job_id) else {
             return false;
         };

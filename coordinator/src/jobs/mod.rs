@@ -15,15 +15,14 @@
 //! randomness, so a run of it is replayed exactly from its inputs.
 
 mod deadlines;
+mod fresh_units;
 mod job;
 mod leasing;
 mod ledger;
 mod ops;
 mod report;
 mod restore;
-mod restored;
 mod retry;
-mod stretches;
 mod unit;
 mod views;
 
@@ -46,7 +45,7 @@ use ledger::Ledger;
 pub use ledger::{Credit, DEFAULT_LAPSE_LIMIT, MAX_CPU_MS_PER_COUNT, STRIKE_FADE_MS, Standing};
 pub use ops::Op;
 pub use report::Reported;
-pub use restored::{Restored, RestoredJob, RestoredVote};
+pub use restore::{Restored, RestoredJob, RestoredVote};
 pub use unit::{MAX_VOTES, POISON_PARTICIPANTS, Vote};
 pub use views::{DivideLine, DivideView, JobView, JobsStats};
 
@@ -114,18 +113,18 @@ impl JobSpec {
 /// participant it belongs to (the identity verification counts), and how
 /// people know it. Cheap to clone: its parts are shared.
 #[derive(Clone, Debug)]
-pub struct Lessee {
+pub struct LeaseHolder {
     pub session: SessionId,
     pub identity: ParticipantId,
     pub label: Arc<str>,
 }
 
-impl Lessee {
+impl LeaseHolder {
     /// A worker whose session, participant and label are all `name` (one
     /// worker per participant, as tests play them); why not, for a name
     /// that is no participant's.
-    pub fn named(name: &str) -> Result<Lessee, String> {
-        Ok(Lessee {
+    pub fn named(name: &str) -> Result<LeaseHolder, String> {
+        Ok(LeaseHolder {
             identity: ParticipantId::parse(name)?,
             session: SessionId::parse(name)?,
             label: Arc::from(name),
@@ -194,7 +193,7 @@ impl Default for Policy {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobError {
     /// The id as it was asked for: it may be no well-formed id at all.
-    #[error("no job '{}'", perft_core::shown(.0))]
+    #[error("no job '{}'", perft_core::echoed(.0))]
     NotFound(String),
     #[error("job {id} is {state:?}, not failed: only a failed job can be resumed")]
     NotFailed { id: JobId, state: JobState },

@@ -8,7 +8,7 @@
 use crate::count::Count;
 
 use super::unit::VoteOutcome;
-use super::{Credit, Disagreement, JobState, Jobs, Lessee, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
+use super::{Credit, Disagreement, JobState, Jobs, LeaseHolder, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
 use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 
 /// Outcome of one reported count.
@@ -69,7 +69,7 @@ impl Jobs {
         epoch: Epoch,
         count: Count,
         cpu_ms: u64,
-        worker: &Lessee,
+        worker: &LeaseHolder,
     ) -> Reported {
         if self.ledger.is_quarantined(&worker.identity) {
             return Reported::Refused;

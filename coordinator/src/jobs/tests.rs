@@ -19,7 +19,7 @@ struct Flat {
     depth: u32,
 }
 
-fn lease(jobs: &mut Jobs, worker: &Lessee, max: usize) -> Vec<Flat> {
+fn lease(jobs: &mut Jobs, worker: &LeaseHolder, max: usize) -> Vec<Flat> {
     jobs.lease(worker, max, None)
         .into_iter()
         .flat_map(|group| {
@@ -38,8 +38,8 @@ fn lost(session: &str) -> Vec<SessionId> {
     vec![SessionId::parse(session).unwrap()]
 }
 
-fn worker(name: &str) -> Lessee {
-    Lessee::named(name).unwrap()
+fn worker(name: &str) -> LeaseHolder {
+    LeaseHolder::named(name).unwrap()
 }
 
 /// A plain checkers job of `depth` split at `split`, planned.
@@ -605,7 +605,7 @@ fn an_owner_alone_on_a_verified_job_leases_every_unit_once_then_waits() {
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_done, view.units_queued), (0, units as u64));
     // A second session of the same owner gets nothing either.
-    let other_machine = Lessee {
+    let other_machine = LeaseHolder {
         session: SessionId::parse("a-2").unwrap(),
         ..worker("a")
     };

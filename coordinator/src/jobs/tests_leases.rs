@@ -13,8 +13,8 @@ fn id() -> JobId {
     JobId::parse("j").unwrap()
 }
 
-fn who(name: &str) -> Lessee {
-    Lessee::named(name).unwrap()
+fn who(name: &str) -> LeaseHolder {
+    LeaseHolder::named(name).unwrap()
 }
 
 /// A table on a manual clock with a plain checkers perft(5) job split at
@@ -43,7 +43,7 @@ fn true_count(unit: &LeasedUnit) -> Count {
     Count::plain(perft_core::perft(&Checkers::unpack(&unit.position).unwrap(), 3))
 }
 
-fn lease_all(jobs: &mut Jobs, worker: &Lessee) -> Vec<LeasedUnit> {
+fn lease_all(jobs: &mut Jobs, worker: &LeaseHolder) -> Vec<LeasedUnit> {
     jobs.lease(worker, usize::MAX, None)
         .into_iter()
         .flat_map(|group| group.units)

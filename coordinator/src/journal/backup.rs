@@ -77,7 +77,7 @@ pub(super) struct Target {
 /// in its parent resolved).
 pub(super) fn target(data_dir: &Path, raw: &str) -> Result<Target, BackupError> {
     let refuse = |reason: String| BackupError::Target {
-        dir: perft_core::shown(raw),
+        dir: perft_core::echoed(raw),
         reason,
     };
     if raw.is_empty() {
@@ -185,7 +185,7 @@ pub(super) fn copy(db: &Path, target: &Target) -> Result<Backup, BackupError> {
     let mut written = Written { target, done: false };
     let copy_db = dir.join(DB_FILE);
     let copy_text = copy_db.to_str().ok_or_else(|| BackupError::Target {
-        dir: perft_core::shown(&dir.to_string_lossy()),
+        dir: perft_core::echoed(&dir.to_string_lossy()),
         reason: "its resolved path is not UTF-8".to_owned(),
     })?;
     // Read-only, and no URI names: the copy's name is only a file name.

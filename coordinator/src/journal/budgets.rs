@@ -54,7 +54,7 @@ pub(super) fn load(conn: &Connection, path: &Path) -> Result<Vec<(ParticipantId,
         if row_checksum(&name, &figures) != row.get::<_, i64>(2).map_err(sql)? {
             return Err(corrupt(format!(
                 "the budget of participant '{}' failed its checksum",
-                perft_core::shown(&name)
+                perft_core::echoed(&name)
             )));
         }
         let participant = ParticipantId::parse(&name).map_err(|e| corrupt(format!("budgets: {e}")))?;

@@ -200,7 +200,7 @@ fn lock_shared(dir: &Path) -> Result<Option<File>, CheckError> {
                 dir: dir.to_owned(),
                 reason: format!(
                     "a running coordinator holds it ({}): check a copy (`perft backup`) or stop it first",
-                    perft_core::shown(holder.trim())
+                    perft_core::echoed(holder.trim())
                 ),
             })
         }
@@ -259,7 +259,7 @@ fn integrity(conn: &Connection, checked: &mut Checked) {
         Ok(lines) if lines == ["ok"] => checked.ok("SQLite integrity_check: ok".to_owned()),
         Ok(lines) => {
             for line in lines {
-                checked.broken(format!("SQLite integrity_check: {}", perft_core::shown(&line)));
+                checked.broken(format!("SQLite integrity_check: {}", perft_core::echoed(&line)));
             }
         }
         Err(e) => checked.broken(format!("SQLite integrity_check cannot run: {e}")),

@@ -45,7 +45,7 @@ pub struct DecidedCount {
 #[derive(Debug, thiserror::Error)]
 pub enum FinishedError {
     /// The id as it was asked for: it may be no well-formed id at all.
-    #[error("no job '{}'", perft_core::shown(.0))]
+    #[error("no job '{}'", perft_core::echoed(.0))]
     NotFound(String),
     #[error("job {id} is {}, not done: its certificate and unit counts exist once it is done", .state.name())]
     NotDone { id: JobId, state: JobState },

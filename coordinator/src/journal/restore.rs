@@ -170,7 +170,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &JobId) -> Result
     let Some(row) = rows.next().map_err(sql)? else {
         return Err(errors(path).0(format!(
             "job {} is not in the journal",
-            perft_core::shown(job_id.as_str())
+            perft_core::echoed(job_id.as_str())
         )));
     };
     let mut job = job_row(row, path)?;
@@ -245,8 +245,8 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
     if damage.is_empty() && job_checksum(&id, &spec, &plan) != row.get::<_, i64>(15).map_err(sql)? {
         damage.push("its plan".to_owned());
     }
-    let state =
-        parse_state(&state).ok_or_else(|| bad(format!("job {id}: state '{}'", perft_core::shown(&state))))?;
+    let state = parse_state(&state)
+        .ok_or_else(|| bad(format!("job {id}: state '{}'", perft_core::echoed(&state))))?;
     let summary_blob: Option<Vec<u8>> = row.get(17).map_err(sql)?;
     let summary_sum: Option<i64> = row.get(18).map_err(sql)?;
     let summary = match (summary_blob, summary_sum) {

@@ -136,7 +136,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, JournalError> {
             let _ = file.read_to_string(&mut holder);
             return Err(JournalError::Locked {
                 dir: dir.to_owned(),
-                holder: perft_core::shown(holder.trim()),
+                holder: perft_core::echoed(holder.trim()),
             });
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(open_err(e)),
@@ -201,7 +201,7 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
     if check != "ok" {
         return Err(JournalError::Corrupt {
             path: path.to_owned(),
-            reason: perft_core::shown(&check),
+            reason: perft_core::echoed(&check),
         });
     }
     // Takes effect on a new journal only (before its first table): its

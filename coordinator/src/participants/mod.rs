@@ -8,7 +8,7 @@ mod credential;
 use std::collections::HashMap;
 use std::sync::RwLock;
 
-use perft_core::shown;
+use perft_core::echoed;
 use tonic::Status;
 
 pub use credential::Secret;
@@ -59,7 +59,7 @@ impl Role {
         Role::ALL.into_iter().find(|r| r.name() == name).ok_or_else(|| {
             format!(
                 "unknown role '{}': expected worker, submitter, reader or admin",
-                shown(name)
+                echoed(name)
             )
         })
     }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use perft_coordinator::count::Count;
 use perft_coordinator::ids::{ParticipantId, SessionId};
-use perft_coordinator::jobs::Lessee;
+use perft_coordinator::jobs::LeaseHolder;
 
 use super::model::Issued;
 
@@ -107,8 +107,8 @@ impl Actor {
         !self.revoked && !self.retired
     }
 
-    pub(super) fn lessee(&self) -> Lessee {
-        Lessee {
+    pub(super) fn holder(&self) -> LeaseHolder {
+        LeaseHolder {
             session: self.session.clone(),
             identity: self.id.clone(),
             label: Arc::from(self.name.as_str()),

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use perft_coordinator::ids::{JobId, ParticipantId, SessionId, UnitId};
-use perft_coordinator::jobs::{JobState, Jobs, Lessee, Op};
+use perft_coordinator::jobs::{JobState, Jobs, LeaseHolder, Op};
 use perft_coordinator::journal::{Journal, plan_ops};
 use rand::Rng;
 
@@ -72,12 +72,12 @@ impl World {
         // lease that came due must find it gone (and then changes nothing).
         for l in ended {
             let job_id = self.model.job_ids[l.job].clone();
-            let lessee = Lessee {
+            let holder = LeaseHolder {
                 session: l.session.clone(),
                 identity: l.who.clone(),
                 label: Arc::from("probe"),
             };
-            if self.jobs.release(&job_id, UnitId(l.unit), l.epoch, &lessee) {
+            if self.jobs.release(&job_id, UnitId(l.unit), l.epoch, &holder) {
                 return Err(format!(
                     "invariant 5: {job_id}/u{} is still leased to {} (epoch {}) past its deadline {} after lapse_overdue at {now}",
                     l.unit, l.who, l.epoch.0, l.deadline_ms

@@ -26,7 +26,7 @@ impl World {
         let now = self.now();
         let who = self.actors[a].id.clone();
         let barred_now = self.model.quarantined(&who) || self.model.suspended(&who, now);
-        let groups = self.jobs.lease(&self.actors[a].lessee(), max, None);
+        let groups = self.jobs.lease(&self.actors[a].holder(), max, None);
         if barred_now && !groups.is_empty() {
             return Err(format!(
                 "invariant 2: {who} leased units while {}",
@@ -194,7 +194,7 @@ impl World {
             issued.epoch,
             count,
             0,
-            &self.actors[a].lessee(),
+            &self.actors[a].holder(),
         );
         note(format!(
             "  report {who} {job_id}/u{}@{} (gen {}) = {}: {got:?}",
@@ -277,7 +277,7 @@ impl World {
             &job_id,
             UnitId(issued.unit),
             issued.epoch,
-            &self.actors[a].lessee(),
+            &self.actors[a].holder(),
         );
         note(format!(
             "  release {who} {job_id}/u{}@{}: {got}",

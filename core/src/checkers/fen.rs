@@ -69,7 +69,7 @@ fn parse_square(text: &str) -> Result<u8, FenError> {
     match text.trim().parse::<u8>() {
         Ok(n @ 1..=32) => Ok(n),
         _ => Err(FenError::BadSquare {
-            found: crate::shown(text.trim()),
+            found: crate::echoed(text.trim()),
         }),
     }
 }
@@ -91,7 +91,7 @@ fn parse_pieces(list: &str) -> Result<(u32, u32), FenError> {
         };
         if first > last {
             return Err(FenError::BadSquare {
-                found: crate::shown(item),
+                found: crate::echoed(item),
             });
         }
         for square in first..=last {
@@ -150,7 +150,7 @@ impl FromStr for Checkers {
             "W" | "w" => Side::Light,
             found => {
                 return Err(FenError::BadSide {
-                    found: crate::shown(found),
+                    found: crate::echoed(found),
                 });
             }
         };
@@ -161,13 +161,13 @@ impl FromStr for Checkers {
                 Some('W' | 'w') => 1,
                 _ => {
                     return Err(FenError::BadColour {
-                        found: crate::shown(field),
+                        found: crate::echoed(field),
                     });
                 }
             };
             if boards[slot].is_some() {
                 return Err(FenError::BadColour {
-                    found: crate::shown(field),
+                    found: crate::echoed(field),
                 });
             }
             boards[slot] = Some(parse_pieces(&field[1..])?);

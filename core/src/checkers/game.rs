@@ -198,11 +198,11 @@ impl Game for Checkers {
         match short.as_slice() {
             [mv] => Ok(*mv),
             [] => Err(MoveError::Illegal {
-                text: crate::shown(wanted),
+                text: crate::echoed(wanted),
                 position: self.to_string(),
             }),
             several => Err(MoveError::Ambiguous {
-                text: crate::shown(wanted),
+                text: crate::echoed(wanted),
                 candidates: several.iter().map(|&mv| self.format_move(mv)).collect(),
             }),
         }

@@ -12,7 +12,7 @@ use super::castling;
 use super::fen_castling;
 use super::fen_error::FenError;
 use super::position::{Chess, Colour, NO_SQUARE, Piece};
-use crate::shown as echo;
+use crate::echoed as echo;
 
 /// The piece and colour of a FEN letter.
 fn piece_of(letter: char) -> Option<(Colour, Piece)> {

@@ -9,7 +9,7 @@ use std::fmt;
 use super::bitboard::{RANK_1, Square, Squares, bit, square_name};
 use super::fen_error::FenError;
 use super::position::{Chess, Colour, Piece};
-use crate::shown as echo;
+use crate::echoed as echo;
 
 /// The back rank of `colour` (rank 1 or 8) as a board.
 const fn back_rank(colour: Colour) -> u64 {

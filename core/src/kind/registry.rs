@@ -126,7 +126,7 @@ impl FromStr for GameKind {
             .copied()
             .find(|kind| kind.name().eq_ignore_ascii_case(name.trim()))
             .ok_or_else(|| UnknownGame {
-                name: crate::shown(name),
+                name: crate::echoed(name),
             })
     }
 }

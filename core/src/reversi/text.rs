@@ -70,7 +70,7 @@ impl FromStr for Reversi {
             "O" | "o" => Disc::Light,
             found => {
                 return Err(PositionError::BadSide {
-                    found: crate::shown(found),
+                    found: crate::echoed(found),
                 });
             }
         };

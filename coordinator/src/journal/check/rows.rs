@@ -159,7 +159,7 @@ fn participant_rows(conn: &Connection, checked: &mut Checked) {
     let sql = "SELECT id, role, secret_hash, revoked, created_ms, checksum FROM participants ORDER BY id";
     t.scan(conn, sql, |t, row| {
         let name: String = row.get(0)?;
-        let shown = perft_core::shown(&name);
+        let shown = perft_core::echoed(&name);
         let parsed = ParticipantId::parse(&name).and_then(|id| {
             let role = Role::parse(&row.get::<_, String>(1).unwrap_or_default())?;
             let hash: Vec<u8> = row.get(2).unwrap_or_default();
@@ -195,10 +195,10 @@ fn budget_rows(conn: &Connection, checked: &mut Checked) {
         if budgets::row_checksum(&name, &figures) != row.get::<_, i64>(2)? {
             t.damage(format!(
                 "the budget of '{}' fails its checksum",
-                perft_core::shown(&name)
+                perft_core::echoed(&name)
             ));
         } else if let Err(e) = crate::admission::Overrides::decode(&figures) {
-            t.damage(format!("the budget of '{}': {e}", perft_core::shown(&name)));
+            t.damage(format!("the budget of '{}': {e}", perft_core::echoed(&name)));
         }
         Ok(())
     });
@@ -211,7 +211,7 @@ fn credit_rows(conn: &Connection, checked: &mut Checked) {
     t.scan(conn, "SELECT participant FROM credit", |t, row| {
         let name: String = row.get(0)?;
         if let Err(e) = ParticipantId::parse(&name) {
-            t.damage(format!("'{}': {e}", perft_core::shown(&name)));
+            t.damage(format!("'{}': {e}", perft_core::echoed(&name)));
         }
         Ok(())
     });
@@ -253,7 +253,7 @@ fn job_rows(conn: &Connection, checked: &mut Checked) -> (HashMap<String, JobInf
             let job = match job_row(row, path) {
                 Ok(job) => job,
                 Err(e) => {
-                    t.damage(format!("job '{}' cannot be read: {e}", perft_core::shown(&raw)));
+                    t.damage(format!("job '{}' cannot be read: {e}", perft_core::echoed(&raw)));
                     return Ok(());
                 }
             };
@@ -296,7 +296,7 @@ fn job_rows(conn: &Connection, checked: &mut Checked) -> (HashMap<String, JobInf
         let raw: String = row.get(0)?;
         t.checked.note(format!(
             "job '{}': its plan was being written when the coordinator stopped (its submit was never answered); the next start drops it",
-            perft_core::shown(&raw)
+            perft_core::echoed(&raw)
         ));
         planning.insert(raw);
         Ok(())

@@ -18,7 +18,7 @@ use crate::ids::SessionId;
 /// Units `start..end` of plan order, never handed out, in disjoint
 /// stretches; and where each session works.
 #[derive(Debug)]
-pub(super) struct Stretches {
+pub(super) struct FreshUnits {
     /// Stretch start to its end (exclusive); no stretch is empty.
     by_start: BTreeMap<u64, u64>,
     /// Each session's next unit: the start of the stretch it works through.
@@ -27,14 +27,14 @@ pub(super) struct Stretches {
     len: u64,
 }
 
-impl Stretches {
+impl FreshUnits {
     /// Units `0..units`, one stretch nobody works on yet.
-    pub fn new(units: u64) -> Stretches {
+    pub fn new(units: u64) -> FreshUnits {
         let mut by_start = BTreeMap::new();
         if units > 0 {
             by_start.insert(0, units);
         }
-        Stretches {
+        FreshUnits {
             by_start,
             runs: HashMap::new(),
             len: units,
@@ -151,7 +151,7 @@ mod tests {
         SessionId::parse(name).unwrap()
     }
 
-    fn take(stretches: &mut Stretches, who: &SessionId, n: usize) -> Vec<u64> {
+    fn take(stretches: &mut FreshUnits, who: &SessionId, n: usize) -> Vec<u64> {
         (0..n)
             .filter_map(|_| stretches.next_for(who, |_| false).0)
             .collect()
@@ -159,7 +159,7 @@ mod tests {
 
     #[test]
     fn one_session_takes_every_unit_in_plan_order() {
-        let mut stretches = Stretches::new(5);
+        let mut stretches = FreshUnits::new(5);
         let a = session("a");
         assert_eq!(take(&mut stretches, &a, 7), [0, 1, 2, 3, 4]);
         assert_eq!(stretches.len(), 0);
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn a_second_session_works_through_the_back_half() {
-        let mut stretches = Stretches::new(10);
+        let mut stretches = FreshUnits::new(10);
         let (a, b) = (session("a"), session("b"));
         assert_eq!(take(&mut stretches, &a, 2), [0, 1]);
         // 2..10 is a's: b splits off 6..10.
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn a_lost_sessions_stretch_is_taken_over_whole() {
-        let mut stretches = Stretches::new(8);
+        let mut stretches = FreshUnits::new(8);
         let (a, b, c) = (session("a"), session("b"), session("c"));
         assert_eq!(take(&mut stretches, &a, 1), [0]);
         assert_eq!(take(&mut stretches, &b, 1), [4]);
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn skipped_units_leave_in_one_walk_and_are_counted() {
-        let mut stretches = Stretches::new(10);
+        let mut stretches = FreshUnits::new(10);
         let a = session("a");
         // Units 0..4 and 6..10 are decided: a gets 4, then 5, then nothing.
         let decided = |u: u64| u != 4 && u != 5;
@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn every_unit_is_handed_out_once_whatever_the_sessions_do() {
         let sessions: Vec<SessionId> = (0..5).map(|i| session(&format!("s{i}"))).collect();
-        let mut stretches = Stretches::new(1000);
+        let mut stretches = FreshUnits::new(1000);
         let mut seen = vec![false; 1000];
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         while stretches.len() > 0 {
@@ -237,7 +237,7 @@ mod tests {
 
     #[test]
     fn an_empty_plan_has_nothing_to_hand_out() {
-        let mut stretches = Stretches::new(0);
+        let mut stretches = FreshUnits::new(0);
         assert_eq!(stretches.next_for(&session("a"), |_| false), (None, 0));
         assert!(!stretches.contains(0));
     }

@@ -3,7 +3,7 @@
 //! message (gRPC metadata is limited to a few KiB) nor drive a terminal.
 
 /// Characters of an input kept in a message; the rest is elided.
-pub const SHOWN_CHARS: usize = 80;
+pub const ECHOED_CHARS: usize = 80;
 
 /// Whether `c` could break a message's one line or reorder what a
 /// terminal shows: control characters, the Unicode line and paragraph
@@ -15,13 +15,13 @@ pub fn must_escape(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
-/// `text` as an error message may quote it: at most [`SHOWN_CHARS`]
+/// `text` as an error message may quote it: at most [`ECHOED_CHARS`]
 /// characters, control characters, line separators and bidirectional
 /// marks escaped (`\n`, `\u{1b}`, `\u{202e}`), and `...` where it was cut.
-pub fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(4 * SHOWN_CHARS));
+pub fn echoed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * ECHOED_CHARS));
     for (i, c) in text.chars().enumerate() {
-        if i == SHOWN_CHARS {
+        if i == ECHOED_CHARS {
             out.push_str("...");
             break;
         }
@@ -42,18 +42,18 @@ mod tests {
 
     #[test]
     fn short_printable_text_is_unchanged() {
-        assert_eq!(shown("d3 ééé"), "d3 ééé");
+        assert_eq!(echoed("d3 ééé"), "d3 ééé");
     }
 
     #[test]
     fn control_characters_are_escaped() {
-        assert_eq!(shown("a\nb\u{1b}[31m\0"), "a\\nb\\u{1b}[31m\\u{0}");
+        assert_eq!(echoed("a\nb\u{1b}[31m\0"), "a\\nb\\u{1b}[31m\\u{0}");
     }
 
     #[test]
     fn line_separators_and_bidirectional_marks_are_escaped() {
         assert_eq!(
-            shown("a\u{2028}MISMATCH\u{202e}b\u{2066}"),
+            echoed("a\u{2028}MISMATCH\u{202e}b\u{2066}"),
             "a\\u{2028}MISMATCH\\u{202e}b\\u{2066}"
         );
     }
@@ -61,7 +61,7 @@ mod tests {
     #[test]
     fn long_text_is_cut_on_a_character_boundary() {
         let long = "é".repeat(100_000);
-        let out = shown(&long);
-        assert_eq!(out, format!("{}...", "é".repeat(SHOWN_CHARS)));
+        let out = echoed(&long);
+        assert_eq!(out, format!("{}...", "é".repeat(ECHOED_CHARS)));
     }
 }

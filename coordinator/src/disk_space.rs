@@ -60,7 +60,7 @@ fn room(units: u64, free: u64, dir: &Path) -> Result<(), String> {
         "the plan has {units} units, about {} of journal once counted, but the data dir {} has {} free \
          ({} kept spare): free space (perft delete finished jobs) or submit with a smaller --split-depth",
         mb(needed),
-        perft_core::shown(&dir.display().to_string()),
+        perft_core::echoed(&dir.display().to_string()),
         mb(free),
         mb(SPARE_BYTES)
     ))
