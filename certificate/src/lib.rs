@@ -2,6 +2,11 @@
 //! without trusting whoever made it, in one versioned file
 //! (`docs/certificate.md` is the specification).
 //!
+//! It owns the format: building, encoding and decoding a certificate on
+//! byte slices, and its Merkle tree. It must not do I/O or count perft:
+//! the coordinator and `perft run` hand it counted units, and `perft
+//! audit` recounts what it decodes.
+//!
 //! A certificate holds the game, the counting convention, the root, the
 //! depth and split depth, every unit of the plan (packed position, paths
 //! per first move, count, the participants whose votes decided it) in plan

@@ -1,4 +1,9 @@
 //! `perft`: Deep Perft's single binary.
+//!
+//! It owns the edges people touch: arguments, output (text, JSON, CSV,
+//! progress bars) and exit codes. Counting is `perft-core`'s, serving the
+//! coordinator's, working the worker's; a verb here parses, calls one of
+//! them, and renders what comes back.
 
 #[macro_use]
 mod output;

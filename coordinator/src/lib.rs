@@ -1,5 +1,13 @@
 //! The coordinator: plans jobs into subtree units, leases them to workers,
 //! sums their counts into divide tables and serves progress.
+//!
+//! It owns the jobs' state (one table, changed by one owner, `jobs/`),
+//! the journal that makes it durable (`journal/`), who may call and what
+//! each caller may hold (`participants/`, `admission/`, `connections/`),
+//! and the gRPC services, dashboard and metrics in front of them. It must
+//! not count perft itself (the workers do, with `perft-core`), nor accept
+//! a count no lease of its own asked for, nor acknowledge a change the
+//! journal has not made durable.
 
 pub mod admission;
 mod backup;

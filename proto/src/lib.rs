@@ -1,5 +1,10 @@
 //! The gRPC contract between the CLI, the coordinator and the workers
 //! (`proto/perft/v2/perft.proto`), and conversions to the engine's types.
+//!
+//! It owns the wire: the messages, the protocol header every call
+//! carries (`connect`) and the conversions of counts to and from their
+//! wire form. It must not hold behaviour: no server or client logic
+//! lives here, so both sides read the same contract.
 
 #[allow(missing_docs, missing_debug_implementations, clippy::all, clippy::pedantic)]
 pub mod v2 {

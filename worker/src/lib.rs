@@ -6,6 +6,10 @@
 //! backoff, and a coordinator that no longer knows it (NOT_FOUND) gets a
 //! fresh registration. On shutdown it stops leasing, hands back the units
 //! it has not started, finishes and reports the others, and exits.
+//!
+//! It owns the counting threads (OS threads, never tokio's) and their one
+//! shared table; it must not decide anything about a job: what to count,
+//! whether a count stands and what is done are the coordinator's.
 
 mod compute;
 mod pacing;
