@@ -9,14 +9,25 @@ use perft_core::echoed;
 /// Longest id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 64;
 
+/// Why a name or an id was refused: the message names what it was meant
+/// to be and echoes what came, cut short and escaped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    #[error("{field} '{echoed}' must be 1 to {MAX_ID_BYTES} bytes of printable characters")]
+    NotPrintable { field: &'static str, echoed: String },
+    #[error("participant name '{echoed}' must be 1 to {MAX_ID_BYTES} of A-Z a-z 0-9 . _ -")]
+    ParticipantName { echoed: String },
+}
+
 /// `value` if it is 1 to [`MAX_ID_BYTES`] bytes of printable characters
-/// (no control, line-separating or bidirectional ones); else the line saying what `field` must be.
-pub fn printable<'v>(field: &str, value: &'v str) -> Result<&'v str, String> {
+/// (no control, line-separating or bidirectional ones); else what `field`
+/// must be.
+pub fn printable<'v>(field: &'static str, value: &'v str) -> Result<&'v str, IdError> {
     if value.is_empty() || value.len() > MAX_ID_BYTES || value.chars().any(perft_core::must_escape) {
-        return Err(format!(
-            "{field} '{}' must be 1 to {MAX_ID_BYTES} bytes of printable characters",
-            echoed(value)
-        ));
+        return Err(IdError::NotPrintable {
+            field,
+            echoed: echoed(value),
+        });
     }
     Ok(value)
 }
@@ -33,7 +44,7 @@ impl ParticipantId {
     pub const ANONYMOUS: &'static str = "anonymous";
 
     /// A well-formed participant name, or why not.
-    pub fn parse(name: &str) -> Result<ParticipantId, String> {
+    pub fn parse(name: &str) -> Result<ParticipantId, IdError> {
         let ok = !name.is_empty()
             && name.len() <= MAX_ID_BYTES
             && name
@@ -42,10 +53,7 @@ impl ParticipantId {
         if ok {
             Ok(ParticipantId(Arc::from(name)))
         } else {
-            Err(format!(
-                "participant name '{}' must be 1 to {MAX_ID_BYTES} of A-Z a-z 0-9 . _ -",
-                echoed(name)
-            ))
+            Err(IdError::ParticipantName { echoed: echoed(name) })
         }
     }
 
@@ -86,7 +94,7 @@ impl SessionId {
     /// A session id as a caller gave it: 1 to [`MAX_ID_BYTES`] bytes of
     /// printable characters (whether it is a live session is the
     /// registry's business).
-    pub fn parse(id: &str) -> Result<SessionId, String> {
+    pub fn parse(id: &str) -> Result<SessionId, IdError> {
         printable("worker id", id).map(|id| SessionId(Arc::from(id)))
     }
 
@@ -127,7 +135,7 @@ impl JobId {
 
     /// A job id as a caller or the journal gave it: 1 to
     /// [`MAX_ID_BYTES`] bytes of printable characters.
-    pub fn parse(id: &str) -> Result<JobId, String> {
+    pub fn parse(id: &str) -> Result<JobId, IdError> {
         printable("job id", id).map(|id| JobId(Arc::from(id)))
     }
 
@@ -150,7 +158,7 @@ pub struct MachineName(Arc<str>);
 impl MachineName {
     /// A machine's name as its worker gave it: 1 to [`MAX_ID_BYTES`] bytes
     /// of printable characters.
-    pub fn parse(name: &str) -> Result<MachineName, String> {
+    pub fn parse(name: &str) -> Result<MachineName, IdError> {
         printable("worker name", name).map(|name| MachineName(Arc::from(name)))
     }
 
@@ -212,7 +220,7 @@ mod tests {
     fn participant_names_are_plain() {
         assert!(ParticipantId::parse("alice-lab_2.x").is_ok());
         for bad in ["", "a b", "é", "x\n", &"a".repeat(65)] {
-            let err = ParticipantId::parse(bad).unwrap_err();
+            let err = ParticipantId::parse(bad).unwrap_err().to_string();
             assert!(!err.contains('\n'), "{err}");
         }
     }
@@ -223,15 +231,15 @@ mod tests {
         assert_eq!(JobId::generate().as_str().len(), 12);
         assert!(MachineName::parse("host 1 (lab)").is_ok());
         for bad in ["", "x\n", "\u{1b}[2J", &"a".repeat(65)] {
-            let err = JobId::parse(bad).unwrap_err();
+            let err = JobId::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("job id '") && !err.contains('\n'), "{err}");
-            let err = MachineName::parse(bad).unwrap_err();
+            let err = MachineName::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("worker name '"), "{err}");
-            let err = SessionId::parse(bad).unwrap_err();
+            let err = SessionId::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("worker id '"), "{err}");
         }
         assert_eq!(
-            JobId::parse("x\n").unwrap_err(),
+            JobId::parse("x\n").unwrap_err().to_string(),
             "job id 'x\\n' must be 1 to 64 bytes of printable characters"
         );
     }

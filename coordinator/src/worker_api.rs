@@ -45,7 +45,7 @@ struct Session {
 /// session id is worth nothing without its owner's credential.
 fn session(caller: &Caller, api: &WorkerApi, worker_id: &str) -> Result<Session, Status> {
     caller.may(Action::Work)?;
-    let id = SessionId::parse(worker_id).map_err(Status::invalid_argument)?;
+    let id = SessionId::parse(worker_id).map_err(|e| Status::invalid_argument(e.to_string()))?;
     let mut worker = api
         .0
         .workers
@@ -118,11 +118,11 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
         let caller = Caller::of(&request)?;
         caller.may(Action::Work)?;
         let req = request.into_inner();
-        let name = MachineName::parse(&req.name).map_err(Status::invalid_argument)?;
+        let name = MachineName::parse(&req.name).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let only_job = if req.only_job.is_empty() {
             None
         } else {
-            let job = JobId::parse(&req.only_job).map_err(Status::invalid_argument)?;
+            let job = JobId::parse(&req.only_job).map_err(|e| Status::invalid_argument(e.to_string()))?;
             let asked = job.clone();
             if !self.0.peek(move |jobs| jobs.contains(&asked)).await? {
                 return Err(Status::not_found(format!("no job '{}'", echoed(job.as_str()))));

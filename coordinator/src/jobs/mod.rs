@@ -123,7 +123,7 @@ impl LeaseHolder {
     /// A worker whose session, participant and label are all `name` (one
     /// worker per participant, as tests play them); why not, for a name
     /// that is no participant's.
-    pub fn named(name: &str) -> Result<LeaseHolder, String> {
+    pub fn named(name: &str) -> Result<LeaseHolder, crate::ids::IdError> {
         Ok(LeaseHolder {
             identity: ParticipantId::parse(name)?,
             session: SessionId::parse(name)?,

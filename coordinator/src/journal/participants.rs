@@ -82,7 +82,7 @@ pub(super) fn load(conn: &Connection, path: &Path) -> Result<Vec<StoredParticipa
     let mut all = Vec::new();
     while let Some(row) = rows.next().map_err(sql)? {
         let id: String = row.get(0).map_err(sql)?;
-        let id = ParticipantId::parse(&id).map_err(corrupt)?;
+        let id = ParticipantId::parse(&id).map_err(|e| corrupt(e.to_string()))?;
         let role: String = row.get(1).map_err(sql)?;
         let role = Role::parse(&role).map_err(corrupt)?;
         let hash: Vec<u8> = row.get(2).map_err(sql)?;
@@ -190,9 +190,9 @@ pub(super) fn decided_by(
         match out.last_mut() {
             Some((last, units)) if last.as_str() == job => units.push(unit),
             _ => {
-                let job = JobId::parse(&job).map_err(|reason| JournalError::Corrupt {
+                let job = JobId::parse(&job).map_err(|e| JournalError::Corrupt {
                     path: path.to_owned(),
-                    reason,
+                    reason: e.to_string(),
                 })?;
                 out.push((job, vec![unit]));
             }

@@ -182,7 +182,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &JobId) -> Result
 pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJob, JournalError> {
     let (bad, sql) = errors(path);
     let id: String = row.get(0).map_err(sql)?;
-    let id = JobId::parse(&id).map_err(bad)?;
+    let id = JobId::parse(&id).map_err(|e| bad(e.to_string()))?;
     let game: String = row.get(1).map_err(sql)?;
     let game: GameKind = game
         .parse()

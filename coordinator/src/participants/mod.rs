@@ -140,8 +140,8 @@ pub struct Participants {
 /// Why a participant could not be added or revoked.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParticipantError {
-    #[error("{0}")]
-    BadName(String),
+    #[error(transparent)]
+    BadName(#[from] crate::ids::IdError),
     #[error("participant '{0}' exists already (revoked names are not reused)")]
     Exists(ParticipantId),
     #[error("no participant '{0}'")]

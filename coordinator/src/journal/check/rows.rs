@@ -160,20 +160,22 @@ fn participant_rows(conn: &Connection, checked: &mut Checked) {
     t.scan(conn, sql, |t, row| {
         let name: String = row.get(0)?;
         let shown = perft_core::echoed(&name);
-        let parsed = ParticipantId::parse(&name).and_then(|id| {
-            let role = Role::parse(&row.get::<_, String>(1).unwrap_or_default())?;
-            let hash: Vec<u8> = row.get(2).unwrap_or_default();
-            let secret_hash = hash
-                .try_into()
-                .map_err(|_| "its secret hash is not 32 bytes".to_owned())?;
-            Ok(StoredParticipant {
-                id,
-                role,
-                secret_hash,
-                revoked: row.get::<_, i64>(3).unwrap_or(0) != 0,
-                created_ms: row.get::<_, i64>(4).unwrap_or(0) as u64,
-            })
-        });
+        let parsed = ParticipantId::parse(&name)
+            .map_err(|e| e.to_string())
+            .and_then(|id| {
+                let role = Role::parse(&row.get::<_, String>(1).unwrap_or_default())?;
+                let hash: Vec<u8> = row.get(2).unwrap_or_default();
+                let secret_hash = hash
+                    .try_into()
+                    .map_err(|_| "its secret hash is not 32 bytes".to_owned())?;
+                Ok(StoredParticipant {
+                    id,
+                    role,
+                    secret_hash,
+                    revoked: row.get::<_, i64>(3).unwrap_or(0) != 0,
+                    created_ms: row.get::<_, i64>(4).unwrap_or(0) as u64,
+                })
+            });
         match parsed {
             Err(e) => t.damage(format!("participant '{shown}': {e}")),
             Ok(p) if participants::participant_checksum(&p) != row.get::<_, i64>(5)? => {
