@@ -74,7 +74,7 @@ fn hand_over(secret: &str, file: Option<&std::path::Path>) -> Result<(), CliErro
 }
 
 fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
-    let role = Role::parse(&args.role).map_err(CliError::Usage)?;
+    let role = Role::parse(&args.role).map_err(|e| CliError::Usage(e.to_string()))?;
     if args.keep_existing
         && let Some(file) = args.secret_file.as_deref().filter(|f| f.exists())
     {
@@ -314,7 +314,7 @@ fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
         ));
     }
     for reset in &args.reset {
-        perft_coordinator::admission::Resource::parse(reset).map_err(CliError::Usage)?;
+        perft_coordinator::admission::Resource::parse(reset).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     runtime()?.block_on(async {
         let p = client(&args.coordinator)

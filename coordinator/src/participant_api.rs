@@ -123,12 +123,10 @@ impl Coordinator {
         let stored = self.participants.get(name)?;
         let mut overrides = self.admission.overrides(&stored.id);
         for &resource in reset {
-            overrides.set(resource, None).map_err(Status::invalid_argument)?;
+            overrides.set(resource, None).map_err(Status::from)?;
         }
         for &(resource, figure) in figures {
-            overrides
-                .set(resource, Some(figure))
-                .map_err(Status::invalid_argument)?;
+            overrides.set(resource, Some(figure)).map_err(Status::from)?;
         }
         let op = Op::Budget {
             participant: stored.id.clone(),
@@ -322,13 +320,13 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
             .iter()
             .map(|f| Resource::parse(&f.resource).map(|r| (r, f.figure)))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(Status::invalid_argument)?;
+            .map_err(Status::from)?;
         let reset = req
             .reset
             .iter()
             .map(|r| Resource::parse(r))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(Status::invalid_argument)?;
+            .map_err(Status::from)?;
         let stored = self.0.set_budget(&req.name, &figures, &reset).await?;
         Ok(Response::new(self.0.participant_message(&stored).await?))
     }

@@ -41,15 +41,12 @@ impl Resource {
     }
 
     /// The resource of a name, or an error listing the names.
-    pub fn parse(name: &str) -> Result<Resource, String> {
+    pub fn parse(name: &str) -> Result<Resource, BudgetError> {
         Resource::ALL
             .into_iter()
             .find(|r| r.name() == name)
-            .ok_or_else(|| {
-                format!(
-                    "unknown budget '{}': expected open_jobs, open_units, sessions, streams or dashboard_sessions",
-                    perft_core::echoed(name)
-                )
+            .ok_or_else(|| BudgetError::Unknown {
+                echoed: perft_core::echoed(name),
             })
     }
 
@@ -163,13 +160,11 @@ impl Overrides {
     }
 
     /// Sets (`Some`) or drops (`None`, back to the default) one figure.
-    pub fn set(&mut self, resource: Resource, figure: Option<u64>) -> Result<(), String> {
+    pub fn set(&mut self, resource: Resource, figure: Option<u64>) -> Result<(), BudgetError> {
         self.0.retain(|(r, _)| *r != resource);
         if let Some(figure) = figure {
             if figure > MAX_FIGURE {
-                return Err(format!(
-                    "budget {resource} of {figure} is more than {MAX_FIGURE}, the most any may be"
-                ));
+                return Err(BudgetError::TooBig { resource, figure });
             }
             self.0.push((resource, figure));
             self.0
@@ -188,25 +183,52 @@ impl Overrides {
     }
 
     /// The overrides of [`Overrides::encode`]'s text, or what is wrong.
-    pub fn decode(text: &str) -> Result<Overrides, String> {
+    pub fn decode(text: &str) -> Result<Overrides, BudgetError> {
         let mut overrides = Overrides::default();
         for pair in text.split(',').filter(|p| !p.is_empty()) {
-            let (name, figure) = pair
-                .split_once('=')
-                .ok_or_else(|| format!("budget '{}' is not NAME=FIGURE", perft_core::echoed(pair)))?;
+            let (name, figure) = pair.split_once('=').ok_or_else(|| BudgetError::NotAPair {
+                echoed: perft_core::echoed(pair),
+            })?;
             let resource = Resource::parse(name)?;
-            let figure = figure.parse::<u64>().map_err(|_| {
-                format!(
-                    "budget {resource}: '{}' is not a whole number",
-                    perft_core::echoed(figure)
-                )
+            let figure = figure.parse::<u64>().map_err(|source| BudgetError::NotANumber {
+                resource,
+                echoed: perft_core::echoed(figure),
+                source,
             })?;
             if overrides.get(resource).is_some() {
-                return Err(format!("budget {resource} is given twice"));
+                return Err(BudgetError::Twice { resource });
             }
             overrides.set(resource, Some(figure))?;
         }
         Ok(overrides)
+    }
+}
+
+/// Why a budget name, figure or override list was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetError {
+    #[error(
+        "unknown budget '{echoed}': expected open_jobs, open_units, sessions, streams or dashboard_sessions"
+    )]
+    Unknown { echoed: String },
+    #[error("budget {resource} of {figure} is more than {MAX_FIGURE}, the most any may be")]
+    TooBig { resource: Resource, figure: u64 },
+    #[error("budget '{echoed}' is not NAME=FIGURE")]
+    NotAPair { echoed: String },
+    #[error("budget {resource}: '{echoed}' is not a whole number")]
+    NotANumber {
+        resource: Resource,
+        echoed: String,
+        #[source]
+        source: std::num::ParseIntError,
+    },
+    #[error("budget {resource} is given twice")]
+    Twice { resource: Resource },
+}
+
+impl From<BudgetError> for tonic::Status {
+    fn from(e: BudgetError) -> tonic::Status {
+        tonic::Status::invalid_argument(e.to_string())
     }
 }
 
@@ -234,21 +256,25 @@ mod tests {
         assert!(
             Overrides::decode("open_jobs")
                 .unwrap_err()
+                .to_string()
                 .contains("NAME=FIGURE")
         );
         assert!(
             Overrides::decode("cpus=3")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown budget 'cpus'")
         );
         assert!(
             Overrides::decode("streams=-1")
                 .unwrap_err()
+                .to_string()
                 .contains("not a whole number")
         );
         assert!(
             Overrides::decode("streams=1,streams=2")
                 .unwrap_err()
+                .to_string()
                 .contains("twice")
         );
         let mut overrides = Overrides::default();

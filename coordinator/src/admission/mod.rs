@@ -19,7 +19,7 @@ use std::time::Duration;
 use dashmap::DashMap;
 use tonic::Status;
 
-pub use budget::{Budget, Overrides, Resource};
+pub use budget::{Budget, BudgetError, Overrides, Resource};
 pub(crate) use interceptor::Authenticate;
 
 use crate::ids::ParticipantId;

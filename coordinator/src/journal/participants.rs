@@ -84,7 +84,7 @@ pub(super) fn load(conn: &Connection, path: &Path) -> Result<Vec<StoredParticipa
         let id: String = row.get(0).map_err(sql)?;
         let id = ParticipantId::parse(&id).map_err(|e| corrupt(e.to_string()))?;
         let role: String = row.get(1).map_err(sql)?;
-        let role = Role::parse(&role).map_err(corrupt)?;
+        let role = Role::parse(&role).map_err(|e| corrupt(e.to_string()))?;
         let hash: Vec<u8> = row.get(2).map_err(sql)?;
         let p = StoredParticipant {
             secret_hash: hash

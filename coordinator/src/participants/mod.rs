@@ -42,6 +42,13 @@ pub enum Action {
     Manage,
 }
 
+/// A role name that is none of the four.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown role '{echoed}': expected worker, submitter, reader or admin")]
+pub struct UnknownRole {
+    echoed: String,
+}
+
 impl Role {
     pub const ALL: [Role; 4] = [Role::Worker, Role::Submitter, Role::Reader, Role::Admin];
 
@@ -55,13 +62,11 @@ impl Role {
     }
 
     /// The role of a name, or an error listing the names.
-    pub fn parse(name: &str) -> Result<Role, String> {
-        Role::ALL.into_iter().find(|r| r.name() == name).ok_or_else(|| {
-            format!(
-                "unknown role '{}': expected worker, submitter, reader or admin",
-                echoed(name)
-            )
-        })
+    pub fn parse(name: &str) -> Result<Role, UnknownRole> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.name() == name)
+            .ok_or_else(|| UnknownRole { echoed: echoed(name) })
     }
 
     pub fn allows(self, action: Action) -> bool {

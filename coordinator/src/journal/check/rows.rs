@@ -163,7 +163,8 @@ fn participant_rows(conn: &Connection, checked: &mut Checked) {
         let parsed = ParticipantId::parse(&name)
             .map_err(|e| e.to_string())
             .and_then(|id| {
-                let role = Role::parse(&row.get::<_, String>(1).unwrap_or_default())?;
+                let role =
+                    Role::parse(&row.get::<_, String>(1).unwrap_or_default()).map_err(|e| e.to_string())?;
                 let hash: Vec<u8> = row.get(2).unwrap_or_default();
                 let secret_hash = hash
                     .try_into()
