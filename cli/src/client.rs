@@ -387,7 +387,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
 
 /// The job's game as people name it.
 fn game_name(job: &pb::Job) -> String {
-    pb::game_kind(job.game).map_or_else(|e| e, |g| g.name().to_owned())
+    pb::game_kind(job.game).map_or_else(|e| e.to_string(), |g| g.name().to_owned())
 }
 
 /// The job's counting convention as the coordinator sent it (unspecified:
@@ -395,6 +395,7 @@ fn game_name(job: &pb::Job) -> String {
 fn job_convention(job: &pb::Job) -> Result<Option<perft_core::Convention>, CliError> {
     let game = pb::game_kind(job.game).map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?;
     pb::convention(job.convention)
+        .map_err(|e| e.to_string())
         .and_then(|c| game.resolve_convention(c).map_err(|e| e.to_string()))
         .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))
 }

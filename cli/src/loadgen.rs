@@ -92,7 +92,7 @@ async fn simulated_worker(
         idle = 0;
         let mut reports = Vec::with_capacity(groups.len());
         for group in &groups {
-            let game: GameKind = pb::game_kind(group.game).map_err(CliError::Failed)?;
+            let game: GameKind = pb::game_kind(group.game).map_err(|e| CliError::Failed(e.to_string()))?;
             let results = group
                 .units
                 .iter()

@@ -211,8 +211,9 @@ impl pb::perft_service_server::PerftService for ClientApi {
                 "verification needs counts from two participants, and this coordinator has no credentials: add participants (perft participant add) and give each worker its own secret",
             ));
         }
-        let game: GameKind = pb::game_kind(req.game).map_err(Status::invalid_argument)?;
+        let game: GameKind = pb::game_kind(req.game).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let convention = pb::convention(req.convention)
+            .map_err(|e| e.to_string())
             .and_then(|asked| game.resolve_convention(asked).map_err(|e| e.to_string()))
             .map_err(Status::invalid_argument)?;
         if req.position.len() > MAX_POSITION_BYTES {

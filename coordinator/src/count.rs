@@ -96,26 +96,42 @@ impl Count {
     /// The count read off the wire, checked against what the job counts:
     /// `kinds` kinds (0: a plain job) that `game`'s rules allow below
     /// `leaves`. The error says what is wrong, for the sender.
-    pub fn from_wire(count: &pb::Leaves, game: &perft_core::GameFns, kinds: usize) -> Result<Count, String> {
+    pub fn from_wire(
+        count: &pb::Leaves,
+        game: &perft_core::GameFns,
+        kinds: usize,
+    ) -> Result<Count, CountRefused> {
         let leaves = count.to_core();
-        if count.kinds.len() != kinds {
+        let found = count.kinds.len();
+        if found != kinds {
             return Err(match kinds {
-                0 => format!(
-                    "the job counts no statistics, yet the count has {} kinds",
-                    count.kinds.len()
-                ),
-                k => format!(
-                    "the job counts {k} kinds of leaves, yet the count has {}",
-                    count.kinds.len()
-                ),
+                0 => CountRefused::UnwantedKinds { found },
+                wanted => CountRefused::KindCount { wanted, found },
             });
         }
         let counts = count.kind_counts();
         if kinds > 0 && !game.kinds_fit(&leaves, &counts) {
-            return Err("its counts by kind cannot be those of its leaves".to_owned());
+            return Err(CountRefused::KindsDoNotFit);
         }
-        Count::with_kinds(leaves, &counts).ok_or_else(|| format!("{kinds} kinds, more than {MAX_KINDS}"))
+        Count::with_kinds(leaves, &counts).ok_or(CountRefused::TooManyKinds { kinds })
     }
+}
+
+/// Why a count from the wire can be no count of a unit of its job.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CountRefused {
+    #[error("the job counts no statistics, yet the count has {found} kinds")]
+    UnwantedKinds { found: usize },
+    #[error("the job counts {wanted} kinds of leaves, yet the count has {found}")]
+    KindCount { wanted: usize, found: usize },
+    #[error("its counts by kind cannot be those of its leaves")]
+    KindsDoNotFit,
+    #[error("{kinds} kinds, more than {MAX_KINDS}")]
+    TooManyKinds { kinds: usize },
+    #[error("{leaves} leaves, more than a unit of depth {depth} can have ({limit})")]
+    TooManyLeaves { leaves: u128, depth: u32, limit: u128 },
+    #[error(transparent)]
+    Convention(#[from] perft_core::ConventionRefused),
 }
 
 impl From<Leaves> for Count {
@@ -193,11 +209,13 @@ mod tests {
         assert!(
             Count::from_wire(&plain, chess, 14)
                 .unwrap_err()
+                .to_string()
                 .contains("counts 14 kinds")
         );
         assert!(
             Count::from_wire(&wire, chess, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("no statistics")
         );
         let mut forged = truth.counts.clone();
@@ -206,6 +224,7 @@ mod tests {
         assert!(
             Count::from_wire(&forged, chess, 14)
                 .unwrap_err()
+                .to_string()
                 .contains("cannot be")
         );
     }

@@ -93,14 +93,21 @@ impl Game {
     }
 }
 
+/// A raw enum value from the wire that names nothing this build knows.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownValue {
+    #[error("unknown game {raw}: expected one of {}", perft_core::GameKind::names().join(", "))]
+    Game { raw: i32 },
+    #[error("unknown convention {raw}: expected bik or oeis")]
+    Convention { raw: i32 },
+}
+
 /// The game of a raw enum value from the wire, or an error naming it.
-pub fn game_kind(raw: i32) -> Result<perft_core::GameKind, String> {
-    Game::try_from(raw).ok().and_then(Game::to_kind).ok_or_else(|| {
-        format!(
-            "unknown game {raw}: expected one of {}",
-            perft_core::GameKind::names().join(", ")
-        )
-    })
+pub fn game_kind(raw: i32) -> Result<perft_core::GameKind, UnknownValue> {
+    Game::try_from(raw)
+        .ok()
+        .and_then(Game::to_kind)
+        .ok_or(UnknownValue::Game { raw })
 }
 
 impl Convention {
@@ -116,12 +123,12 @@ impl Convention {
 
 /// The convention of a raw enum value from the wire (`None`: unspecified,
 /// the game's default), or an error naming it.
-pub fn convention(raw: i32) -> Result<Option<perft_core::Convention>, String> {
+pub fn convention(raw: i32) -> Result<Option<perft_core::Convention>, UnknownValue> {
     match Convention::try_from(raw) {
         Ok(Convention::Unspecified) => Ok(None),
         Ok(Convention::Bik) => Ok(Some(perft_core::Convention::Bik)),
         Ok(Convention::Oeis) => Ok(Some(perft_core::Convention::Oeis)),
-        Err(_) => Err(format!("unknown convention {raw}: expected bik or oeis")),
+        Err(_) => Err(UnknownValue::Convention { raw }),
     }
 }
 
@@ -170,10 +177,10 @@ mod tests {
             assert_eq!(convention(Convention::from_core(c) as i32), Ok(c));
         }
         assert_eq!(
-            convention(7),
-            Err("unknown convention 7: expected bik or oeis".to_owned())
+            convention(7).unwrap_err().to_string(),
+            "unknown convention 7: expected bik or oeis"
         );
-        assert!(game_kind(99).unwrap_err().contains("unknown game 99"));
+        assert!(game_kind(99).unwrap_err().to_string().contains("unknown game 99"));
     }
 
     #[test]

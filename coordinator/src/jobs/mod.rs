@@ -33,7 +33,7 @@ use crate::clock::{Clock, SystemClock};
 
 use perft_core::{Convention, GameKind};
 
-use crate::count::{Count, kinds_of};
+use crate::count::{Count, CountRefused, kinds_of};
 
 use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::planning::PlannedJob;
@@ -331,22 +331,19 @@ impl Jobs {
     /// have it: more leaves than its depth allows, or kinds other than the
     /// job's or impossible below its leaves. For no such job the count
     /// passes unchecked (the report then finds the job missing).
-    pub fn checked_count(&self, job_id: &JobId, count: &perft_proto::Leaves) -> Result<Count, String> {
+    pub fn checked_count(&self, job_id: &JobId, count: &perft_proto::Leaves) -> Result<Count, CountRefused> {
         let Some(job) = self.jobs.get(job_id) else {
             return Ok(Count::plain(count.to_core()));
         };
-        let fns = job
-            .spec
-            .game
-            .fns_in(job.spec.convention)
-            .map_err(|e| e.to_string())?;
+        let fns = job.spec.game.fns_in(job.spec.convention)?;
         let limit = fns.max_leaves(job.remaining_depth);
         let leaves = count.to_core();
         if leaves.leaves > limit {
-            return Err(format!(
-                "{} leaves, more than a unit of depth {} can have ({limit})",
-                leaves.leaves, job.remaining_depth
-            ));
+            return Err(CountRefused::TooManyLeaves {
+                leaves: leaves.leaves,
+                depth: job.remaining_depth,
+                limit,
+            });
         }
         Count::from_wire(count, fns, job.spec.kinds())
     }

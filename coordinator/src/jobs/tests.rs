@@ -565,7 +565,8 @@ fn a_statistics_job_sums_its_units_kinds_into_the_local_divide() {
         let stats = perft_core::perft_stats(&Checkers::unpack(&unit.position).unwrap(), unit.depth);
         let plain = count(&unit);
         assert_eq!(
-            jobs.checked_count(&id("s"), &perft_proto::Leaves::from(plain.leaves)),
+            jobs.checked_count(&id("s"), &perft_proto::Leaves::from(plain.leaves))
+                .map_err(|e| e.to_string()),
             Err(format!(
                 "the job counts {kinds} kinds of leaves, yet the count has 0"
             ))
