@@ -136,12 +136,14 @@ async fn publish_per_participant(coordinator: &Coordinator) {
     }
     let Ok(credit) = coordinator
         .peek(move |jobs| {
+            // One pass over the jobs for every participant's open use.
+            let mut open_use = jobs.open_use_by_owner();
             names
                 .into_iter()
                 .map(|n| {
                     let c = jobs.credit(&n);
                     let q = jobs.is_quarantined(&n);
-                    let open = jobs.open_use(&n);
+                    let open = open_use.remove(&n).unwrap_or_default();
                     (n, c, q, open)
                 })
                 .collect::<Vec<_>>()
@@ -150,8 +152,10 @@ async fn publish_per_participant(coordinator: &Coordinator) {
     else {
         return;
     };
+    let dashboard_sessions = coordinator.dashboard_sessions.by_owner();
     for (p, c, quarantined, open) in credit {
-        publish_budget(coordinator, &p, open);
+        let dashboard = dashboard_sessions.get(&p).copied().unwrap_or(0);
+        publish_budget(coordinator, &p, open, dashboard);
         let p = p.to_string();
         metrics::gauge!("perft_participant_units", "participant" => p.clone()).set(c.units as f64);
         metrics::gauge!("perft_participant_leaves", "participant" => p.clone()).set(c.leaves as f64);
@@ -164,8 +168,9 @@ async fn publish_per_participant(coordinator: &Coordinator) {
 }
 
 /// Gauges of `who`'s budget and what it holds of each resource
-/// (`perft_budget_limit` is not set for an unlimited resource).
-fn publish_budget(coordinator: &Coordinator, who: &ParticipantId, open: OpenUse) {
+/// (`perft_budget_limit` is not set for an unlimited resource): `open`
+/// and `dashboard_sessions` are counted once per pass for everyone.
+fn publish_budget(coordinator: &Coordinator, who: &ParticipantId, open: OpenUse, dashboard_sessions: u64) {
     let budget = coordinator.admission.budget(who);
     let principal = Principal::Participant(who.clone());
     for resource in Resource::ALL {
@@ -174,7 +179,7 @@ fn publish_budget(coordinator: &Coordinator, who: &ParticipantId, open: OpenUse)
             Resource::OpenUnits => open.units,
             Resource::Sessions => coordinator.admission.sessions_of(who),
             Resource::Streams => coordinator.admission.streams_of(&principal),
-            Resource::DashboardSessions => coordinator.dashboard_sessions.of(who),
+            Resource::DashboardSessions => dashboard_sessions,
         };
         let labels = [
             ("participant", who.to_string()),

@@ -76,6 +76,19 @@ impl Sessions {
             .count() as u64
     }
 
+    /// Live sessions of every participant holding one: one pass over the
+    /// sessions, for a metrics pass over every participant.
+    pub(crate) fn by_owner(&self) -> HashMap<ParticipantId, u64> {
+        let now = Instant::now();
+        let mut counts = HashMap::new();
+        for (opened, owner) in self.lock().values() {
+            if now.duration_since(*opened) < SESSION_LIFE {
+                *counts.entry(owner.clone()).or_default() += 1;
+            }
+        }
+        counts
+    }
+
     /// The participant of a live session key.
     fn valid(&self, key: &str) -> Option<ParticipantId> {
         let hash = *blake3::hash(key.as_bytes()).as_bytes();

@@ -69,7 +69,16 @@ pub struct DivideView {
 impl Jobs {
     /// What `owner`'s unfinished jobs hold.
     pub fn open_use(&self, owner: &ParticipantId) -> OpenUse {
-        self.open_use_by_owner().remove(owner).unwrap_or_default()
+        let mut used = OpenUse::default();
+        for job in self
+            .jobs
+            .values()
+            .filter(|job| !job.state.is_final() && job.spec.owner == *owner)
+        {
+            used.jobs += 1;
+            used.units = used.units.saturating_add(job.units_total);
+        }
+        used
     }
 
     /// What each owner's unfinished jobs hold.
