@@ -320,14 +320,15 @@ impl Coordinator {
             }
         }
         let journal = Arc::clone(&self.journal);
-        let probed = tokio::task::spawn_blocking(move || journal.probe())
-            .await
-            .unwrap_or_else(|e| Err(e.to_string()));
-        match probed {
-            Ok(()) => {
+        match tokio::task::spawn_blocking(move || journal.probe()).await {
+            Ok(Ok(())) => {
                 tracing::warn!("the journal takes writes again: serving");
                 self.degraded.store(false, Ordering::Release);
                 true
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the journal still cannot write");
+                false
             }
             Err(e) => {
                 tracing::warn!(error = %e, "the journal still cannot write");

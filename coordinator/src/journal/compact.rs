@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+use super::WriteError;
+
 /// Pages moved per step: a few milliseconds of writing, so a report that
 /// arrives meanwhile waits little.
 const STEP_PAGES: u32 = 512;
@@ -92,18 +94,16 @@ pub(super) fn step(conn: &Connection) -> bool {
 
 /// Checkpoints the log into the database and truncates it. `wait`: wait
 /// for readers (at shutdown); else a busy reader makes it a partial one.
-pub(super) fn checkpoint(conn: &Connection, wait: bool) -> Result<(), String> {
+pub(super) fn checkpoint(conn: &Connection, wait: bool) -> Result<(), WriteError> {
     if !wait {
-        conn.busy_timeout(Duration::ZERO).map_err(|e| e.to_string())?;
+        conn.busy_timeout(Duration::ZERO)?;
     }
-    let outcome = conn
-        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get::<_, i64>(0))
-        .map_err(|e| e.to_string());
+    let outcome = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get::<_, i64>(0));
     if !wait {
         let _ = conn.busy_timeout(Duration::from_secs(5));
     }
     match outcome? {
         0 => Ok(()),
-        _ => Err("readers held the log; checkpointed in part".to_owned()),
+        _ => Err(WriteError::ReadersHeld),
     }
 }

@@ -48,6 +48,20 @@ pub use mark::MarkError;
 pub use schema::{DirLock, SCHEMA_VERSION};
 use writer::Request;
 
+/// Why a write to the journal (or a checkpoint) did not go through.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    /// Test builds only: the injected fault of a full disk.
+    #[error("{0}")]
+    Injected(String),
+    #[error("readers held the log; checkpointed in part")]
+    ReadersHeld,
+    #[error("the journal thread stopped")]
+    Stopped,
+}
+
 /// Why the journal cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
@@ -316,25 +330,21 @@ impl Journal {
     /// Stops the journal at a clean shutdown: the write-ahead log is
     /// checkpointed into the database and cut to nothing, the mark written,
     /// and the thread ends (later writes fail). Blocking.
-    pub fn close(&self) -> Result<(), String> {
+    pub fn close(&self) -> Result<(), WriteError> {
         let (answer, reply) = mpsc::channel();
         self.sender
             .send(Request::Close(answer))
-            .map_err(|_| "the journal thread stopped".to_owned())?;
-        reply
-            .recv()
-            .map_err(|_| "the journal thread stopped".to_owned())?
+            .map_err(|_| WriteError::Stopped)?;
+        reply.recv().map_err(|_| WriteError::Stopped)?
     }
 
     /// Ok when a write goes through again (the disk has room).
-    pub fn probe(&self) -> Result<(), String> {
+    pub fn probe(&self) -> Result<(), WriteError> {
         let (answer, reply) = mpsc::channel();
         self.sender
             .send(Request::Probe(answer))
-            .map_err(|_| "the journal thread stopped".to_owned())?;
-        reply
-            .recv()
-            .map_err(|_| "the journal thread stopped".to_owned())?
+            .map_err(|_| WriteError::Stopped)?;
+        reply.recv().map_err(|_| WriteError::Stopped)?
     }
 
     /// Reads every job back as the journal holds it, and takes writes again:

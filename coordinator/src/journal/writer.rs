@@ -13,7 +13,7 @@ use super::apply::apply;
 use super::commit::Progress;
 use super::compact::checkpoint;
 use super::counts_root::{self, Rooter};
-use super::{JournalError, compact, mark, participants, restore, restored};
+use super::{JournalError, WriteError, compact, mark, participants, restore, restored};
 use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Op, Restored, RestoredJob};
 
@@ -23,7 +23,7 @@ pub(super) enum Request {
         ops: Vec<Op>,
     },
     /// Tries a write: Ok once the disk takes writes again.
-    Probe(mpsc::Sender<Result<(), String>>),
+    Probe(mpsc::Sender<Result<(), WriteError>>),
     /// Reads every job back, and takes writes again after a failure.
     Restore(mpsc::Sender<Result<Restored, JournalError>>),
     /// Reads one job back with all its units (to resume it).
@@ -32,7 +32,7 @@ pub(super) enum Request {
     DecidedBy(ParticipantId, bool, mpsc::Sender<DecidedUnits>),
     /// Checkpoints the write-ahead log into the database and cuts it to
     /// nothing, writes the mark, answers, and stops the thread.
-    Close(mpsc::Sender<Result<(), String>>),
+    Close(mpsc::Sender<Result<(), WriteError>>),
 }
 
 /// Per job, the units a participant's counts decided.
@@ -101,18 +101,18 @@ pub(super) fn injected_fault() -> Option<String> {
 
 /// Commits `ops` with the next sequence number, then writes the mark:
 /// once the caller hears of it, the mark covers the commit.
-fn commit(conn: &mut Connection, sequence: &mut Sequence, ops: &[&[Op]]) -> Result<(), String> {
+fn commit(conn: &mut Connection, sequence: &mut Sequence, ops: &[&[Op]]) -> Result<(), WriteError> {
     if let Some(fault) = injected_fault() {
-        return Err(fault);
+        return Err(WriteError::Injected(fault));
     }
-    let tx = conn.transaction().map_err(|e| e.to_string())?;
+    let tx = conn.transaction()?;
     for batch in ops {
         for op in *batch {
-            apply(&tx, op).map_err(|e| e.to_string())?;
+            apply(&tx, op)?;
         }
     }
-    mark::set_sequence(&tx, sequence.committed + 1).map_err(|e| e.to_string())?;
-    tx.commit().map_err(|e| e.to_string())?;
+    mark::set_sequence(&tx, sequence.committed + 1)?;
+    tx.commit()?;
     sequence.committed += 1;
     sequence.mark();
     Ok(())
@@ -225,7 +225,7 @@ pub(super) fn writer(
             }
             Request::Probe(answer) => {
                 let outcome = match injected_fault() {
-                    Some(fault) => Err(fault),
+                    Some(fault) => Err(WriteError::Injected(fault)),
                     None => probe(&mut conn, &mut sequence),
                 };
                 if outcome.is_ok() {
@@ -259,16 +259,16 @@ fn store_roots(
     conn: &mut Connection,
     sequence: &mut Sequence,
     roots: &[(JobId, counts_root::Hash)],
-) -> Result<(), String> {
+) -> Result<(), WriteError> {
     if let Some(fault) = injected_fault() {
-        return Err(fault);
+        return Err(WriteError::Injected(fault));
     }
-    let tx = conn.transaction().map_err(|e| e.to_string())?;
+    let tx = conn.transaction()?;
     for (job_id, root) in roots {
-        counts_root::store(&tx, job_id, root).map_err(|e| e.to_string())?;
+        counts_root::store(&tx, job_id, root)?;
     }
-    mark::set_sequence(&tx, sequence.committed + 1).map_err(|e| e.to_string())?;
-    tx.commit().map_err(|e| e.to_string())?;
+    mark::set_sequence(&tx, sequence.committed + 1)?;
+    tx.commit()?;
     sequence.committed += 1;
     sequence.mark();
     Ok(())
@@ -288,15 +288,14 @@ fn finished_done(op: &Op) -> Option<&JobId> {
 }
 
 /// A write of its own, to learn whether the disk takes writes again.
-fn probe(conn: &mut Connection, sequence: &mut Sequence) -> Result<(), String> {
-    let tx = conn.transaction().map_err(|e| e.to_string())?;
+fn probe(conn: &mut Connection, sequence: &mut Sequence) -> Result<(), WriteError> {
+    let tx = conn.transaction()?;
     tx.execute(
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?1)",
         [crate::clock::unix_ms() as i64],
-    )
-    .map_err(|e| e.to_string())?;
-    mark::set_sequence(&tx, sequence.committed + 1).map_err(|e| e.to_string())?;
-    tx.commit().map_err(|e| e.to_string())?;
+    )?;
+    mark::set_sequence(&tx, sequence.committed + 1)?;
+    tx.commit()?;
     sequence.committed += 1;
     sequence.mark();
     Ok(())
@@ -304,7 +303,7 @@ fn probe(conn: &mut Connection, sequence: &mut Sequence) -> Result<(), String> {
 
 /// At a clean stop: the finished jobs' roots stored, everything into the
 /// database, the log cut to nothing, and the mark at the last commit.
-fn close(conn: &mut Connection, sequence: &mut Sequence, rooter: Rooter) -> Result<(), String> {
+fn close(conn: &mut Connection, sequence: &mut Sequence, rooter: Rooter) -> Result<(), WriteError> {
     let roots = rooter.finish();
     if !roots.is_empty()
         && let Err(e) = store_roots(conn, sequence, &roots)
