@@ -24,7 +24,7 @@ pub(crate) fn check_room(journal: &Path, units: usize) -> Result<(), Status> {
             dir.display()
         ))
     })?;
-    room(units as u64, free, dir).map_err(Status::resource_exhausted)
+    room(units as u64, free, dir).map_err(|e| Status::resource_exhausted(e.to_string()))
 }
 
 /// The free bytes of the file system holding `dir` (test builds: as set by
@@ -44,9 +44,25 @@ fn mb(bytes: u64) -> String {
     format!("{} MB", bytes.div_ceil(1_000_000))
 }
 
-/// Ok when `units` fit in `free` bytes with [`SPARE_BYTES`] to spare;
-/// otherwise the one line saying so.
-fn room(units: u64, free: u64, dir: &Path) -> Result<(), String> {
+/// A plan that does not fit the data dir's free space.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the plan has {units} units, about {} of journal once counted, but the data dir {dir} has {} free \
+     ({} kept spare): free space (perft delete finished jobs) or submit with a smaller --split-depth",
+    mb(*.needed),
+    mb(*.free),
+    mb(SPARE_BYTES)
+)]
+struct NoRoom {
+    units: u64,
+    needed: u64,
+    free: u64,
+    /// The data dir, echoed for the message.
+    dir: String,
+}
+
+/// Ok when `units` fit in `free` bytes with [`SPARE_BYTES`] to spare.
+fn room(units: u64, free: u64, dir: &Path) -> Result<(), NoRoom> {
     let needed = units.saturating_mul(JOURNAL_BYTES_PER_UNIT);
     // Checked: a sum past u64 never fits.
     if units
@@ -56,14 +72,12 @@ fn room(units: u64, free: u64, dir: &Path) -> Result<(), String> {
     {
         return Ok(());
     }
-    Err(format!(
-        "the plan has {units} units, about {} of journal once counted, but the data dir {} has {} free \
-         ({} kept spare): free space (perft delete finished jobs) or submit with a smaller --split-depth",
-        mb(needed),
-        perft_core::echoed(&dir.display().to_string()),
-        mb(free),
-        mb(SPARE_BYTES)
-    ))
+    Err(NoRoom {
+        units,
+        needed,
+        free,
+        dir: perft_core::echoed(&dir.display().to_string()),
+    })
 }
 
 #[cfg(test)]
@@ -80,7 +94,7 @@ mod tests {
         assert_eq!(room(units, needed + SPARE_BYTES, dir), Ok(()));
         let refused = room(units, needed + SPARE_BYTES - 1, dir).unwrap_err();
         assert_eq!(
-            refused,
+            refused.to_string(),
             "the plan has 2000000 units, about 320 MB of journal once counted, but the data dir /data has 388 MB free \
              (68 MB kept spare): free space (perft delete finished jobs) or submit with a smaller --split-depth"
         );

@@ -48,6 +48,7 @@ use tonic_health::server::HealthReporter;
 
 use crate::admission::Authenticate;
 pub use crate::connections::ConnectionLimits;
+pub use crate::dashboard::TlsIdentityError;
 use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
@@ -480,9 +481,9 @@ pub enum ServeError {
     #[error("server stopped: {0}")]
     Transport(#[from] tonic::transport::Error),
     #[error("reflection service: {0}")]
-    Reflection(String),
+    Reflection(#[source] tonic_reflection::server::Error),
     #[error("dashboard: {0}")]
-    Dashboard(String),
+    Dashboard(#[source] dashboard::TlsIdentityError),
 }
 
 /// A coordinator whose journal is open and whose jobs are resumed, ready
@@ -546,7 +547,7 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(perft_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
-        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+        .map_err(ServeError::Reflection)?;
     let check = Authenticate::new(true);
     if coordinator.participants.is_open() {
         tracing::warn!(

@@ -63,19 +63,28 @@ fn refuse(status: StatusCode, why: &str) -> Response {
         .into_response()
 }
 
+/// Why the dashboard cannot serve TLS with the coordinator's identity.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsIdentityError {
+    #[error("the certificate cannot be read: {0}")]
+    Certificate(#[source] rustls::pki_types::pem::Error),
+    #[error("the key cannot be read: {0}")]
+    Key(#[source] rustls::pki_types::pem::Error),
+    #[error(transparent)]
+    Rustls(#[from] rustls::Error),
+}
+
 /// The certificate and key as a TLS acceptor speaking HTTP/1.1.
-fn acceptor(cert_pem: &[u8], key_pem: &[u8]) -> Result<TlsAcceptor, String> {
+fn acceptor(cert_pem: &[u8], key_pem: &[u8]) -> Result<TlsAcceptor, TlsIdentityError> {
     let chain = CertificateDer::pem_slice_iter(cert_pem)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("the certificate cannot be read: {e}"))?;
-    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| format!("the key cannot be read: {e}"))?;
+        .map_err(TlsIdentityError::Certificate)?;
+    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(TlsIdentityError::Key)?;
     let mut config =
         rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
+            .with_safe_default_protocol_versions()?
             .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .map_err(|e| e.to_string())?;
+            .with_single_cert(chain, key)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
@@ -168,7 +177,7 @@ async fn sample(dash: Arc<Dash>) {
 pub(crate) fn start(
     coordinator: Arc<Coordinator>,
     listener: TcpListener,
-) -> Result<tokio::task::JoinHandle<()>, String> {
+) -> Result<tokio::task::JoinHandle<()>, TlsIdentityError> {
     let tls = source::tls(&coordinator)
         .map(|(cert, key)| acceptor(cert, key))
         .transpose()?;

@@ -15,9 +15,9 @@ impl std::fmt::Debug for Secret {
 
 impl Secret {
     /// A fresh secret for `id`.
-    pub fn generate(id: &ParticipantId) -> Result<Secret, String> {
+    pub fn generate(id: &ParticipantId) -> Result<Secret, getrandom::Error> {
         let mut random = [0u8; 32];
-        getrandom::fill(&mut random).map_err(|e| e.to_string())?;
+        getrandom::fill(&mut random)?;
         let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
         Ok(Secret(format!("{id}.{hex}")))
     }

@@ -154,7 +154,7 @@ pub enum ParticipantError {
     #[error("'{0}' is built in and cannot be added or revoked")]
     Builtin(ParticipantId),
     #[error("no randomness for a secret: {0}")]
-    Randomness(String),
+    Randomness(#[source] getrandom::Error),
     #[error(
         "participant '{0}' is the last active admin: add another admin (or serve with --token-file) before revoking it"
     )]
