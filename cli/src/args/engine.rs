@@ -97,14 +97,32 @@ pub fn available_memory_bytes() -> u64 {
     read().unwrap_or(FALLBACK)
 }
 
+/// A table size that is none, or too small.
+#[derive(Debug, thiserror::Error)]
+enum TableSizeRefused {
+    #[error("'{echoed}' is not a size such as 512M or 4G ({source})")]
+    NotASize {
+        echoed: String,
+        #[source]
+        source: parse_size::Error,
+    },
+    #[error("'{echoed}' is below the smallest table, 64K")]
+    TooSmall { echoed: String },
+}
+
 /// Parses `512M`, `4G`, `65536` (bytes); K, M, G and T are binary units.
-fn parse_table_size(text: &str) -> Result<u64, String> {
+fn parse_table_size(text: &str) -> Result<u64, TableSizeRefused> {
     let bytes = parse_size::Config::new()
         .with_binary()
         .parse_size(text)
-        .map_err(|e| format!("'{text}' is not a size such as 512M or 4G ({e})"))?;
+        .map_err(|source| TableSizeRefused::NotASize {
+            echoed: perft_core::echoed(text),
+            source,
+        })?;
     if bytes < 1 << 16 {
-        return Err(format!("'{text}' is below the smallest table, 64K"));
+        return Err(TableSizeRefused::TooSmall {
+            echoed: perft_core::echoed(text),
+        });
     }
     Ok(bytes)
 }

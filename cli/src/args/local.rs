@@ -198,14 +198,20 @@ pub struct SuiteArgs {
     pub engine: EngineArgs,
 }
 
+/// A share that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("'{echoed}' is not a fraction between 0 and 1")]
+struct NotAFraction {
+    echoed: String,
+}
+
 /// Parses a share between 0 and 1.
-fn parse_fraction(text: &str) -> Result<f64, String> {
+fn parse_fraction(text: &str) -> Result<f64, NotAFraction> {
     match text.trim().parse::<f64>() {
         Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
-        _ => Err(format!(
-            "'{}' is not a fraction between 0 and 1",
-            perft_core::echoed(text)
-        )),
+        _ => Err(NotAFraction {
+            echoed: perft_core::echoed(text),
+        }),
     }
 }
 
