@@ -2,6 +2,7 @@
 //! participants; and the coordinator's side of revoking and recounting.
 //! Apart from the registry (`participants`), which knows nothing of jobs.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use perft_proto as pb;
@@ -41,48 +42,79 @@ impl Coordinator {
     /// A participant as `perft participant list` and the dashboard show it:
     /// its record, credit and live machines.
     pub(crate) async fn participant_message(&self, p: &StoredParticipant) -> Result<pb::Participant, Status> {
-        let id = p.id.clone();
-        let (credit, quarantined, suspended, open) = self
+        let mut messages = self.participant_messages(vec![p.clone()]).await?;
+        messages
+            .pop()
+            .ok_or_else(|| Status::internal("no message for the participant"))
+    }
+
+    /// [`Coordinator::participant_message`] of each of `participants`, in
+    /// their order: one read of the jobs, one pass over the workers and
+    /// the dashboard's sessions for all of them.
+    pub(crate) async fn participant_messages(
+        &self,
+        participants: Vec<StoredParticipant>,
+    ) -> Result<Vec<pb::Participant>, Status> {
+        let ids: Vec<ParticipantId> = participants.iter().map(|p| p.id.clone()).collect();
+        let standings = self
             .peek(move |jobs| {
-                (
-                    jobs.credit(&id),
-                    jobs.is_quarantined(&id),
-                    jobs.is_suspended(&id),
-                    jobs.open_use(&id),
-                )
+                let mut open_use = jobs.open_use_by_owner();
+                ids.into_iter()
+                    .map(|id| {
+                        (
+                            jobs.credit(&id),
+                            jobs.is_quarantined(&id),
+                            jobs.is_suspended(&id),
+                            open_use.remove(&id).unwrap_or_default(),
+                        )
+                    })
+                    .collect::<Vec<_>>()
             })
             .await?;
-        let strikes = credit.strikes_at(
-            crate::clock::unix_ms(),
-            self.config.policy().standing.strike_fade_ms,
-        );
-        let (machines, threads) = self
-            .workers
-            .iter()
-            .filter(|w| w.participant == p.id)
-            .fold((0u32, 0u32), |(m, t), w| (m + 1, t.saturating_add(w.threads)));
-        Ok(pb::Participant {
-            name: p.id.to_string(),
-            role: role_message(p.role).into(),
-            revoked: p.revoked,
-            quarantined,
-            created_ms: p.created_ms,
-            units: credit.units,
-            leaves: Some(credit.leaves.into()),
-            cpu_seconds: credit.cpu_ms as f64 / 1000.0,
-            lost_votes: credit.lost_votes,
-            machines,
-            threads,
-            lapses: credit.lapses,
-            strikes,
-            suspended,
-            lost_votes_forgiven: credit.lost_votes_forgiven,
-            budget: self.budget_lines(&p.id, open),
-        })
+        let mut machines_of: HashMap<ParticipantId, (u32, u32)> = HashMap::new();
+        for w in self.workers.iter() {
+            let (m, t) = machines_of.entry(w.participant.clone()).or_default();
+            *m += 1;
+            *t = t.saturating_add(w.threads);
+        }
+        let dashboard_sessions = self.dashboard_sessions.by_owner();
+        let now = crate::clock::unix_ms();
+        let fade = self.config.policy().standing.strike_fade_ms;
+        Ok(participants
+            .into_iter()
+            .zip(standings)
+            .map(|(p, (credit, quarantined, suspended, open))| {
+                let (machines, threads) = machines_of.get(&p.id).copied().unwrap_or_default();
+                let dashboard = dashboard_sessions.get(&p.id).copied().unwrap_or(0);
+                pb::Participant {
+                    name: p.id.to_string(),
+                    role: role_message(p.role).into(),
+                    revoked: p.revoked,
+                    quarantined,
+                    created_ms: p.created_ms,
+                    units: credit.units,
+                    leaves: Some(credit.leaves.into()),
+                    cpu_seconds: credit.cpu_ms as f64 / 1000.0,
+                    lost_votes: credit.lost_votes,
+                    machines,
+                    threads,
+                    lapses: credit.lapses,
+                    strikes: credit.strikes_at(now, fade),
+                    suspended,
+                    lost_votes_forgiven: credit.lost_votes_forgiven,
+                    budget: self.budget_lines(&p.id, open, dashboard),
+                }
+            })
+            .collect())
     }
 
     /// `who`'s budget beside what it holds, a line a resource.
-    fn budget_lines(&self, who: &ParticipantId, open: OpenUse) -> Vec<pb::BudgetLine> {
+    fn budget_lines(
+        &self,
+        who: &ParticipantId,
+        open: OpenUse,
+        dashboard_sessions: u64,
+    ) -> Vec<pb::BudgetLine> {
         let budget = self.admission.budget(who);
         let overrides = self.admission.overrides(who);
         Resource::ALL
@@ -93,7 +125,7 @@ impl Coordinator {
                     Resource::OpenUnits => open.units,
                     Resource::Sessions => self.admission.sessions_of(who),
                     Resource::Streams => self.admission.streams_of(&Principal::Participant(who.clone())),
-                    Resource::DashboardSessions => self.dashboard_sessions.of(who),
+                    Resource::DashboardSessions => dashboard_sessions,
                 };
                 let limit = budget.of(resource);
                 pb::BudgetLine {
@@ -292,10 +324,7 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
         request: Request<pb::ListParticipantsRequest>,
     ) -> Result<Response<pb::ListParticipantsResponse>, Status> {
         Caller::of(&request)?.may(Action::Read)?;
-        let mut participants = Vec::new();
-        for p in self.0.participants.list() {
-            participants.push(self.0.participant_message(&p).await?);
-        }
+        let participants = self.0.participant_messages(self.0.participants.list()).await?;
         Ok(Response::new(pb::ListParticipantsResponse { participants }))
     }
 

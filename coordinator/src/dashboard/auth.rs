@@ -67,15 +67,6 @@ impl Sessions {
         Ok(text)
     }
 
-    /// Live sessions of `who`.
-    pub(crate) fn of(&self, who: &ParticipantId) -> u64 {
-        let now = Instant::now();
-        self.lock()
-            .values()
-            .filter(|(opened, owner)| owner == who && now.duration_since(*opened) < SESSION_LIFE)
-            .count() as u64
-    }
-
     /// Live sessions of every participant holding one: one pass over the
     /// sessions, for a metrics pass over every participant.
     pub(crate) fn by_owner(&self) -> HashMap<ParticipantId, u64> {

@@ -166,16 +166,10 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
 pub(super) async fn participants_with_budget(
     coordinator: &Coordinator,
 ) -> Result<Vec<perft_proto::Participant>, String> {
-    let mut out = Vec::new();
-    for p in coordinator.participants.list() {
-        out.push(
-            coordinator
-                .participant_message(&p)
-                .await
-                .map_err(|status| status.message().to_owned())?,
-        );
-    }
-    Ok(out)
+    coordinator
+        .participant_messages(coordinator.participants.list())
+        .await
+        .map_err(|status| status.message().to_owned())
 }
 
 /// Who the coordinator lets in: the participants and the shared token.
