@@ -187,15 +187,20 @@ impl fmt::Display for UnitId {
 impl UnitId {
     /// `units` named for people: the first eight, then how many more.
     pub fn listed(units: &[UnitId]) -> String {
+        UnitId::listed_of(units.iter().copied(), units.len())
+    }
+
+    /// [`UnitId::listed`] of the first of `units`, `len` in all: only the
+    /// eight shown are read, however many there are.
+    pub fn listed_of(units: impl Iterator<Item = UnitId>, len: usize) -> String {
         const SHOWN: usize = 8;
         let mut text = units
-            .iter()
             .take(SHOWN)
-            .map(UnitId::to_string)
+            .map(|u| u.to_string())
             .collect::<Vec<_>>()
             .join(", ");
-        if units.len() > SHOWN {
-            text.push_str(&format!(" and {} more", units.len() - SHOWN));
+        if len > SHOWN {
+            text.push_str(&format!(" and {} more", len - SHOWN));
         }
         text
     }

@@ -426,12 +426,14 @@ impl Job {
         if recounting.is_empty() {
             return None;
         }
-        let units: Vec<UnitId> = recounting.iter().copied().collect();
+        // A view is asked for on every status and dashboard poll: only the
+        // units shown are read, not the whole set (all of a job's units
+        // when its counts were altered).
         Some(format!(
             "damaged: the journal held the counts of units {} of this done job damaged at start; \
              they are being counted again ({} left), and its certificate waits for them",
-            UnitId::listed(&units),
-            units.len()
+            UnitId::listed_of(recounting.iter().copied(), recounting.len()),
+            recounting.len()
         ))
     }
 
