@@ -6,8 +6,8 @@
 
 use perft_certificate::{BuildError, Certificate, CountedUnit, Header, ParticipantId};
 
-use crate::ids::JobId;
 use crate::journal::{FinishedError, FinishedJob, Journal, JournalError};
+use perft_model::JobId;
 
 /// Why a job has no certificate.
 #[derive(Debug, thiserror::Error)]

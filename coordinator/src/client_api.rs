@@ -13,10 +13,10 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
-use crate::ids::JobId;
 use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
 use crate::participants::{Action, Caller, Participants};
 use crate::planning::{PlanRequest, PlannedJob, PlanningError, plan, plan_units};
+use perft_model::JobId;
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
 

@@ -4,7 +4,7 @@
 //! a lease this coordinator issued to that participant, and a lease
 //! outlives a coordinator restart or a worker's re-registration.
 
-use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
+use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// Bytes of a tag on the wire.
 pub const TAG_BYTES: usize = 16;

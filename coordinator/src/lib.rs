@@ -16,10 +16,8 @@ mod client_api;
 pub mod clock;
 pub mod columns;
 mod connections;
-pub mod count;
 mod dashboard;
 mod disk_space;
-pub mod ids;
 pub mod jobs;
 pub mod journal;
 pub mod lease_tag;
@@ -49,7 +47,6 @@ use tonic_health::server::HealthReporter;
 use crate::admission::Authenticate;
 pub use crate::connections::ConnectionLimits;
 pub use crate::dashboard::TlsIdentityError;
-use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
@@ -57,6 +54,7 @@ pub use crate::metrics::IDLE_GAUGE_SECONDS;
 pub use crate::participant_api::{OfflineError, add_offline, list_offline};
 use crate::participants::Participants;
 use crate::scheduler::Scheduler;
+use perft_model::{JobId, MachineName, ParticipantId, SessionId};
 
 /// How the coordinator runs.
 #[derive(Clone, Debug)]

@@ -12,8 +12,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::admission::{OpenUse, Principal, Resource};
-use crate::ids::ParticipantId;
 use crate::{Coordinator, Worker};
+use perft_model::ParticipantId;
 
 /// Publishes the coordinator's gauges every second (a no-op unless a
 /// metrics recorder, such as the Prometheus exporter, is installed).
@@ -129,10 +129,10 @@ async fn publish_per_participant(coordinator: &Coordinator) {
         .map(|p| p.id)
         .collect();
     if coordinator.config.token.is_some() {
-        names.push(ParticipantId::builtin(ParticipantId::OPERATOR));
+        names.push(ParticipantId::operator());
     }
     if coordinator.participants.is_open() {
-        names.push(ParticipantId::builtin(ParticipantId::ANONYMOUS));
+        names.push(ParticipantId::anonymous());
     }
     let Ok(credit) = coordinator
         .peek(move |jobs| {
@@ -206,7 +206,7 @@ mod tests {
         Worker {
             participant: ParticipantId::parse(name).unwrap(),
             label: std::sync::Arc::from(format!("{name}/{name}-host")),
-            name: crate::ids::MachineName::parse(&format!("{name}-host")).unwrap(),
+            name: perft_model::MachineName::parse(&format!("{name}-host")).unwrap(),
             threads,
             last_seen: Instant::now(),
             proven: false,

@@ -10,10 +10,10 @@ use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
 use crate::admission::{OpenUse, Principal, Resource};
-use crate::ids::ParticipantId;
 use crate::jobs::Op;
 use crate::journal::JournalError;
 use crate::participants::{Action, Caller, ParticipantError, Participants, Role, Secret, StoredParticipant};
+use perft_model::ParticipantId;
 
 pub(crate) struct ParticipantApi(pub Arc<Coordinator>);
 

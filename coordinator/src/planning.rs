@@ -9,7 +9,7 @@ use perft_core::{
 };
 
 use crate::columns::UnitColumns;
-use crate::count::{Count, kinds_of};
+use perft_model::{Count, kinds_of};
 
 /// A job request as submitted.
 #[derive(Clone, Debug)]

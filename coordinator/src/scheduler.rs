@@ -197,10 +197,10 @@ mod tests {
     use perft_core::{Checkers, Game, GameKind};
 
     use super::Scheduler;
-    use crate::ids::JobId;
     use crate::jobs::{JobSpec, JobState, Jobs, LeaseHolder, Reported};
     use crate::journal::{Journal, plan_ops};
     use crate::planning::{PlanRequest, plan};
+    use perft_model::JobId;
 
     fn j() -> JobId {
         JobId::parse("j").unwrap()
@@ -230,7 +230,7 @@ mod tests {
             position: planned.position.clone(),
             depth: 7,
             verify: false,
-            owner: crate::ids::ParticipantId::parse("test").unwrap(),
+            owner: perft_model::ParticipantId::parse("test").unwrap(),
             stats: false,
         };
         for op in plan_ops(&j(), &spec, &planned) {
@@ -263,7 +263,7 @@ mod tests {
         for unit in leased {
             let scheduler = Arc::clone(&scheduler);
             reports.spawn(async move {
-                let leaves = crate::count::Count::plain(perft_core::perft(
+                let leaves = perft_model::Count::plain(perft_core::perft(
                     &Checkers::unpack(&unit.position).unwrap(),
                     depth,
                 ));

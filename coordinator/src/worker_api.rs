@@ -15,11 +15,11 @@ use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
 use crate::admission::Principal;
-use crate::count::MAX_KINDS;
-use crate::ids::{Epoch, JobId, MachineName, SessionId, UnitId};
 use crate::jobs::{LeaseHolder, Reported};
 use crate::participants::{Action, Caller};
 use crate::{Coordinator, Worker, WorkerStats};
+use perft_model::MAX_KINDS;
+use perft_model::{Epoch, JobId, MachineName, SessionId, UnitId};
 
 pub(crate) struct WorkerApi(pub Arc<Coordinator>);
 

@@ -2,8 +2,8 @@
 //! (`proto/perft/v2/perft.proto`), and conversions to the engine's types.
 //!
 //! It owns the wire: the messages, the protocol header every call
-//! carries (`connect`) and the conversions of counts to and from their
-//! wire form. It must not hold behaviour: no server or client logic
+//! carries (`connect`) and every conversion between the vocabulary
+//! (`perft-model`'s counts, `perft-core`'s games) and its wire form. It must not hold behaviour: no server or client logic
 //! lives here, so both sides read the same contract.
 
 #[allow(missing_docs, missing_debug_implementations, clippy::all, clippy::pedantic)]
@@ -76,6 +76,31 @@ impl Leaves {
             leaves: self.leaves.map_or(0, u128::from),
             higher: self.higher.map_or(0, u128::from),
         }
+    }
+}
+
+impl From<&perft_model::Count> for Leaves {
+    fn from(count: &perft_model::Count) -> Leaves {
+        Leaves::with_kinds(count.leaves, count.kinds())
+    }
+}
+
+impl From<perft_model::Count> for Leaves {
+    fn from(count: perft_model::Count) -> Leaves {
+        Leaves::from(&count)
+    }
+}
+
+impl Leaves {
+    /// The count this wire count is as a unit's count of a job of `game`
+    /// that counts `kinds` kinds (0: a plain job); the error says what is
+    /// wrong, for the sender.
+    pub fn to_count(
+        &self,
+        game: &perft_core::GameFns,
+        kinds: usize,
+    ) -> Result<perft_model::Count, perft_model::CountRefused> {
+        perft_model::Count::checked(self.to_core(), &self.kind_counts(), game, kinds)
     }
 }
 
@@ -194,5 +219,16 @@ mod tests {
         let with = Leaves::with_kinds(n, &[3, u128::MAX]);
         assert_eq!(with.to_core(), n);
         assert_eq!(with.kind_counts(), [3, u128::MAX]);
+    }
+
+    #[test]
+    fn counts_cross_the_wire_with_their_kinds_checked() {
+        let chess = perft_core::GameKind::Chess.fns();
+        let start = chess.pack_text("").unwrap();
+        let truth = chess.count_packed_stats(&start, 2).unwrap();
+        let count = perft_model::Count::with_kinds(truth.leaves, &truth.counts).unwrap();
+        let wire = Leaves::from(&count);
+        assert_eq!(wire.to_count(chess, truth.counts.len()), Ok(count));
+        assert!(wire.to_count(chess, 0).is_err());
     }
 }

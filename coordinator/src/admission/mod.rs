@@ -22,7 +22,7 @@ use tonic::Status;
 pub use budget::{Budget, BudgetError, Overrides, Resource};
 pub(crate) use interceptor::Authenticate;
 
-use crate::ids::ParticipantId;
+use perft_model::ParticipantId;
 
 /// What a participant's unfinished jobs hold, charged to its budget.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -332,7 +332,7 @@ mod tests {
         let admission = Admission::new(Budgets::default(), vec![(alice(), overrides)]);
         assert_eq!(admission.budget(&alice()).open_jobs, 2);
         assert_eq!(admission.budget(&alice()).open_units, budget::OPEN_UNITS);
-        let operator = ParticipantId::builtin(ParticipantId::OPERATOR);
+        let operator = ParticipantId::operator();
         assert_eq!(admission.budget(&operator).open_units, u64::MAX);
         assert_eq!(admission.budget(&operator).streams, budget::STREAMS);
     }

@@ -11,14 +11,14 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use perft_core::Leaves;
 
-use crate::count::Count;
 use perft_core::published::Published;
+use perft_model::Count;
 use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
 use super::{Dash, refuse};
-use crate::ids::{JobId, SessionId};
 use crate::jobs::{JobSpec, JobState, JobView};
+use perft_model::{JobId, SessionId};
 
 /// Largest page of jobs, and the default one.
 const MAX_PAGE: usize = 1000;

@@ -16,8 +16,8 @@ use cookie::{Cookie, SameSite};
 
 use super::{Dash, refuse};
 use crate::connections::Arrival;
-use crate::ids::ParticipantId;
 use crate::participants::Action;
+use perft_model::ParticipantId;
 
 /// The session cookie's name.
 pub(super) const COOKIE: &str = "perft_session";

@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::unix_ms;
-use crate::ids::{JobId, MachineName, SessionId};
 use crate::jobs::{JobState, JobView};
+use perft_model::{JobId, MachineName, SessionId};
 
 /// Most samples kept per job.
 const RING: usize = 600;

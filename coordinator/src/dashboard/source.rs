@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::ids::{JobId, MachineName, ParticipantId, SessionId};
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
 use crate::{Coordinator, WorkerStats};
+use perft_model::{JobId, MachineName, ParticipantId, SessionId};
 
 /// Why a read has no answer.
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::ids::{Epoch, JobId, UnitId};
+use perft_model::{Epoch, JobId, UnitId};
 
 /// A lease's deadline.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

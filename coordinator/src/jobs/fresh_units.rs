@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::ids::SessionId;
+use perft_model::SessionId;
 
 /// Units `start..end` of plan order, never handed out, in disjoint
 /// stretches; and where each session works.

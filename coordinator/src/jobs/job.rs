@@ -5,16 +5,16 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::count::Count;
+use perft_model::Count;
 
 use super::fresh_units::FreshUnits;
 use super::retry::{Retry, Wanted};
 use super::unit::Unit;
 use super::{Disagreement, JobSpec, JobState, JobView};
 use crate::columns::{Bits, UnitColumns};
-use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
+use perft_model::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 
 /// What a job keeps once it is finished: its divide so far, per first
 /// move, and its counters. Journaled with its final state, so a restart

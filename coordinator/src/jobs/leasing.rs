@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
+use perft_model::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 
 use super::deadlines::Due;
 use super::job::Job;

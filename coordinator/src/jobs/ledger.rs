@@ -9,8 +9,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ids::ParticipantId;
 use crate::jobs::Op;
+use perft_model::ParticipantId;
 
 /// What a participant contributed, and its record.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

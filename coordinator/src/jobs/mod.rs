@@ -33,9 +33,8 @@ use crate::clock::{Clock, SystemClock};
 
 use perft_core::{Convention, GameKind};
 
-use crate::count::{Count, CountRefused, kinds_of};
+use perft_model::{Count, CountRefused, kinds_of};
 
-use crate::ids::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 use crate::planning::PlannedJob;
 use deadlines::Deadlines;
 use job::Job;
@@ -44,6 +43,7 @@ use leasing::Holder;
 use ledger::Ledger;
 pub use ledger::{Credit, DEFAULT_LAPSE_LIMIT, MAX_CPU_MS_PER_COUNT, STRIKE_FADE_MS, Standing};
 pub use ops::Op;
+use perft_model::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 pub use report::Reported;
 pub use restore::{Restored, RestoredJob, RestoredVote};
 pub use unit::{MAX_VOTES, POISON_PARTICIPANTS, Vote};
@@ -123,7 +123,7 @@ impl LeaseHolder {
     /// A worker whose session, participant and label are all `name` (one
     /// worker per participant, as tests play them); why not, for a name
     /// that is no participant's.
-    pub fn named(name: &str) -> Result<LeaseHolder, crate::ids::IdError> {
+    pub fn named(name: &str) -> Result<LeaseHolder, perft_model::IdError> {
         Ok(LeaseHolder {
             identity: ParticipantId::parse(name)?,
             session: SessionId::parse(name)?,
@@ -345,7 +345,7 @@ impl Jobs {
                 limit,
             });
         }
-        Count::from_wire(count, fns, job.spec.kinds())
+        count.to_count(fns, job.spec.kinds())
     }
 
     /// Whether a job of that id exists.

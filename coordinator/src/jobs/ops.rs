@@ -2,12 +2,12 @@
 //! it made them, for the journal to record (the journal depends on this,
 //! never the reverse).
 
-use crate::count::Count;
+use perft_model::Count;
 
-use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
+use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// One change to record.
 #[derive(Debug, Clone)]

@@ -5,11 +5,11 @@
 //! the lease tag checked at the door proves who was issued the lease, this
 //! proves the lease still stands.
 
-use crate::count::Count;
+use perft_model::Count;
 
 use super::unit::VoteOutcome;
 use super::{Credit, Disagreement, JobState, Jobs, LeaseHolder, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
-use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
+use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// Outcome of one reported count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,7 +219,7 @@ impl Jobs {
 
 impl Jobs {
     /// Drops (job, unit) from what `session` holds: its lease ended.
-    fn forget_lease(&mut self, session: &crate::ids::SessionId, job_id: &JobId, unit_id: UnitId) {
+    fn forget_lease(&mut self, session: &perft_model::SessionId, job_id: &JobId, unit_id: UnitId) {
         if let Some(holder) = self.holders.get_mut(session) {
             holder.units.remove(&(job_id.clone(), unit_id));
         }

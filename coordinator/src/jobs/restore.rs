@@ -8,9 +8,9 @@ use super::job::Job;
 use super::{
     Credit, Disagreement, JobError, JobSpec, JobState, JobView, Jobs, MAX_VOTES, Op, Summary, not_found,
 };
-use crate::count::Count;
-use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::planning::PlannedJob;
+use perft_model::Count;
+use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// A vote read back from the journal.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use crate::ids::{ParticipantId, UnitId};
+use perft_model::{ParticipantId, UnitId};
 
 /// What the job says of a unit taken from the queue for a participant.
 pub(super) enum Wanted {

@@ -1,9 +1,9 @@
 //! The job state machine's promises, without I/O.
 
 use super::*;
-use crate::count::Count;
 use crate::planning::{PlanRequest, plan};
 use perft_core::{Checkers, Game};
+use perft_model::Count;
 
 fn id(job: &str) -> JobId {
     JobId::parse(job).unwrap()

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::*;
 use crate::clock::ManualClock;
-use crate::count::Count;
 use perft_core::{Checkers, Game};
+use perft_model::Count;
 
 fn id() -> JobId {
     JobId::parse("j").unwrap()

@@ -10,9 +10,9 @@
 //! sessions (a restarted worker, several hosts of one owner) never confirm
 //! each other.
 
-use crate::count::Count;
+use perft_model::Count;
 
-use crate::ids::{Epoch, ParticipantId, SessionId};
+use perft_model::{Epoch, ParticipantId, SessionId};
 
 /// Most counts gathered for one unit before the job fails for want of a
 /// majority.

@@ -1,12 +1,12 @@
 //! What clients and metrics see of the jobs: a job's view, pages of jobs
 //! and disagreements, totals, and divide tables.
 
-use crate::count::Count;
+use perft_model::Count;
 
 use super::job::Job;
 use super::{Disagreement, JobError, JobSpec, JobState, Jobs, not_found};
 use crate::admission::OpenUse;
-use crate::ids::{JobId, ParticipantId};
+use perft_model::{JobId, ParticipantId};
 
 /// A job's state as clients see it.
 #[derive(Clone, Debug)]

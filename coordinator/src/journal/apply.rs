@@ -5,8 +5,8 @@ use rusqlite::params;
 
 use super::codec::{count_blob, count_list_blob, deciders_text, summary_blob};
 use super::{budgets, leases, participants, restore};
-use crate::ids::JobId;
 use crate::jobs::Op;
+use perft_model::JobId;
 
 pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result<()> {
     match op {
@@ -24,7 +24,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                  VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
                          ?11, 'planning', ?12, ?13, ?14, ?15)",
                 params![
-                    id,
+                    id.as_str(),
                     spec.game.name(),
                     spec.position,
                     spec.depth,
@@ -36,7 +36,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                     plan.root_leaves.as_ref().map(count_blob),
                     restore::job_checksum(id, spec, plan),
                     *units_total as i64,
-                    spec.owner,
+                    spec.owner.as_str(),
                     spec.convention.map(perft_core::Convention::name),
                     spec.stats,
                 ],
@@ -52,11 +52,11 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached(
                 "INSERT INTO unit_chunks (job_id, chunk, first_unit, units, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, *chunk as i64, first_unit, blob, sum])?;
+            .execute(params![job_id.as_str(), *chunk as i64, first_unit.0 as i64, blob, sum])?;
         }
         Op::Planned { job_id } => {
             tx.prepare_cached("UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'planning'")?
-                .execute(params![job_id])?;
+                .execute(params![job_id.as_str()])?;
         }
         Op::Result {
             job_id,
@@ -72,9 +72,9 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                 // a unit is decided once.
                 "INSERT OR REPLACE INTO results (job_id, unit_id, leaves, machines, checksum) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![job_id, unit_id, blob, machines, sum])?;
+            .execute(params![job_id.as_str(), unit_id.0 as i64, blob, machines, sum])?;
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
-                .execute(params![job_id, unit_id])?;
+                .execute(params![job_id.as_str(), unit_id.0 as i64])?;
         }
         Op::Vote {
             job_id,
@@ -88,11 +88,11 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             tx.prepare_cached(
                 "INSERT INTO votes (job_id, unit_id, voter, label, leaves, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![job_id, unit_id, voter, label, blob, sum])?;
+            .execute(params![job_id.as_str(), unit_id.0 as i64, voter.as_str(), label, blob, sum])?;
         }
         Op::ClearVotes { job_id, unit_id } => {
             tx.prepare_cached("DELETE FROM votes WHERE job_id = ?1 AND unit_id = ?2")?
-                .execute(params![job_id, unit_id])?;
+                .execute(params![job_id.as_str(), unit_id.0 as i64])?;
         }
         Op::Disagreement {
             job_id,
@@ -110,7 +110,14 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                 "INSERT INTO disagreements (job_id, unit_id, position, votes, decided, checksum)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![job_id, d.unit_id, d.position, votes, decided, sum])?;
+            .execute(params![
+                job_id.as_str(),
+                d.unit_id.0 as i64,
+                d.position,
+                votes,
+                decided,
+                sum
+            ])?;
         }
         Op::JobState {
             job_id,
@@ -128,7 +135,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                                  summary = ?7, summary_checksum = ?8 WHERE id = ?1",
             )?
             .execute(params![
-                job_id,
+                job_id.as_str(),
                 state.name(),
                 error,
                 started_ms.map(|v| v as i64),
@@ -146,7 +153,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
         Op::Credit { participant, total } => participants::store_credit(tx, participant, total)?,
         Op::DropVotesOf { voter } => {
             tx.prepare_cached("DELETE FROM votes WHERE voter = ?1")?
-                .execute([voter])?;
+                .execute([voter.as_str()])?;
         }
         Op::Reopen {
             job_id,
@@ -168,8 +175,11 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
         Op::DropPlan { job_id } => drop_plan(tx, job_id)?,
         Op::DeleteJob { job_id } => {
             drop_plan(tx, job_id)?;
-            tx.execute("DELETE FROM disagreements WHERE job_id = ?1", params![job_id])?;
-            tx.execute("DELETE FROM jobs WHERE id = ?1", params![job_id])?;
+            tx.execute(
+                "DELETE FROM disagreements WHERE job_id = ?1",
+                params![job_id.as_str()],
+            )?;
+            tx.execute("DELETE FROM jobs WHERE id = ?1", params![job_id.as_str()])?;
         }
     }
     Ok(())
@@ -178,7 +188,10 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
 /// Deletes a job's units, counts and votes.
 fn drop_plan(tx: &rusqlite::Transaction<'_>, job_id: &JobId) -> rusqlite::Result<()> {
     for table in ["unit_chunks", "results", "votes", "unit_floors", "unit_bars"] {
-        tx.execute(&format!("DELETE FROM {table} WHERE job_id = ?1"), params![job_id])?;
+        tx.execute(
+            &format!("DELETE FROM {table} WHERE job_id = ?1"),
+            params![job_id.as_str()],
+        )?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use rusqlite::{Connection, Transaction, params};
 use super::JournalError;
 use super::codec::checksum;
 use crate::admission::Overrides;
-use crate::ids::ParticipantId;
+use perft_model::ParticipantId;
 
 pub(super) fn row_checksum(participant: &str, figures: &str) -> i64 {
     checksum(&[b"budget", participant.as_bytes(), figures.as_bytes()])
@@ -23,13 +23,13 @@ pub(super) fn store(
 ) -> rusqlite::Result<()> {
     if overrides.is_empty() {
         tx.prepare_cached("DELETE FROM budgets WHERE participant = ?1")?
-            .execute([participant])?;
+            .execute([participant.as_str()])?;
         return Ok(());
     }
     let figures = overrides.encode();
     tx.prepare_cached("INSERT OR REPLACE INTO budgets (participant, figures, checksum) VALUES (?1, ?2, ?3)")?
         .execute(params![
-            participant,
+            participant.as_str(),
             figures,
             row_checksum(participant.as_str(), &figures)
         ])?;

@@ -2,34 +2,9 @@
 //! every stored count: a flipped bit is found on restore, never served.
 
 use perft_core::Leaves;
-use rusqlite::types::{ToSql, ToSqlOutput};
+use perft_model::{Count, ParticipantId};
 
-use crate::count::Count;
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobState, Summary};
-
-/// A job id is stored as its text (read back through [`JobId::parse`]).
-impl ToSql for JobId {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-/// A participant is stored as its name (read back through
-/// [`ParticipantId::parse`]).
-impl ToSql for ParticipantId {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-/// A unit id is stored as an INTEGER: its bits as an i64, as every
-/// unit number in the journal is.
-impl ToSql for UnitId {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0 as i64))
-    }
-}
 
 /// Participants whose counts agreed, as a result row stores them: one a
 /// line.
@@ -86,7 +61,7 @@ fn count_bytes(kinds: usize) -> usize {
 
 /// A stored count, its kinds as many as its length says; `None` unless
 /// whole, `higher <= leaves`, no kind above the leaves and at most
-/// [`MAX_KINDS`](crate::count::MAX_KINDS) kinds. Whether the kinds are the job's is the caller's to
+/// [`MAX_KINDS`](perft_model::MAX_KINDS) kinds. Whether the kinds are the job's is the caller's to
 /// check.
 pub(crate) fn blob_count(blob: &[u8]) -> Option<Count> {
     if blob.len() < 32 || !(blob.len() - 32).is_multiple_of(16) {
@@ -190,10 +165,7 @@ mod tests {
         assert_eq!(blob_count_list(&count_list_blob(&[with, with]), 2), None);
         let above = count_blob(&Count::with_kinds(Leaves::full(9), &[10]).unwrap());
         assert_eq!(blob_count(&above), None, "a kind above the leaves");
-        assert_eq!(
-            blob_count(&vec![0; 32 + 16 * (crate::count::MAX_KINDS + 1)]),
-            None
-        );
+        assert_eq!(blob_count(&vec![0; 32 + 16 * (perft_model::MAX_KINDS + 1)]), None);
     }
 
     #[test]

@@ -20,8 +20,8 @@ use super::JournalError;
 use super::codec::{blob_count, checksum};
 use super::read::{errors, reader};
 use super::restore::{count_checksum, fits_job};
-use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState, RestoredJob};
+use perft_model::{JobId, UnitId};
 
 /// What a done job's stored counts say when read back in full.
 #[derive(Debug, PartialEq, Eq)]
@@ -84,7 +84,7 @@ pub(super) fn scrub(
             "SELECT unit_id, leaves, machines, checksum FROM results WHERE job_id = ?1 ORDER BY unit_id",
         )
         .map_err(sql)?;
-    let mut rows = stmt.query([job_id]).map_err(sql)?;
+    let mut rows = stmt.query([job_id.as_str()]).map_err(sql)?;
     let mut leaves = Vec::with_capacity(usize::try_from(units_total).unwrap_or(0).min(1 << 24));
     let mut damaged = Vec::new();
     let mut next = 0u64;
@@ -243,7 +243,7 @@ fn compute(path: &Path, job_id: &JobId) -> Result<Option<Hash>, JournalError> {
 pub(super) fn store(conn: &Connection, job_id: &JobId, root: &Hash) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE jobs SET counts_root = ?2 WHERE id = ?1",
-        params![job_id, stored(job_id, root)],
+        params![job_id.as_str(), stored(job_id, root)],
     )?;
     Ok(())
 }
@@ -256,7 +256,7 @@ pub(super) fn read_stored(
 ) -> Result<Option<Vec<u8>>, JournalError> {
     let (_, sql) = errors(path);
     conn.prepare_cached("SELECT counts_root FROM jobs WHERE id = ?1")
-        .and_then(|mut stmt| stmt.query_row([job_id], |row| row.get(0)))
+        .and_then(|mut stmt| stmt.query_row([job_id.as_str()], |row| row.get(0)))
         .map_err(sql)
 }
 
@@ -336,7 +336,7 @@ fn job_spec(conn: &Connection, job_id: &JobId) -> rusqlite::Result<Option<(u64, 
         super::restore::JOB_COLUMNS
     ))?;
     let found = stmt
-        .query_row([job_id], |row| {
+        .query_row([job_id.as_str()], |row| {
             Ok(super::restore::job_row(row, Path::new("journal")).ok())
         })
         .optional()?

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::count::Count;
+use perft_model::Count;
 use rusqlite::Connection;
 
 use super::JournalError;
@@ -15,9 +15,9 @@ use super::codec::blob_count;
 use super::counts_root::Verdict;
 use super::read::{errors, reader};
 use super::restore::{count_checksum, fits_job, job_row, restore_units};
-use crate::ids::{JobId, UnitId};
 use crate::jobs::{JobSpec, JobState};
 use crate::planning::PlannedJob;
+use perft_model::{JobId, UnitId};
 
 /// A done job as the journal holds it.
 #[derive(Debug)]
@@ -82,7 +82,7 @@ fn done_row(
             super::restore::JOB_COLUMNS
         ))
         .map_err(sql)?;
-    let mut rows = stmt.query([job_id]).map_err(sql)?;
+    let mut rows = stmt.query([job_id.as_str()]).map_err(sql)?;
     let Some(row) = rows.next().map_err(sql)? else {
         return Err(FinishedError::NotFound(job_id.to_string()));
     };
@@ -129,7 +129,7 @@ fn read_counts(
         )
         .map_err(sql)?;
     let mut rows = stmt
-        .query(rusqlite::params![job_id, start as i64, end as i64])
+        .query(rusqlite::params![job_id.as_str(), start as i64, end as i64])
         .map_err(sql)?;
     let fits = fits_job(spec);
     let mut counts = Vec::with_capacity(end.saturating_sub(start) as usize);

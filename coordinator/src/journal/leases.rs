@@ -13,8 +13,8 @@ use rusqlite::{Connection, Transaction, params};
 use super::JournalError;
 use super::codec::checksum;
 use super::read::errors;
-use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::RestoredJob;
+use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 pub(super) fn floor_checksum(job_id: &JobId, unit_id: UnitId, floor: Epoch) -> i64 {
     checksum(&[
@@ -48,8 +48,8 @@ pub(super) fn store_floors(
     )?;
     for &unit_id in unit_ids {
         stmt.execute(params![
-            job_id,
-            unit_id,
+            job_id.as_str(),
+            unit_id.0 as i64,
             floor.0 as i64,
             floor_checksum(job_id, unit_id, floor)
         ])?;
@@ -69,9 +69,9 @@ pub(super) fn store_bars(
     )?;
     for &unit_id in unit_ids {
         stmt.execute(params![
-            job_id,
-            unit_id,
-            participant,
+            job_id.as_str(),
+            unit_id.0 as i64,
+            participant.as_str(),
             bar_checksum(job_id, unit_id, participant.as_str())
         ])?;
     }
@@ -84,7 +84,7 @@ pub(super) fn restore(conn: &Connection, job: &mut RestoredJob, path: &Path) -> 
     let mut stmt = conn
         .prepare_cached("SELECT unit_id, floor, checksum FROM unit_floors WHERE job_id = ?1 ORDER BY unit_id")
         .map_err(sql)?;
-    let mut rows = stmt.query([&job.id]).map_err(sql)?;
+    let mut rows = stmt.query([job.id.as_str()]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
         let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let floor = Epoch(row.get::<_, i64>(1).map_err(sql)? as u64);
@@ -100,7 +100,7 @@ pub(super) fn restore(conn: &Connection, job: &mut RestoredJob, path: &Path) -> 
             "SELECT unit_id, participant, checksum FROM unit_bars WHERE job_id = ?1 ORDER BY unit_id",
         )
         .map_err(sql)?;
-    let mut rows = stmt.query([&job.id]).map_err(sql)?;
+    let mut rows = stmt.query([job.id.as_str()]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
         let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let name: String = row.get(1).map_err(sql)?;

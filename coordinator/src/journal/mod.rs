@@ -35,7 +35,6 @@ use std::sync::{Mutex, mpsc};
 use rusqlite::Connection;
 use tokio::sync::watch;
 
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op, Restored, RestoredJob};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
@@ -45,6 +44,7 @@ pub use commit::Commit;
 use commit::Progress;
 pub use finished::{DecidedCount, FinishedError, FinishedJob};
 pub use mark::MarkError;
+use perft_model::{JobId, ParticipantId, UnitId};
 pub use schema::{DirLock, SCHEMA_VERSION};
 use writer::Request;
 
@@ -208,7 +208,7 @@ pub struct OpenedJournal {
     pub restored: Restored,
     pub participants: Vec<StoredParticipant>,
     /// An admin's budget overrides, per participant.
-    pub budgets: Vec<(crate::ids::ParticipantId, crate::admission::Overrides)>,
+    pub budgets: Vec<(perft_model::ParticipantId, crate::admission::Overrides)>,
     /// The journal's key (lease tags, and credentials' hashes).
     pub key: [u8; 32],
 }

@@ -9,10 +9,10 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::JournalError;
 use super::codec::{blob_count, checksum, count_blob};
-use crate::count::Count;
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Credit;
 use crate::participants::{Role, StoredParticipant};
+use perft_model::Count;
+use perft_model::{JobId, ParticipantId, UnitId};
 
 pub(super) fn participant_checksum(p: &StoredParticipant) -> i64 {
     checksum(&[
@@ -53,7 +53,7 @@ pub(super) fn store_credit(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
-        participant,
+        participant.as_str(),
         credit.units as i64,
         count_blob(&Count::plain(Leaves::full(credit.leaves))),
         credit.cpu_ms as i64,
@@ -207,12 +207,12 @@ pub(super) fn decided_by(
 pub(super) fn reopen(tx: &Transaction<'_>, job_id: &JobId, unit_ids: &[UnitId]) -> rusqlite::Result<()> {
     for unit in unit_ids {
         tx.prepare_cached("DELETE FROM results WHERE job_id = ?1 AND unit_id = ?2")?
-            .execute(params![job_id, unit])?;
+            .execute(params![job_id.as_str(), unit.0 as i64])?;
     }
     tx.prepare_cached(
         "UPDATE jobs SET state = 'running', summary = NULL, summary_checksum = NULL, finished_ms = NULL
          WHERE id = ?1 AND state = 'done'",
     )?
-    .execute([job_id])?;
+    .execute([job_id.as_str()])?;
     Ok(())
 }

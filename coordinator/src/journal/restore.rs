@@ -15,11 +15,11 @@ use super::codec::{
 };
 use super::read::{Bad, Sql, errors};
 use crate::columns::UnitColumns;
-use crate::count::Count;
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Disagreement, JobSpec, Vote};
 use crate::jobs::{RestoredJob, RestoredVote};
 use crate::planning::PlannedJob;
+use perft_model::Count;
+use perft_model::{JobId, ParticipantId, UnitId};
 
 /// Votes as lines of `worker<TAB>leaves<TAB>higher`, then a field per kind
 /// in a statistics job.
@@ -166,7 +166,7 @@ pub(crate) fn load_job(conn: &Connection, path: &Path, job_id: &JobId) -> Result
     let mut stmt = conn
         .prepare(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))
         .map_err(sql)?;
-    let mut rows = stmt.query([job_id]).map_err(sql)?;
+    let mut rows = stmt.query([job_id.as_str()]).map_err(sql)?;
     let Some(row) = rows.next().map_err(sql)? else {
         return Err(errors(path).0(format!(
             "job {} is not in the journal",
@@ -194,7 +194,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
     let position: String = row.get(2).map_err(sql)?;
     let owner: String = row.get(19).map_err(sql)?;
     let stats = row.get::<_, i64>(21).map_err(sql)? != 0;
-    let kinds = crate::count::kinds_of(game, stats);
+    let kinds = perft_model::kinds_of(game, stats);
     let mut damage = Vec::new();
     let settled = blob_count_list(&settled, kinds).unwrap_or_else(|| {
         damage.push("its settled counts".to_owned());
@@ -319,7 +319,7 @@ pub(super) fn restore_units(
             "SELECT chunk, first_unit, units, checksum FROM unit_chunks WHERE job_id = ?1 ORDER BY chunk",
         )
         .map_err(sql)?;
-    let mut rows = chunks.query([&job.id]).map_err(sql)?;
+    let mut rows = chunks.query([job.id.as_str()]).map_err(sql)?;
     let mut expected_chunk = 0u64;
     while let Some(row) = rows.next().map_err(sql)? {
         let chunk = row.get::<_, i64>(0).map_err(sql)? as u64;
@@ -372,7 +372,7 @@ fn restore_counts(
     let mut results = conn
         .prepare("SELECT unit_id, leaves, machines, checksum FROM results WHERE job_id = ?1")
         .map_err(sql)?;
-    let mut rows = results.query([&job.id]).map_err(sql)?;
+    let mut rows = results.query([job.id.as_str()]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
         let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let blob: Vec<u8> = row.get(1).map_err(sql)?;
@@ -393,7 +393,7 @@ fn restore_counts(
     let mut votes = conn
         .prepare("SELECT unit_id, voter, label, leaves, checksum FROM votes WHERE job_id = ?1 ORDER BY rowid")
         .map_err(sql)?;
-    let mut rows = votes.query([&job.id]).map_err(sql)?;
+    let mut rows = votes.query([job.id.as_str()]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
         let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let voter: String = row.get(1).map_err(sql)?;
@@ -427,7 +427,7 @@ fn restore_counts(
     let mut found = conn
         .prepare("SELECT unit_id, position, votes, decided, checksum FROM disagreements WHERE job_id = ?1 ORDER BY rowid")
         .map_err(sql)?;
-    let mut rows = found.query([&job.id]).map_err(sql)?;
+    let mut rows = found.query([job.id.as_str()]).map_err(sql)?;
     while let Some(row) = rows.next().map_err(sql)? {
         let unit_id = UnitId(row.get::<_, i64>(0).map_err(sql)? as u64);
         let votes: String = row.get(2).map_err(sql)?;

@@ -7,10 +7,10 @@ use rusqlite::params;
 use super::codec::count_blob;
 use super::restore::count_checksum;
 use super::{Journal, plan_ops};
-use crate::count::Count;
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, Op};
 use crate::planning::{PlanRequest, PlannedJob, plan};
+use perft_model::Count;
+use perft_model::{JobId, ParticipantId, UnitId};
 
 /// Job `name` of `game` from the start to `depth`, split at ply 1, planned
 /// and journaled in `dir` (the journal closed again); its id and plan.

@@ -14,8 +14,8 @@ use super::commit::Progress;
 use super::compact::checkpoint;
 use super::counts_root::{self, Rooter};
 use super::{JournalError, WriteError, compact, mark, participants, restore, restored};
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::{Op, Restored, RestoredJob};
+use perft_model::{JobId, ParticipantId, UnitId};
 
 pub(super) enum Request {
     Write {

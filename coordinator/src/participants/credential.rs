@@ -1,7 +1,7 @@
 //! Participant secrets: `NAME.` and 64 hex digits of OS randomness, shown
 //! once; the journal keeps only a keyed BLAKE3 hash of the whole secret.
 
-use crate::ids::ParticipantId;
+use perft_model::ParticipantId;
 
 /// A participant's secret, as handed to it once. Never logged.
 #[derive(Clone)]

@@ -13,7 +13,7 @@ use tonic::Status;
 
 pub use credential::Secret;
 
-use crate::ids::ParticipantId;
+use perft_model::ParticipantId;
 
 /// What a participant may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -146,7 +146,7 @@ pub struct Participants {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParticipantError {
     #[error(transparent)]
-    BadName(#[from] crate::ids::IdError),
+    BadName(#[from] perft_model::IdError),
     #[error("participant '{0}' exists already (revoked names are not reused)")]
     Exists(ParticipantId),
     #[error("no participant '{0}'")]
@@ -240,7 +240,7 @@ impl Participants {
         let Some(header) = header else {
             if self.is_open() {
                 return Ok(Caller {
-                    participant: ParticipantId::builtin(ParticipantId::ANONYMOUS),
+                    participant: ParticipantId::anonymous(),
                     role: Role::Admin,
                 });
             }
@@ -252,7 +252,7 @@ impl Participants {
             && token.matches_header(header)
         {
             return Ok(Caller {
-                participant: ParticipantId::builtin(ParticipantId::OPERATOR),
+                participant: ParticipantId::operator(),
                 role: Role::Admin,
             });
         }
@@ -427,7 +427,7 @@ mod tests {
     #[test]
     fn revoking_everyone_never_opens_the_coordinator_again() {
         let registry = registry(None);
-        let anonymous = ParticipantId::builtin(ParticipantId::ANONYMOUS);
+        let anonymous = ParticipantId::anonymous();
         assert!(registry.is_open() && registry.may(&anonymous, Action::Manage));
         let root = added(&registry, "root", Role::Admin);
         let bob = added(&registry, "bob", Role::Worker);

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use perft_coordinator::count::Count;
-use perft_coordinator::ids::{ParticipantId, SessionId};
 use perft_coordinator::jobs::LeaseHolder;
+use perft_model::Count;
+use perft_model::{ParticipantId, SessionId};
 
 use super::model::Issued;
 

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use perft_coordinator::ids::{JobId, ParticipantId, SessionId, UnitId};
 use perft_coordinator::jobs::{JobState, Jobs, LeaseHolder, Op};
 use perft_coordinator::journal::{Journal, plan_ops};
+use perft_model::{JobId, ParticipantId, SessionId, UnitId};
 use rand::Rng;
 
 use super::model::{Broken, LiveLease};

@@ -3,8 +3,8 @@
 //! end, once honest workers finished, every job is done with its true
 //! total.
 
-use perft_coordinator::count::Count;
 use perft_coordinator::jobs::{JobState, Restored};
+use perft_model::Count;
 
 use super::actors::{Actor, Kind};
 use super::model::Broken;

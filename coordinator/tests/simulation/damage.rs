@@ -8,8 +8,8 @@
 //! the log behind: `cli/tests/system/journal_loss.rs` does that with
 //! real processes (a start is refused or lost nothing).
 
-use perft_coordinator::ids::JobId;
 use perft_coordinator::jobs::JobState;
+use perft_model::JobId;
 use rand::Rng;
 use rusqlite::{Connection, params};
 
@@ -88,15 +88,17 @@ impl World {
 }
 
 fn flip_root(db: &Connection, job: &JobId) -> rusqlite::Result<()> {
-    let mut root: Vec<u8> = db.query_row("SELECT counts_root FROM jobs WHERE id = ?1", [job], |row| {
-        row.get(0)
-    })?;
+    let mut root: Vec<u8> = db.query_row(
+        "SELECT counts_root FROM jobs WHERE id = ?1",
+        [job.as_str()],
+        |row| row.get(0),
+    )?;
     if let Some(byte) = root.first_mut() {
         *byte ^= 0x20;
     }
     db.execute(
         "UPDATE jobs SET counts_root = ?1 WHERE id = ?2",
-        params![root, job],
+        params![root, job.as_str()],
     )?;
     Ok(())
 }
@@ -107,26 +109,26 @@ fn damage_count(db: &Connection, job: &JobId, unit: u64, damage: Damage) -> rusq
         Damage::FlippedCount => {
             let mut blob: Vec<u8> = db.query_row(
                 "SELECT leaves FROM results WHERE job_id = ?1 AND unit_id = ?2",
-                params![job, unit],
+                params![job.as_str(), unit],
                 |row| row.get(0),
             )?;
             let at = blob.len() / 2;
             blob[at] ^= 0x01;
             db.execute(
                 "UPDATE results SET leaves = ?1 WHERE job_id = ?2 AND unit_id = ?3",
-                params![blob, job, unit],
+                params![blob, job.as_str(), unit],
             )?;
         }
         Damage::DeletedCount => {
             db.execute(
                 "DELETE FROM results WHERE job_id = ?1 AND unit_id = ?2",
-                params![job, unit],
+                params![job.as_str(), unit],
             )?;
         }
         Damage::ChangedDeciders | Damage::FlippedRoot => {
             db.execute(
                 "UPDATE results SET machines = machines || '\nmallory' WHERE job_id = ?1 AND unit_id = ?2",
-                params![job, unit],
+                params![job.as_str(), unit],
             )?;
         }
     }

@@ -11,11 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use perft_coordinator::count::Count;
-use perft_coordinator::ids::{Epoch, JobId, ParticipantId, SessionId};
 use perft_coordinator::jobs::{
     JobState, MAX_UNIT_FAILURES, MAX_VOTES, Op, POISON_PARTICIPANTS, Reported, Standing,
 };
+use perft_model::Count;
+use perft_model::{Epoch, JobId, ParticipantId, SessionId};
 
 use super::plans::Plan;
 

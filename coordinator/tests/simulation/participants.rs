@@ -1,10 +1,10 @@
 //! What the participants do: lease, count, report, replay, hand back,
 //! go silent; every answer checked against the model's.
 
-use perft_coordinator::count::Count;
-use perft_coordinator::ids::{Epoch, SessionId, UnitId};
 use perft_coordinator::jobs::{JobState, MAX_UNIT_FAILURES, POISON_PARTICIPANTS, Reported};
 use perft_core::Leaves;
+use perft_model::Count;
+use perft_model::{Epoch, SessionId, UnitId};
 use rand::Rng;
 
 use super::actors::Kind;

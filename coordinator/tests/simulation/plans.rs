@@ -3,11 +3,11 @@
 
 use std::sync::OnceLock;
 
-use perft_coordinator::count::Count;
-use perft_coordinator::ids::ParticipantId;
 use perft_coordinator::jobs::JobSpec;
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
 use perft_core::{Checkers, Game, GameKind};
+use perft_model::Count;
+use perft_model::ParticipantId;
 
 /// One plan and the truth about it.
 #[derive(Debug)]

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use perft_coordinator::clock::{Clock, ManualClock};
-use perft_coordinator::ids::ParticipantId;
 use perft_coordinator::jobs::{Jobs, Op, Policy, Standing};
 use perft_coordinator::journal::Journal;
+use perft_model::ParticipantId;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -6,9 +6,9 @@ use perft_core::{GameKind, Leaves};
 use super::super::tests::journaled_job;
 use super::super::{Journal, check, mark};
 use super::{BackupError, target};
-use crate::count::Count;
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Op;
+use perft_model::Count;
+use perft_model::{JobId, ParticipantId, UnitId};
 
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

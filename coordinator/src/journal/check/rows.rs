@@ -16,10 +16,10 @@ use super::super::restore::{
 use super::super::{budgets, leases, participants};
 use super::{Checked, Finding, Level, SHOWN_PER_TABLE};
 use crate::columns::UnitColumns;
-use crate::count::Count;
-use crate::ids::{Epoch, JobId, ParticipantId, UnitId};
 use crate::jobs::{JobSpec, JobState};
 use crate::participants::{Role, StoredParticipant};
+use perft_model::Count;
+use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// What the rows of a job are checked against.
 struct JobInfo {

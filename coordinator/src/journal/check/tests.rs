@@ -5,9 +5,9 @@ use perft_core::{GameKind, Leaves};
 use super::super::tests::journaled_job;
 use super::super::{Journal, mark};
 use super::{CheckError, Level, check};
-use crate::count::Count;
-use crate::ids::{JobId, ParticipantId, UnitId};
 use crate::jobs::Op;
+use perft_model::Count;
+use perft_model::{JobId, ParticipantId, UnitId};
 
 /// Every file of `dir` with its bytes and modification time.
 fn state(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {

@@ -1,9 +1,8 @@
-//! A unit's count as the coordinator keeps it: its leaves and, in a
-//! statistics job, its leaves by kind. Fixed-size and `Copy`, so votes,
-//! sums and divide lines carry it as they carried bare leaves.
+//! A unit's count: its leaves and, in a statistics job, its leaves by
+//! kind. Fixed-size and `Copy`, so votes, sums, divide lines and
+//! certificates carry it as they carried bare leaves.
 
-use perft_core::{GameKind, LeafStats, Leaves, Tally};
-use perft_proto as pb;
+use perft_core::{GameFns, GameKind, LeafStats, Leaves, Tally};
 
 /// Most kinds a game's statistics have (chess has 14); a test checks every
 /// game of the registry fits.
@@ -93,31 +92,31 @@ impl Count {
         Some(product)
     }
 
-    /// The count read off the wire, checked against what the job counts:
-    /// `kinds` kinds (0: a plain job) that `game`'s rules allow below
-    /// `leaves`. The error says what is wrong, for the sender.
-    pub fn from_wire(
-        count: &pb::Leaves,
-        game: &perft_core::GameFns,
-        kinds: usize,
+    /// `leaves` with `kinds` as a count of a unit of a job that counts
+    /// `wanted` kinds (0: a plain job) of `game`: what a count from outside
+    /// (a worker's result, a certificate) must be. The error says what is
+    /// wrong, for the sender.
+    pub fn checked(
+        leaves: Leaves,
+        kinds: &[u128],
+        game: &GameFns,
+        wanted: usize,
     ) -> Result<Count, CountRefused> {
-        let leaves = count.to_core();
-        let found = count.kinds.len();
-        if found != kinds {
-            return Err(match kinds {
+        let found = kinds.len();
+        if found != wanted {
+            return Err(match wanted {
                 0 => CountRefused::UnwantedKinds { found },
                 wanted => CountRefused::KindCount { wanted, found },
             });
         }
-        let counts = count.kind_counts();
-        if kinds > 0 && !game.kinds_fit(&leaves, &counts) {
+        if wanted > 0 && !game.kinds_fit(&leaves, kinds) {
             return Err(CountRefused::KindsDoNotFit);
         }
-        Count::with_kinds(leaves, &counts).ok_or(CountRefused::TooManyKinds { kinds })
+        Count::with_kinds(leaves, kinds).ok_or(CountRefused::TooManyKinds { kinds: wanted })
     }
 }
 
-/// Why a count from the wire can be no count of a unit of its job.
+/// Why a count from outside can be no count of a unit of its job.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CountRefused {
     #[error("the job counts no statistics, yet the count has {found} kinds")]
@@ -144,18 +143,6 @@ impl<T: Tally> From<LeafStats<T>> for Count {
     fn from(stats: LeafStats<T>) -> Count {
         Count::with_kinds(stats.leaves, &stats.kinds.counts())
             .expect("every game's kinds fit MAX_KINDS (tested)")
-    }
-}
-
-impl From<&Count> for pb::Leaves {
-    fn from(count: &Count) -> pb::Leaves {
-        pb::Leaves::with_kinds(count.leaves, count.kinds())
-    }
-}
-
-impl From<Count> for pb::Leaves {
-    fn from(count: Count) -> pb::Leaves {
-        pb::Leaves::from(&count)
     }
 }
 
@@ -193,39 +180,24 @@ mod tests {
         assert_eq!(big.checked_mul(2), None);
         assert_eq!(Count::with_kinds(l(1), &[0; MAX_KINDS + 1]), None);
         assert_ne!(a, Count::with_kinds(l(10), &[3, 5]).unwrap());
-        let wire = pb::Leaves::from(&a);
-        assert_eq!(wire.kind_counts(), [3, 4]);
     }
 
     #[test]
-    fn a_count_from_the_wire_must_have_the_jobs_kinds() {
+    fn a_count_from_outside_must_have_the_jobs_kinds() {
         let chess = GameKind::Chess.fns();
         let start = chess.pack_text("").unwrap();
         let truth = chess.count_packed_stats(&start, 3).unwrap();
-        let wire = pb::Leaves::with_kinds(truth.leaves, &truth.counts);
-        let count = Count::from_wire(&wire, chess, truth.counts.len()).unwrap();
+        let count = Count::checked(truth.leaves, &truth.counts, chess, truth.counts.len()).unwrap();
         assert_eq!(count.kinds(), truth.counts.as_slice());
-        let plain = pb::Leaves::from(truth.leaves);
-        assert!(
-            Count::from_wire(&plain, chess, 14)
+        let refused = |kinds: &[u128], wanted| {
+            Count::checked(truth.leaves, kinds, chess, wanted)
                 .unwrap_err()
                 .to_string()
-                .contains("counts 14 kinds")
-        );
-        assert!(
-            Count::from_wire(&wire, chess, 0)
-                .unwrap_err()
-                .to_string()
-                .contains("no statistics")
-        );
+        };
+        assert!(refused(&[], 14).contains("counts 14 kinds"));
+        assert!(refused(&truth.counts, 0).contains("no statistics"));
         let mut forged = truth.counts.clone();
         forged[0] = truth.leaves.leaves + 1;
-        let forged = pb::Leaves::with_kinds(truth.leaves, &forged);
-        assert!(
-            Count::from_wire(&forged, chess, 14)
-                .unwrap_err()
-                .to_string()
-                .contains("cannot be")
-        );
+        assert!(refused(&forged, 14).contains("cannot be"));
     }
 }

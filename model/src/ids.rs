@@ -1,5 +1,6 @@
-//! Names of things that travel between the coordinator's parts, as types:
-//! a participant is never confused with a machine or a session.
+//! Names of things that travel between Deep Perft's parts, as types: a
+//! participant is never confused with a machine or a session, a unit never
+//! with an epoch.
 
 use std::fmt;
 use std::sync::Arc;
@@ -57,9 +58,14 @@ impl ParticipantId {
         }
     }
 
-    /// One of the built-in participants.
-    pub(crate) fn builtin(name: &'static str) -> ParticipantId {
-        ParticipantId(Arc::from(name))
+    /// The built-in participant of the shared token.
+    pub fn operator() -> ParticipantId {
+        ParticipantId(Arc::from(Self::OPERATOR))
+    }
+
+    /// The built-in participant of a caller with no credential.
+    pub fn anonymous() -> ParticipantId {
+        ParticipantId(Arc::from(Self::ANONYMOUS))
     }
 
     /// True for the built-in participants (the operator's token, the
@@ -214,6 +220,45 @@ pub struct Epoch(pub u64);
 impl fmt::Display for Epoch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
+    }
+}
+
+/// Who decided a count, as a journal or a certificate names them: a
+/// participant, `local` for a count made on one machine, or a machine's
+/// name in a journal from before participants. Any printable name, so a
+/// record from an older release is never refused for its names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeciderName(Arc<str>);
+
+impl DeciderName {
+    /// The decider of a count made by `perft run` on one machine.
+    pub const LOCAL: &'static str = "local";
+
+    /// A decider's name as a record gave it: 1 to [`MAX_ID_BYTES`] bytes
+    /// of printable characters.
+    pub fn parse(name: &str) -> Result<DeciderName, IdError> {
+        printable("decider", name).map(|name| DeciderName(Arc::from(name)))
+    }
+
+    /// The decider of a local count.
+    pub fn local() -> DeciderName {
+        DeciderName(Arc::from(Self::LOCAL))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&ParticipantId> for DeciderName {
+    fn from(participant: &ParticipantId) -> DeciderName {
+        DeciderName(Arc::clone(&participant.0))
+    }
+}
+
+impl fmt::Display for DeciderName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
