@@ -6,22 +6,26 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use perft_core::{Convention, Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable};
+use perft_core::stats::StatsRequestError;
+use perft_core::{
+    Convention, ConventionRefused, Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable,
+};
+use perft_model::{Count, Epoch, JobId, UnitId};
 use tokio::sync::mpsc::UnboundedSender;
 
 /// One leased unit as the counting threads see it: the wire's per-job
 /// group flattened, the position still packed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitLease {
-    pub job_id: Arc<str>,
+    pub job_id: JobId,
     pub game: GameKind,
     /// The job's counting convention (`None`: the game's default).
     pub convention: Option<Convention>,
     pub depth: u32,
     /// Count the leaves by kind too (a statistics job).
     pub stats: bool,
-    pub unit_id: u64,
-    pub epoch: u64,
+    pub unit_id: UnitId,
+    pub epoch: Epoch,
     pub position: Vec<u8>,
     pub lease_tag: Vec<u8>,
 }
@@ -40,22 +44,35 @@ pub struct Totals {
 }
 
 /// What a counting thread hands back.
+// The large variant is the common one: boxing it would allocate per unit
+// to make the rare refusal smaller.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Outcome {
     /// The unit's count.
     Counted {
         lease: UnitLease,
-        leaves: Leaves,
-        /// In a statistics job, the leaves by kind in the game's order;
-        /// else empty.
-        kinds: Vec<u128>,
+        /// Its leaves and, in a statistics job, its leaves by kind.
+        count: Count,
         /// CPU seconds of the counting thread (a unit is counted on one
         /// thread): the participant's credit, not wall time.
         cpu_seconds: f64,
     },
     /// The unit could not be counted here (bad game or position: a bug or a
     /// version mismatch); it is handed back.
-    Refused { lease: UnitLease, reason: String },
+    Refused { lease: UnitLease, reason: UnitRefused },
+}
+
+/// Why a leased unit cannot be counted here: a bug or a version mismatch
+/// between this worker and its coordinator.
+#[derive(Debug, thiserror::Error)]
+pub enum UnitRefused {
+    #[error(transparent)]
+    Convention(#[from] ConventionRefused),
+    #[error(transparent)]
+    Unit(#[from] StatsRequestError),
+    #[error("{0} kinds of leaves, more than a count holds")]
+    Kinds(usize),
 }
 
 /// Test builds only: makes every n-th count of this worker wrong (one leaf
@@ -81,15 +98,13 @@ impl FaultInjector {
         })
     }
 
-    fn apply(&self, lease: &UnitLease, leaves: Leaves) -> Leaves {
+    fn apply(&self, lease: &UnitLease, mut count: Count) -> Count {
         if !(self.counted.fetch_add(1, Ordering::AcqRel) + 1).is_multiple_of(self.every) {
-            return leaves;
+            return count;
         }
-        tracing::warn!(job = %lease.job_id, unit = lease.unit_id, "fault injected");
-        Leaves {
-            leaves: leaves.leaves + 1,
-            ..leaves
-        }
+        tracing::warn!(job = %lease.job_id, unit = %lease.unit_id, "fault injected");
+        count.leaves.leaves += 1;
+        count
     }
 }
 
@@ -152,17 +167,17 @@ struct CountUnit<'a> {
 }
 
 impl GameVisitor for CountUnit<'_> {
-    type Output = Result<Leaves, String>;
+    type Output = Result<Leaves, StatsRequestError>;
 
     fn visit<G: Game>(self) -> Self::Output {
         // Packed by the coordinator: no text to parse, but still checked.
-        let pos = G::unpack(&self.lease.position).map_err(|e| e.to_string())?;
+        let pos = G::unpack(&self.lease.position)?;
         if self.lease.depth > G::MAX_DEPTH {
-            return Err(format!(
-                "depth {} is above the {} limit",
-                self.lease.depth,
-                G::NAME
-            ));
+            return Err(StatsRequestError::Depth {
+                game: G::NAME,
+                depth: self.lease.depth,
+                max: G::MAX_DEPTH,
+            });
         }
         let table = self.tables.for_game::<G>(self.game);
         let mut counter = Counter::new(table.as_deref());
@@ -203,16 +218,16 @@ fn count_lease(
                 game,
             },
         )
-        .map_err(|e| e.to_string())
-        .flatten()
-        .map(|leaves| (leaves, Vec::new()))
+        .map_err(UnitRefused::from)
+        .and_then(|counted| Ok(Count::plain(counted?)))
     };
-    let (leaves, kinds) = match counted {
-        Ok(counted) => counted,
+    let count = match counted {
+        Ok(count) => count,
         Err(reason) => return Outcome::Refused { lease, reason },
     };
     #[cfg(feature = "fault-injection")]
-    let leaves = faults.map_or(leaves, |faults| faults.apply(&lease, leaves));
+    let count = faults.map_or(count, |faults| faults.apply(&lease, count));
+    let leaves = count.leaves;
     let seconds = started.elapsed().as_secs_f64();
     let cpu_seconds = cpu.elapsed().as_secs_f64();
     metrics::counter!("perft_worker_units_total").increment(1);
@@ -230,20 +245,17 @@ fn count_lease(
     }
     Outcome::Counted {
         lease,
-        leaves,
-        kinds,
+        count,
         cpu_seconds,
     }
 }
 
 /// Counts a unit of a statistics job: its leaves by kind, on this thread
 /// without a table (the plain table holds no kinds).
-fn count_stats(lease: &UnitLease) -> Result<(Leaves, Vec<u128>), String> {
-    let fns = lease.game.fns_in(lease.convention).map_err(|e| e.to_string())?;
-    let stats = fns
-        .count_packed_stats(&lease.position, lease.depth)
-        .map_err(|e| e.to_string())?;
-    Ok((stats.leaves, stats.counts))
+fn count_stats(lease: &UnitLease) -> Result<Count, UnitRefused> {
+    let fns = lease.game.fns_in(lease.convention)?;
+    let stats = fns.count_packed_stats(&lease.position, lease.depth)?;
+    Count::with_kinds(stats.leaves, &stats.counts).ok_or(UnitRefused::Kinds(stats.counts.len()))
 }
 
 /// Counting threads fed by a channel of leases.

@@ -15,9 +15,9 @@ mod compute;
 mod pacing;
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
+use perft_model::{Count, Epoch, JobId, UnitId};
 use perft_proto as pb;
 use perft_proto::connect::{AuthChannel, ClientConfig};
 use perft_proto::worker_service_client::WorkerServiceClient;
@@ -124,12 +124,12 @@ async fn register_until_done(
 /// A count kept until the coordinator acknowledges it.
 #[derive(Debug, Clone)]
 struct Kept {
-    job_id: Arc<str>,
-    unit_id: u64,
-    epoch: u64,
+    job_id: JobId,
+    unit_id: UnitId,
+    epoch: Epoch,
     lease_tag: Vec<u8>,
     /// `None`: the unit is handed back uncounted.
-    leaves: Option<pb::Leaves>,
+    count: Option<Count>,
     /// CPU seconds the counting thread spent on it (credit for the participant).
     cpu_seconds: f64,
 }
@@ -151,19 +151,18 @@ impl Unreported {
         match outcome {
             Outcome::Counted {
                 lease,
-                leaves,
-                kinds,
+                count,
                 cpu_seconds,
             } => self.0.push(Kept {
                 job_id: lease.job_id,
                 unit_id: lease.unit_id,
                 epoch: lease.epoch,
                 lease_tag: lease.lease_tag,
-                leaves: Some(pb::Leaves::with_kinds(leaves, &kinds)),
+                count: Some(count),
                 cpu_seconds,
             }),
             Outcome::Refused { lease, reason } => {
-                tracing::error!(job = %lease.job_id, unit = lease.unit_id, %reason, "unit refused; handing it back");
+                tracing::error!(job = %lease.job_id, unit = %lease.unit_id, %reason, "unit refused; handing it back");
                 self.release(&lease);
             }
         }
@@ -171,7 +170,7 @@ impl Unreported {
 
     fn release(&mut self, lease: &UnitLease) {
         self.hand_back(
-            Arc::clone(&lease.job_id),
+            lease.job_id.clone(),
             lease.unit_id,
             lease.epoch,
             lease.lease_tag.clone(),
@@ -179,13 +178,13 @@ impl Unreported {
     }
 
     /// Keeps a leased unit to hand back uncounted.
-    fn hand_back(&mut self, job_id: Arc<str>, unit_id: u64, epoch: u64, lease_tag: Vec<u8>) {
+    fn hand_back(&mut self, job_id: JobId, unit_id: UnitId, epoch: Epoch, lease_tag: Vec<u8>) {
         self.0.push(Kept {
             job_id,
             unit_id,
             epoch,
             lease_tag,
-            leaves: None,
+            count: None,
             cpu_seconds: 0.0,
         });
     }
@@ -194,27 +193,27 @@ impl Unreported {
     fn request(&self, worker: &str) -> pb::ReportResultsRequest {
         let mut jobs: Vec<pb::JobReport> = Vec::new();
         for kept in &self.0 {
-            let at = match jobs.iter().position(|j| *j.job_id == *kept.job_id) {
+            let at = match jobs.iter().position(|j| j.job_id == kept.job_id.as_str()) {
                 Some(at) => at,
                 None => {
                     jobs.push(pb::JobReport {
-                        job_id: kept.job_id.to_string(),
+                        job_id: kept.job_id.as_str().to_owned(),
                         ..pb::JobReport::default()
                     });
                     jobs.len() - 1
                 }
             };
-            match &kept.leaves {
-                Some(leaves) => jobs[at].results.push(pb::UnitResult {
-                    unit_id: kept.unit_id,
-                    epoch: kept.epoch,
-                    leaves: Some(leaves.clone()),
+            match &kept.count {
+                Some(count) => jobs[at].results.push(pb::UnitResult {
+                    unit_id: kept.unit_id.0,
+                    epoch: kept.epoch.0,
+                    leaves: Some(pb::Leaves::from(count)),
                     lease_tag: kept.lease_tag.clone(),
                     cpu_seconds: kept.cpu_seconds,
                 }),
                 None => jobs[at].released.push(pb::UnitRef {
-                    unit_id: kept.unit_id,
-                    epoch: kept.epoch,
+                    unit_id: kept.unit_id.0,
+                    epoch: kept.epoch.0,
                     lease_tag: kept.lease_tag.clone(),
                 }),
             }
@@ -249,11 +248,11 @@ impl Unreported {
             // worker): they are handed back, so the units are counted
             // again (elsewhere, or here once the fault is gone).
             Err(status)
-                if status.code() == Code::InvalidArgument && self.0.iter().any(|k| k.leaves.is_some()) =>
+                if status.code() == Code::InvalidArgument && self.0.iter().any(|k| k.count.is_some()) =>
             {
                 tracing::error!(error = %status.message(), results = self.0.len(), "the coordinator refused these counts; handing the units back");
                 for kept in &mut self.0 {
-                    kept.leaves = None;
+                    kept.count = None;
                 }
                 return Box::pin(self.flush(client, worker)).await;
             }
@@ -287,7 +286,14 @@ fn heartbeat_request(worker: &str, pool: &Pool, draining: bool) -> pb::Heartbeat
 fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> Vec<UnitLease> {
     let mut units = Vec::new();
     for group in reply.jobs {
-        let job_id: Arc<str> = Arc::from(group.job_id.as_str());
+        let job_id = match JobId::parse(&group.job_id) {
+            Ok(job_id) => job_id,
+            Err(reason) => {
+                // It could not be named in a hand-back either: its leases lapse.
+                tracing::error!(%reason, "units of a job with a malformed id; leaving them to lapse");
+                continue;
+            }
+        };
         let kind = pb::game_kind(group.game).and_then(|game| {
             let convention = pb::convention(group.convention)?;
             Ok((game, convention))
@@ -297,19 +303,24 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
             Err(reason) => {
                 tracing::error!(job = %job_id, %reason, "units of an unknown game or convention; handing them back");
                 for unit in group.units {
-                    unreported.hand_back(Arc::clone(&job_id), unit.unit_id, unit.epoch, unit.lease_tag);
+                    unreported.hand_back(
+                        job_id.clone(),
+                        UnitId(unit.unit_id),
+                        Epoch(unit.epoch),
+                        unit.lease_tag,
+                    );
                 }
                 continue;
             }
         };
         units.extend(group.units.into_iter().map(|unit| UnitLease {
-            job_id: Arc::clone(&job_id),
+            job_id: job_id.clone(),
             game,
             convention,
             depth: group.depth,
             stats: group.stats,
-            unit_id: unit.unit_id,
-            epoch: unit.epoch,
+            unit_id: UnitId(unit.unit_id),
+            epoch: Epoch(unit.epoch),
             position: unit.position,
             lease_tag: unit.lease_tag,
         }));

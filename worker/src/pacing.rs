@@ -76,14 +76,13 @@ impl Pacing {
 mod tests {
     use super::*;
     use crate::compute::UnitLease;
-    use std::sync::Arc;
 
     fn counted(cpu_seconds: f64) -> Outcome {
         Outcome::Counted {
             lease: UnitLease {
-                job_id: Arc::from("j"),
-                unit_id: 0,
-                epoch: 0,
+                job_id: perft_model::JobId::parse("j").unwrap(),
+                unit_id: perft_model::UnitId(0),
+                epoch: perft_model::Epoch(0),
                 lease_tag: Vec::new(),
                 game: perft_core::GameKind::Chess,
                 convention: None,
@@ -91,8 +90,7 @@ mod tests {
                 position: Vec::new(),
                 stats: false,
             },
-            leaves: perft_core::Leaves::ZERO,
-            kinds: Vec::new(),
+            count: perft_model::Count::ZERO,
             cpu_seconds,
         }
     }
