@@ -8,7 +8,9 @@ use perft_core::{
     Weight, perft, plan_settled_stats, weighted_sum,
 };
 
-use crate::{Certificate, ParticipantId, Unit};
+use perft_model::{Count, DeciderName};
+
+use crate::{Certificate, Unit};
 
 /// Why a certificate could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,13 +55,11 @@ pub struct CountedUnit {
     pub position: Vec<u8>,
     /// Paths from each first move.
     pub weights: Vec<Weight>,
-    /// Its leaves at the remaining depth.
-    pub count: Leaves,
-    /// Its leaves by kind, in the order of [`Header::kinds`] (empty
-    /// without kinds).
-    pub kinds: Vec<u128>,
+    /// Its leaves at the remaining depth and its leaves by kind, in the
+    /// order of [`Header::kinds`] (none without kinds).
+    pub count: Count,
     /// Those whose votes decided the count.
-    pub deciders: Vec<ParticipantId>,
+    pub deciders: Vec<DeciderName>,
 }
 
 /// The leaves of a root without moves, counted.
@@ -183,8 +183,8 @@ impl Certificate {
                 kinds.len()
             )));
         }
-        let mut participants: Vec<ParticipantId> = Vec::new();
-        let mut index: HashMap<ParticipantId, u32> = HashMap::new();
+        let mut participants: Vec<DeciderName> = Vec::new();
+        let mut index: HashMap<DeciderName, u32> = HashMap::new();
         let mut kept = Vec::new();
         for unit in units {
             if unit.position.len() != game.packed_bytes() {
@@ -215,11 +215,11 @@ impl Certificate {
                     })
                 })
                 .collect();
-            if unit.kinds.len() != kinds.len() {
+            if unit.count.kinds().len() != kinds.len() {
                 return Err(BuildError::Inconsistent(format!(
                     "unit {} has {} kinds, the certificate counts {}",
                     kept.len(),
-                    unit.kinds.len(),
+                    unit.count.kinds().len(),
                     kinds.len()
                 )));
             }
@@ -227,17 +227,19 @@ impl Certificate {
                 position: unit.position,
                 weights: unit.weights,
                 count: unit.count,
-                kinds: unit.kinds,
                 deciders,
             });
         }
-        let divide = weighted_sum(settled, kept.iter().map(|u| (u.weights.as_slice(), u.count)))?;
+        let divide = weighted_sum(
+            settled,
+            kept.iter().map(|u| (u.weights.as_slice(), u.count.leaves)),
+        )?;
         let divide_kinds = if kinds.is_empty() {
             Vec::new()
         } else {
             weighted_kinds(
                 settled_kinds,
-                kept.iter().map(|u| (u.weights.as_slice(), u.kinds.as_slice())),
+                kept.iter().map(|u| (u.weights.as_slice(), u.count.kinds())),
             )?
         };
         let total = if first_moves.is_empty() {
@@ -281,9 +283,9 @@ pub fn from_plan<G: Game>(
     game: GameKind,
     plan: &Plan<G>,
     counts: &[Leaves],
-    deciders: &[ParticipantId],
+    deciders: &[DeciderName],
 ) -> Result<Certificate, BuildError> {
-    let counts = counts.iter().map(|&count| (count, Vec::new()));
+    let counts = counts.iter().map(|&count| Count::plain(count));
     of_plan(game, plan, counts, deciders, Vec::new(), Vec::new())
 }
 
@@ -294,14 +296,14 @@ pub fn from_stats_plan<G: GameStats>(
     game: GameKind,
     plan: &Plan<G>,
     counts: &[LeafStats<G::Stats>],
-    deciders: &[ParticipantId],
+    deciders: &[DeciderName],
 ) -> Result<Certificate, BuildError> {
     let kinds = G::Stats::KINDS.iter().map(|&k| k.to_owned()).collect();
     let settled_kinds = plan_settled_stats(plan)
         .iter()
         .map(|stats| stats.kinds.counts())
         .collect();
-    let counts = counts.iter().map(|stats| (stats.leaves, stats.kinds.counts()));
+    let counts = counts.iter().map(|stats| Count::from(*stats));
     of_plan(game, plan, counts, deciders, kinds, settled_kinds)
 }
 
@@ -309,8 +311,8 @@ pub fn from_stats_plan<G: GameStats>(
 fn of_plan<G: Game>(
     game: GameKind,
     plan: &Plan<G>,
-    counts: impl ExactSizeIterator<Item = (Leaves, Vec<u128>)>,
-    deciders: &[ParticipantId],
+    counts: impl ExactSizeIterator<Item = Count>,
+    deciders: &[DeciderName],
     kinds: Vec<String>,
     settled_kinds: Vec<Vec<u128>>,
 ) -> Result<Certificate, BuildError> {
@@ -345,11 +347,10 @@ fn of_plan<G: Game>(
         .units()
         .iter()
         .zip(counts)
-        .map(|((pos, weights), (count, kinds))| CountedUnit {
+        .map(|((pos, weights), count)| CountedUnit {
             position: pack(pos),
             weights: weights.to_vec(),
             count,
-            kinds,
             deciders: deciders.to_vec(),
         });
     Certificate::build(header, units)

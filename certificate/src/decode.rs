@@ -10,7 +10,9 @@ use perft_core::{Convention, GameKind, Leaves, Weight};
 
 use crate::build::Header;
 use crate::varint::take;
-use crate::{Certificate, MAGIC, ParticipantId, Unit, VERSION_LEAVES, VERSION_STATS};
+use perft_model::{Count, DeciderName};
+
+use crate::{Certificate, MAGIC, Unit, VERSION_LEAVES, VERSION_STATS};
 
 /// The largest body accepted, uncompressed.
 const MAX_BODY: u64 = 16 << 30;
@@ -244,7 +246,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         .collect::<Result<Vec<_>, _>>()?;
     let count = f.length("participants", 1)?;
     let participants = (0..count)
-        .map(|_| f.text("participants").map(ParticipantId))
+        .map(|_| {
+            let name = f.text("participants")?;
+            DeciderName::parse(&name).map_err(|e| invalid("participants", e.to_string()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let units = f.length("units", packed + 4)?;
     let positions = f.bytes("unit positions", units * packed)?;
@@ -340,14 +345,21 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         .zip(counts)
         .zip(unit_kinds)
         .zip(all_deciders)
-        .map(|((((position, weights), count), kinds), deciders)| Unit {
-            position: position.to_vec(),
-            weights,
-            count,
-            kinds,
-            deciders,
+        .map(|((((position, weights), leaves), kinds), deciders)| {
+            let count = Count::with_kinds(leaves, &kinds).ok_or_else(|| {
+                invalid(
+                    "unit kinds",
+                    format!("{} kinds, more than a count holds", kinds.len()),
+                )
+            })?;
+            Ok(Unit {
+                position: position.to_vec(),
+                weights,
+                count,
+                deciders,
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, DecodeError>>()?;
     Ok(Certificate {
         header: Header {
             game,

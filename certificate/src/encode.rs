@@ -11,7 +11,9 @@ use flate2::write::ZlibEncoder;
 use perft_core::{Convention, Leaves};
 
 use crate::varint::put;
-use crate::{Certificate, MAGIC, ParticipantId, Unit};
+use perft_model::DeciderName;
+
+use crate::{Certificate, MAGIC, Unit};
 
 /// The convention's byte: 0 none, 1 Bik's, 2 A124004's.
 pub(crate) fn convention_byte(convention: Option<Convention>) -> u8 {
@@ -62,8 +64,8 @@ pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
         put_leaves(&mut out, settled);
     }
     put(&mut out, cert.participants.len() as u128);
-    for ParticipantId(id) in &cert.participants {
-        put_str(&mut out, id);
+    for id in &cert.participants {
+        put_str(&mut out, id.as_str());
     }
     put(&mut out, cert.units.len() as u128);
     for unit in &cert.units {
@@ -73,7 +75,7 @@ pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
         put_weights(&mut out, unit);
     }
     for unit in &cert.units {
-        put_leaves(&mut out, unit.count);
+        put_leaves(&mut out, unit.count.leaves);
     }
     for unit in &cert.units {
         put(&mut out, unit.deciders.len() as u128);
@@ -94,7 +96,7 @@ pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
             put_kinds(&mut out, line);
         }
         for unit in &cert.units {
-            put_kinds(&mut out, &unit.kinds);
+            put_kinds(&mut out, unit.count.kinds());
         }
         for line in &cert.divide_kinds {
             put_kinds(&mut out, line);
@@ -118,15 +120,15 @@ pub(crate) fn encode(cert: &Certificate) -> Vec<u8> {
 
 /// One unit as its Merkle leaf covers it: a unit without kinds exactly as
 /// version 1 had it.
-pub(crate) fn unit_bytes(unit: &Unit, participants: &[ParticipantId]) -> Vec<u8> {
+pub(crate) fn unit_bytes(unit: &Unit, participants: &[DeciderName]) -> Vec<u8> {
     let mut out = Vec::with_capacity(unit.position.len() + 32);
     out.extend_from_slice(&unit.position);
     put_weights(&mut out, unit);
-    put_leaves(&mut out, unit.count);
-    put_kinds(&mut out, &unit.kinds);
+    put_leaves(&mut out, unit.count.leaves);
+    put_kinds(&mut out, unit.count.kinds());
     put(&mut out, unit.deciders.len() as u128);
     for &d in &unit.deciders {
-        let id = participants.get(d as usize).map_or("", |p| p.0.as_str());
+        let id = participants.get(d as usize).map_or("", DeciderName::as_str);
         put_str(&mut out, id);
     }
     out

@@ -27,6 +27,7 @@ pub use build::{BuildError, CountedUnit, Header, from_plan, from_stats_plan, sum
 pub use decode::DecodeError;
 
 use perft_core::{Leaves, Weight};
+pub use perft_model::{Count, DeciderName};
 
 /// The first bytes of every certificate file.
 pub const MAGIC: [u8; 8] = *b"DPERFTC\n";
@@ -39,11 +40,6 @@ pub const VERSION_LEAVES: u16 = 1;
 /// every count's leaves by kind.
 pub const VERSION_STATS: u16 = 2;
 
-/// Who computed a count: a participant's id as the coordinator knows it
-/// (`local` for a count made on one machine by `perft run`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ParticipantId(pub String);
-
 /// One unit of the plan with its count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unit {
@@ -51,11 +47,9 @@ pub struct Unit {
     pub position: Vec<u8>,
     /// How many paths from each first move reach it.
     pub weights: Vec<Weight>,
-    /// Its leaves at the remaining depth.
-    pub count: Leaves,
-    /// Its leaves by kind, in the order of [`Header::kinds`] (empty in a
-    /// certificate of leaves only).
-    pub kinds: Vec<u128>,
+    /// Its leaves at the remaining depth and, in a statistics certificate,
+    /// its leaves by kind in the order of [`Header::kinds`].
+    pub count: Count,
     /// Indices into [`Certificate::participants`] of those whose votes
     /// decided the count.
     pub deciders: Vec<u32>,
@@ -68,7 +62,7 @@ pub struct Certificate {
     /// convention, root, depth, split depth, first moves, settled leaves.
     pub header: Header,
     /// Everyone named as a decider.
-    pub participants: Vec<ParticipantId>,
+    pub participants: Vec<DeciderName>,
     /// The units in plan order.
     pub units: Vec<Unit>,
     /// Leaves per first move.

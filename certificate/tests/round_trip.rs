@@ -4,7 +4,7 @@
 //! certificate of leaves only stays version 1 byte for byte.
 
 use perft_certificate::{
-    BuildError, Certificate, CountedUnit, DecodeError, ParticipantId, from_plan, from_stats_plan, merkle,
+    BuildError, Certificate, Count, CountedUnit, DeciderName, DecodeError, from_plan, from_stats_plan, merkle,
 };
 use perft_core::parallel::count_units;
 use perft_core::stats::count_units_stats;
@@ -13,7 +13,10 @@ use perft_core::{Checkers, Game, GameKind, Leaves, Plan, ReversiOeis, Tally, per
 fn certificate() -> Certificate {
     let plan = Plan::new(ReversiOeis::start(), 7, 3).unwrap();
     let (counts, _) = count_units(plan.units().positions(), plan.remaining_depth(), 1, None);
-    let deciders = [ParticipantId("w1".to_owned()), ParticipantId("w2".to_owned())];
+    let deciders = [
+        DeciderName::parse("w1").unwrap(),
+        DeciderName::parse("w2").unwrap(),
+    ];
     from_plan(GameKind::Reversi, &plan, &counts, &deciders).unwrap()
 }
 
@@ -40,7 +43,7 @@ fn stats_certificate() -> Certificate {
         GameKind::Checkers,
         &plan,
         &counts,
-        &[ParticipantId("w".to_owned())],
+        &[DeciderName::parse("w").unwrap()],
     )
     .unwrap()
 }
@@ -88,7 +91,9 @@ fn a_statistics_certificate_round_trips_with_its_kinds() {
     assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
     // Each unit's leaf covers its kinds: one kind changed moves the root.
     let mut changed = cert.clone();
-    changed.units[0].kinds[0] += 1;
+    let mut kinds = changed.units[0].count.kinds().to_vec();
+    kinds[0] += 1;
+    changed.units[0].count = Count::with_kinds(changed.units[0].count.leaves, &kinds).unwrap();
     assert_ne!(changed.computed_merkle_root(), cert.merkle_root);
     every_cut_and_flip_is_refused_or_read_whole(&cert, &bytes);
 }
@@ -167,9 +172,8 @@ fn a_statistics_certificate_refuses_kinds_that_do_not_fit() {
             .map(move |u| CountedUnit {
                 position: u.position.clone(),
                 weights: u.weights.clone(),
-                count: u.count,
-                kinds: kinds(&u.kinds),
-                deciders: vec![ParticipantId("w".to_owned())],
+                count: Count::with_kinds(u.count.leaves, &kinds(u.count.kinds())).unwrap(),
+                deciders: vec![DeciderName::parse("w").unwrap()],
             })
             .collect::<Vec<_>>()
     };

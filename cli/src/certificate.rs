@@ -5,82 +5,20 @@
 use std::path::{Path, PathBuf};
 
 use perft_certificate::Certificate;
-use perft_coordinator::certify::{CertifyError, certificate_offline};
-use perft_coordinator::journal::{FinishedError, JournalError};
-use perft_proto as pb;
+use perft_coordinator::offline;
 
-use crate::args::{CertificateArgs, CoordinatorArg};
-use crate::client::{connect, status_error};
+use crate::args::CertificateArgs;
+use crate::client::{connect, job_id};
 use crate::cluster::runtime;
 use crate::error::CliError;
 
-/// The largest certificate accepted from a coordinator: far above a
-/// record job's (10 million units at about 30 bytes each).
-const MAX_CERTIFICATE_BYTES: u64 = 16 << 30;
-
-/// Streams job `job`'s certificate from the coordinator, checking that the
-/// chunks come in order and add up to the announced length.
-async fn fetch(coordinator: &CoordinatorArg, job: &str) -> Result<Vec<u8>, CliError> {
-    let mut client = connect(coordinator).await?;
-    let mut stream = client
-        .get_certificate(pb::GetCertificateRequest {
-            job_id: job.to_owned(),
-        })
-        .await
-        .map_err(status_error)?
-        .into_inner();
-    let broken =
-        |why: String| CliError::Failed(format!("the coordinator's certificate stream is broken: {why}"));
-    let mut bytes: Vec<u8> = Vec::new();
-    let mut total: Option<u64> = None;
-    while let Some(chunk) = stream.message().await.map_err(status_error)? {
-        let announced = *total.get_or_insert(chunk.total_bytes);
-        if announced != chunk.total_bytes {
-            return Err(broken(format!(
-                "a chunk says the file is {} bytes, the first said {announced}",
-                chunk.total_bytes
-            )));
-        }
-        if announced > MAX_CERTIFICATE_BYTES {
-            return Err(broken(format!(
-                "a file of {announced} bytes, more than the {MAX_CERTIFICATE_BYTES} accepted"
-            )));
-        }
-        if chunk.offset != bytes.len() as u64 {
-            return Err(broken(format!(
-                "a chunk at byte {} where byte {} was due",
-                chunk.offset,
-                bytes.len()
-            )));
-        }
-        if bytes.len() as u64 + chunk.data.len() as u64 > announced {
-            return Err(broken(format!("more than the {announced} bytes announced")));
-        }
-        if bytes.is_empty() {
-            bytes.reserve(announced.min(64 << 20) as usize);
-        }
-        bytes.extend_from_slice(&chunk.data);
-    }
-    match total {
-        Some(total) if total == bytes.len() as u64 => Ok(bytes),
-        Some(total) => Err(broken(format!("it ended at byte {} of {total}", bytes.len()))),
-        None => Err(broken("it sent nothing".to_owned())),
-    }
-}
-
 /// An offline failure: the user's to fix (exit 2) unless the journal is
 /// damaged or unreadable.
-fn offline_error(e: CertifyError) -> CliError {
-    match &e {
-        CertifyError::UnitList { .. }
-        | CertifyError::Finished(
-            FinishedError::NotFound(_)
-            | FinishedError::NotDone { .. }
-            | FinishedError::Journal(
-                JournalError::Locked { .. } | JournalError::Newer { .. } | JournalError::Older { .. },
-            ),
-        ) => CliError::Usage(e.to_string()),
-        _ => CliError::Failed(e.to_string()),
+fn offline_error(e: offline::OfflineError) -> CliError {
+    if e.is_request() {
+        CliError::Usage(e.to_string())
+    } else {
+        CliError::Failed(e.to_string())
     }
 }
 
@@ -120,8 +58,17 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
         })?,
     };
     let bytes = match &args.data_dir {
-        Some(dir) => certificate_offline(dir, &args.job).map_err(offline_error)?,
-        None => runtime()?.block_on(fetch(&args.coordinator, &args.job))?,
+        Some(dir) => offline::certificate(dir, &args.job).map_err(offline_error)?,
+        None => {
+            let id = job_id(&args.job)?;
+            runtime()?.block_on(async {
+                connect(&args.coordinator)
+                    .await?
+                    .certificate(&id)
+                    .await
+                    .map_err(CliError::from)
+            })?
+        }
     };
     let cert = Certificate::decode(&bytes).map_err(|e| {
         CliError::Failed(format!(

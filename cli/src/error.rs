@@ -20,16 +20,56 @@ pub enum CliError {
     /// Anything else (I/O on stdout, ...): exit code 1.
     #[error("{0}")]
     Failed(String),
+    /// A call to the coordinator failed: exit code 2 when the request was
+    /// the user's to fix, else 1; the cause is kept.
+    #[error("{}", client_message(.0))]
+    Client(#[source] perft_client::ClientError),
 }
 
 impl CliError {
     /// Prints the one-line message and picks the exit code.
     pub fn report(&self) -> ExitCode {
         error_line(format_args!("{self}"));
+        ExitCode::from(self.exit_code())
+    }
+
+    /// 2 for what the user can fix by asking differently, 1 for the rest.
+    pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Usage(_) => ExitCode::from(2),
-            CliError::Failed(_) => ExitCode::from(1),
+            CliError::Usage(_) => 2,
+            CliError::Client(e) if e.is_request() => 2,
+            CliError::Failed(_) | CliError::Client(_) => 1,
         }
+    }
+}
+
+impl From<perft_client::ClientError> for CliError {
+    fn from(err: perft_client::ClientError) -> CliError {
+        CliError::Client(err)
+    }
+}
+
+/// A failed call in the words users have always read: a refused request
+/// as the coordinator said it, other statuses with their code, and a
+/// transport failure (TLS above all) with its causes.
+fn client_message(err: &perft_client::ClientError) -> String {
+    use perft_client::ClientError;
+    use tonic::Code;
+    match err {
+        ClientError::Status(status) => {
+            let message = if matches!(status.code(), Code::Unavailable | Code::Unknown) {
+                crate::output::chain(status)
+            } else {
+                status.message().replace('\n', " ")
+            };
+            match status.code() {
+                _ if err.is_request() => message,
+                Code::Unavailable => format!("coordinator unavailable: {message}"),
+                code => format!("{code:?}: {message}"),
+            }
+        }
+        err if err.is_request() => err.to_string(),
+        err => crate::output::chain(err),
     }
 }
 

@@ -2,24 +2,16 @@
 //! on its machine) and `perft journal check DIR` (a stopped data dir or a
 //! copy, checked offline).
 
-use perft_coordinator::journal::{Level, check};
-use perft_proto as pb;
+use perft_coordinator::offline::{self, Level};
 
 use crate::args::{BackupArgs, JournalCheckArgs, JournalCommand};
-use crate::client::{connect, status_error};
+use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
 
 pub fn backup(args: &BackupArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
-        let reply = connect(&args.coordinator)
-            .await?
-            .backup_journal(pb::BackupJournalRequest {
-                dir: args.dir.clone(),
-            })
-            .await
-            .map_err(status_error)?
-            .into_inner();
+        let reply = connect(&args.coordinator).await?.backup(&args.dir).await?;
         outln!(
             "journal copied at commit {} into {} on the coordinator's machine ({} bytes, {:.3} s)",
             reply.sequence,
@@ -37,7 +29,7 @@ pub fn journal(command: &JournalCommand) -> Result<(), CliError> {
 }
 
 fn journal_check(args: &JournalCheckArgs) -> Result<(), CliError> {
-    let checked = check(&args.dir).map_err(|e| CliError::Usage(crate::output::chain(&e)))?;
+    let checked = offline::check_journal(&args.dir).map_err(|e| CliError::Usage(crate::output::chain(&e)))?;
     for finding in &checked.findings {
         let level = match finding.level {
             Level::Ok => "ok",

@@ -136,7 +136,7 @@ async fn simulated_worker(
 
 pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
-        let mut client = crate::client::connect(&args.coordinator).await?;
+        let client = crate::client::connect(&args.coordinator).await?;
         let submit = SubmitArgs {
             coordinator: args.coordinator.clone(),
             game: args.game,
@@ -148,13 +148,10 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             stats: false,
         };
         let planning = Instant::now();
-        let id = crate::client::submit_job(&mut client, &submit).await?;
+        let job_id = client.submit(&crate::client::submission(&submit)?).await?;
         let planned = planning.elapsed();
-        let job = client
-            .get_job(pb::GetJobRequest { job_id: id.clone() })
-            .await
-            .map_err(crate::client::status_error)?
-            .into_inner();
+        let job = client.job(&job_id).await?;
+        let id = job_id.to_string();
         errln!("job {id}: {} units planned and journaled in {:.2} s", job.units_total, planned.as_secs_f64());
         let config = args.coordinator.client_config()?;
         let configs = if args.own_participants {
@@ -191,7 +188,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
         if let Some(path) = &args.latency_log {
             write_log(path, &mut log)?;
         }
-        let report = crate::client::fetch_report(&mut client, &id).await?;
+        let report = crate::client::fetch_report(&client, &job_id).await?;
         let results = accepted.load(Ordering::Relaxed);
         outln!(
             "{} simulated workers: {results} results accepted in {seconds:.2} s = {:.0} results/s; job {} with {} leaves",
@@ -224,9 +221,9 @@ async fn own_participants(
     job: &str,
     workers: u32,
 ) -> Result<Vec<ClientConfig>, CliError> {
-    let (channel, _) = crate::client::channel(coordinator).await?;
+    let client = crate::client::connect(coordinator).await?;
     let mut admin = perft_proto::participant_service_client::ParticipantServiceClient::with_interceptor(
-        channel,
+        client.channel(),
         config.interceptor(),
     );
     let mut configs = Vec::with_capacity(workers as usize);

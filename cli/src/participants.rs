@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use perft_coordinator::participants::{Role, StoredParticipant};
-use perft_coordinator::{add_offline, list_offline};
+use perft_coordinator::offline;
+use perft_model::Role;
 use perft_proto as pb;
 use perft_proto::participant_service_client::ParticipantServiceClient;
 
@@ -13,7 +13,7 @@ use crate::args::{
     ParticipantAddArgs, ParticipantBudgetArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs,
     ParticipantRevokeArgs,
 };
-use crate::client::{channel, status_error};
+use crate::client::{connect, status_error};
 use crate::cluster::runtime;
 use crate::error::CliError;
 
@@ -30,10 +30,10 @@ pub fn participant(command: &ParticipantCommand) -> Result<(), CliError> {
 async fn client(
     coordinator: &crate::args::CoordinatorArg,
 ) -> Result<ParticipantServiceClient<perft_proto::connect::AuthChannel>, CliError> {
-    let (channel, config) = channel(coordinator).await?;
+    let client = connect(coordinator).await?;
     Ok(ParticipantServiceClient::with_interceptor(
-        channel,
-        config.interceptor(),
+        client.channel(),
+        client.config().interceptor(),
     ))
 }
 
@@ -86,7 +86,8 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let secret = if let Some(dir) = &args.target.data_dir {
-        let (_, secret) = add_offline(dir, &args.name, role).map_err(|e| CliError::Usage(e.to_string()))?;
+        let (_, secret) =
+            offline::add_participant(dir, &args.name, role).map_err(|e| CliError::Usage(e.to_string()))?;
         secret.expose().to_owned()
     } else {
         runtime()?.block_on(async {
@@ -110,29 +111,6 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
     hand_over(&secret, args.secret_file.as_deref())
 }
 
-/// One participant as listed, from the wire or the journal.
-fn from_journal(p: StoredParticipant, c: perft_coordinator::jobs::Credit) -> pb::Participant {
-    pb::Participant {
-        name: p.id.to_string(),
-        role: role_wire(p.role).into(),
-        revoked: p.revoked,
-        quarantined: false,
-        created_ms: p.created_ms,
-        units: c.units,
-        leaves: Some(c.leaves.into()),
-        cpu_seconds: c.cpu_ms as f64 / 1000.0,
-        lost_votes: c.lost_votes,
-        machines: 0,
-        threads: 0,
-        lapses: c.lapses,
-        strikes: c.strikes,
-        suspended: false,
-        lost_votes_forgiven: c.lost_votes_forgiven,
-        // Offline, the defaults of the next `perft serve` are unknown.
-        budget: Vec::new(),
-    }
-}
-
 /// A budget line as `used/limit` (`*` marks an admin's figure).
 fn budget_cell(line: &pb::BudgetLine) -> String {
     let limit = if line.unlimited {
@@ -146,11 +124,7 @@ fn budget_cell(line: &pb::BudgetLine) -> String {
 
 fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
     let participants: Vec<pb::Participant> = if let Some(dir) = &args.target.data_dir {
-        list_offline(dir)
-            .map_err(|e| CliError::Usage(e.to_string()))?
-            .into_iter()
-            .map(|(p, c)| from_journal(p, c))
-            .collect()
+        offline::participants(dir).map_err(|e| CliError::Usage(e.to_string()))?
     } else {
         runtime()?.block_on(async {
             Ok::<_, CliError>(

@@ -89,16 +89,6 @@ impl RateWindow {
     }
 }
 
-/// First moves whose units are all decided, out of all first moves, from
-/// each move's (units done, units total).
-pub fn first_moves_finished(moves: impl IntoIterator<Item = (u64, u64)>) -> (usize, usize) {
-    moves
-        .into_iter()
-        .fold((0, 0), |(done, all), (units_done, units_total)| {
-            (done + usize::from(units_done >= units_total), all + 1)
-        })
-}
-
 /// A duration as a person reads it: `42s`, `7m 05s`, `3h 02m`, `2d 04h`.
 pub fn duration_text(seconds: f64) -> String {
     if !seconds.is_finite() || seconds < 0.0 {
@@ -225,13 +215,6 @@ mod tests {
         assert_eq!(window.eta_seconds(), Some(0.0));
         window.record(sample(f64::NAN, 1.0, 30.0));
         assert_eq!(window.samples.len(), 3);
-    }
-
-    #[test]
-    fn first_moves_count_when_all_their_units_are_done() {
-        let moves = [(3, 3), (0, 5), (2, 5), (0, 0), (7, 7)];
-        assert_eq!(first_moves_finished(moves), (3, 5));
-        assert_eq!(first_moves_finished([]), (0, 0));
     }
 
     #[test]

@@ -118,11 +118,11 @@ fn on_cluster(
         }
     }
     runtime()?.block_on(async {
-        let mut client = connect(&coordinator).await?;
+        let client = connect(&coordinator).await?;
         let mut checked = Vec::new();
         for (depth, entries) in by_depth {
             let positions: Vec<Vec<u8>> = entries.iter().map(|&(i, _)| packed[i].clone()).collect();
-            let (counts, _) = count_units(&mut client, args.game, None, depth, &positions, false).await?;
+            let (counts, _) = count_units(&client, args.game, None, depth, &positions, false).await?;
             for (&(i, expected), counted) in entries.iter().zip(counts) {
                 checked.push(Checked {
                     line: lines[i].line,

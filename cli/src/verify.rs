@@ -23,7 +23,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
             token: args.token.clone(),
             tls_ca: args.tls_ca.clone(),
         };
-        let mut client = crate::client::connect(&coordinator).await?;
+        let client = crate::client::connect(&coordinator).await?;
         let submit = SubmitArgs {
             coordinator: coordinator.clone(),
             game,
@@ -34,16 +34,13 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
             convention: args.convention,
             stats: false,
         };
-        let id = crate::client::submit_job(&mut client, &submit).await?;
+        let id = client.submit(&crate::client::submission(&submit)?).await?;
         errln!("job {id} submitted to {url}");
-        let job = crate::client::follow(&mut client, &id, true).await?;
-        if job.state() != perft_proto::JobState::Done {
-            return Err(CliError::Failed(format!(
-                "job {id} ended {}",
-                crate::client::state_name(&job)
-            )));
+        let job = crate::client::follow(&client, &id, true).await?;
+        if job.state != perft_model::JobState::Done {
+            return Err(CliError::Failed(format!("job {id} ended {}", job.state.name())));
         }
-        crate::client::fetch_report(&mut client, &id).await
+        crate::client::fetch_report(&client, &id).await
     })
 }
 

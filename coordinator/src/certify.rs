@@ -4,7 +4,7 @@
 //! `GetCertificate` and the dashboard, and made offline from a stopped
 //! coordinator's data dir.
 
-use perft_certificate::{BuildError, Certificate, CountedUnit, Header, ParticipantId};
+use perft_certificate::{BuildError, Certificate, CountedUnit, Header};
 
 use crate::journal::{FinishedError, FinishedJob, Journal, JournalError};
 use perft_model::JobId;
@@ -19,7 +19,7 @@ pub enum CertifyError {
         id: JobId,
         game: perft_core::GameKind,
         position: String,
-        reason: String,
+        reason: perft_core::PositionRefused,
     },
     #[error(
         "job {id} counts a list of units, not a root: it has no certificate (read its counts with GetUnitCounts)"
@@ -86,9 +86,8 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
     let units = counts.into_iter().enumerate().map(|(i, count)| CountedUnit {
         position: plan.units.position(i).to_vec(),
         weights: plan.units.weights(i).to_vec(),
-        count: count.count.leaves,
-        kinds: count.count.kinds().to_vec(),
-        deciders: count.deciders.into_iter().map(ParticipantId).collect(),
+        count: count.count,
+        deciders: count.deciders,
     });
     Certificate::build(header, units).map_err(|source| CertifyError::Build { id, source })
 }
@@ -98,15 +97,6 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
 pub fn certificate_file(journal: &Journal, job_id: &JobId) -> Result<Vec<u8>, CertifyError> {
     let job = journal.read_finished(job_id)?;
     Ok(certificate_of(job)?.encode())
-}
-
-/// [`certificate_file`] from a data dir whose coordinator is stopped (it
-/// holds the dir's lock while it runs, and this refuses then). `job_id`
-/// is as the user typed it: one no job can have is an unknown job.
-pub fn certificate_offline(data_dir: &std::path::Path, job_id: &str) -> Result<Vec<u8>, CertifyError> {
-    let opened = Journal::open(data_dir)?;
-    let id = JobId::parse(job_id).map_err(|_| FinishedError::NotFound(job_id.to_owned()))?;
-    certificate_file(&opened.journal, &id)
 }
 
 /// Certificates made at once by a running coordinator: each reads a whole

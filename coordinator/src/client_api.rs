@@ -13,22 +13,13 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
-use crate::jobs::{Disagreement, JobError, JobSpec, JobState, JobView, NewJob};
-use crate::participants::{Action, Caller, Participants};
+use crate::jobs::{Disagreement, JobError, JobSpec, JobView, NewJob};
+use crate::participants::{Caller, Participants};
 use crate::planning::{PlanRequest, PlannedJob, PlanningError, plan, plan_units};
+use perft_model::Action;
 use perft_model::JobId;
 
 pub(crate) struct ClientApi(pub Arc<Coordinator>);
-
-fn state(state: JobState) -> pb::JobState {
-    match state {
-        JobState::Queued => pb::JobState::Queued,
-        JobState::Running => pb::JobState::Running,
-        JobState::Done => pb::JobState::Done,
-        JobState::Failed => pb::JobState::Failed,
-        JobState::Cancelled => pb::JobState::Cancelled,
-    }
-}
 
 pub(crate) fn job_message(view: &JobView) -> pb::Job {
     pb::Job {
@@ -38,7 +29,7 @@ pub(crate) fn job_message(view: &JobView) -> pb::Job {
         depth: view.spec.depth,
         split_depth: view.split_depth,
         verify: view.spec.verify,
-        state: state(view.state).into(),
+        state: pb::JobState::from_model(view.state).into(),
         error: view.error.clone().unwrap_or_default(),
         units_total: view.units_total,
         units_done: view.units_done,

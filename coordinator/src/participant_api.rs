@@ -12,31 +12,11 @@ use crate::Coordinator;
 use crate::admission::{OpenUse, Principal, Resource};
 use crate::jobs::Op;
 use crate::journal::JournalError;
-use crate::participants::{Action, Caller, ParticipantError, Participants, Role, Secret, StoredParticipant};
+use crate::participants::{Caller, StoredParticipant};
+use perft_model::Action;
 use perft_model::ParticipantId;
 
 pub(crate) struct ParticipantApi(pub Arc<Coordinator>);
-
-fn role_message(role: Role) -> pb::Role {
-    match role {
-        Role::Worker => pb::Role::Worker,
-        Role::Submitter => pb::Role::Submitter,
-        Role::Reader => pb::Role::Reader,
-        Role::Admin => pb::Role::Admin,
-    }
-}
-
-fn role_of(raw: i32) -> Result<Role, Status> {
-    match pb::Role::try_from(raw) {
-        Ok(pb::Role::Worker) => Ok(Role::Worker),
-        Ok(pb::Role::Submitter) => Ok(Role::Submitter),
-        Ok(pb::Role::Reader) => Ok(Role::Reader),
-        Ok(pb::Role::Admin) => Ok(Role::Admin),
-        _ => Err(Status::invalid_argument(format!(
-            "unknown role {raw}: expected worker, submitter, reader or admin"
-        ))),
-    }
-}
 
 impl Coordinator {
     /// A participant as `perft participant list` and the dashboard show it:
@@ -88,7 +68,7 @@ impl Coordinator {
                 let dashboard = dashboard_sessions.get(&p.id).copied().unwrap_or(0);
                 pb::Participant {
                     name: p.id.to_string(),
-                    role: role_message(p.role).into(),
+                    role: pb::Role::from_model(p.role).into(),
                     revoked: p.revoked,
                     quarantined,
                     created_ms: p.created_ms,
@@ -302,7 +282,7 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
     ) -> Result<Response<pb::AddParticipantResponse>, Status> {
         Caller::of(&request)?.may(Action::Manage)?;
         let req = request.into_inner();
-        let role = role_of(req.role)?;
+        let role = pb::role(req.role).map_err(|e| Status::invalid_argument(e.to_string()))?;
         self.0.writable()?;
         let (stored, secret) = self.0.participants.mint(&req.name, role)?;
         let record = stored.clone();
@@ -369,54 +349,4 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
         let stored = self.0.lift(&req.name, req.quarantine, req.lapses).await?;
         Ok(Response::new(self.0.participant_message(&stored).await?))
     }
-}
-
-/// Adds a participant straight to a data dir's journal, with no
-/// coordinator running (it holds the dir's lock): the first admin of a
-/// new cluster is made this way. Returns the record and its secret.
-pub fn add_offline(
-    data_dir: &std::path::Path,
-    name: &str,
-    role: Role,
-) -> Result<(StoredParticipant, Secret), OfflineError> {
-    let opened = crate::journal::Journal::open(data_dir)?;
-    let registry = Participants::new(opened.participants, &opened.key, None);
-    let (stored, secret) = registry.mint(name, role)?;
-    // Offline: no coordinator runs on this data dir, so no scheduler owns
-    // the journal and this is its one writer.
-    let commit = opened.journal.send(vec![Op::Participant(stored.clone())]);
-    wait_blocking(commit)?;
-    Ok((stored, secret))
-}
-
-/// Every participant of a data dir's journal, with no coordinator running.
-pub fn list_offline(
-    data_dir: &std::path::Path,
-) -> Result<Vec<(StoredParticipant, crate::jobs::Credit)>, OfflineError> {
-    let opened = crate::journal::Journal::open(data_dir)?;
-    let credit: std::collections::HashMap<_, _> = opened.restored.credit.into_iter().collect();
-    Ok(opened
-        .participants
-        .into_iter()
-        .map(|p| {
-            let c = credit.get(&p.id).copied().unwrap_or_default();
-            (p, c)
-        })
-        .collect())
-}
-
-fn wait_blocking(commit: crate::journal::Commit) -> Result<(), JournalError> {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .map_err(|e| JournalError::Write(e.to_string()))?
-        .block_on(commit.wait())
-}
-
-/// Why an offline participant change failed.
-#[derive(Debug, thiserror::Error)]
-pub enum OfflineError {
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    #[error(transparent)]
-    Participant(#[from] ParticipantError),
 }

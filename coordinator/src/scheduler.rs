@@ -197,10 +197,11 @@ mod tests {
     use perft_core::{Checkers, Game, GameKind};
 
     use super::Scheduler;
-    use crate::jobs::{JobSpec, JobState, Jobs, LeaseHolder, Reported};
+    use crate::jobs::{JobSpec, Jobs, LeaseHolder, Reported};
     use crate::journal::{Journal, plan_ops};
     use crate::planning::{PlanRequest, plan};
     use perft_model::JobId;
+    use perft_model::JobState;
 
     fn j() -> JobId {
         JobId::parse("j").unwrap()

@@ -16,8 +16,9 @@ use tonic::{Request, Response, Status};
 
 use crate::admission::Principal;
 use crate::jobs::{LeaseHolder, Reported};
-use crate::participants::{Action, Caller};
+use crate::participants::Caller;
 use crate::{Coordinator, Worker, WorkerStats};
+use perft_model::Action;
 use perft_model::MAX_KINDS;
 use perft_model::{Epoch, JobId, MachineName, SessionId, UnitId};
 

@@ -2,11 +2,12 @@
 //! with the results already accepted, and a journal this build must not use
 //! is refused with a clear message.
 
-use perft_coordinator::jobs::{JobSpec, JobState, Jobs, LeaseHolder};
+use perft_coordinator::jobs::{JobSpec, Jobs, LeaseHolder};
 use perft_coordinator::journal::{Journal, JournalError, plan_ops};
 use perft_coordinator::planning::{PlanRequest, PlannedJob, plan};
 use perft_core::{Checkers, Convention, Game, GameKind, GameVisitor, Leaves};
 use perft_model::Count;
+use perft_model::JobState;
 use perft_model::{JobId, ParticipantId};
 
 fn id(job: &str) -> JobId {

@@ -110,7 +110,7 @@ pub use count::Leaves;
 pub use echo::{echoed, must_escape};
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
-pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, UnknownGame};
+pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, PositionRefused, UnknownGame};
 pub use parallel::{divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, Divide, TableStats, divide, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};

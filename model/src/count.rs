@@ -68,6 +68,11 @@ impl Count {
         &self.kinds[..usize::from(self.kinds_len)]
     }
 
+    /// The counts by kind, to change in place (how many there are stays).
+    pub fn kinds_mut(&mut self) -> &mut [u128] {
+        &mut self.kinds[..usize::from(self.kinds_len)]
+    }
+
     /// The sum, or `None` when the two have different kinds or a count
     /// passes `u128`.
     pub fn checked_add(self, rhs: Count) -> Option<Count> {

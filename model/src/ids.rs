@@ -18,6 +18,11 @@ pub enum IdError {
     NotPrintable { field: &'static str, echoed: String },
     #[error("participant name '{echoed}' must be 1 to {MAX_ID_BYTES} of A-Z a-z 0-9 . _ -")]
     ParticipantName { echoed: String },
+    #[error(
+        "decider '{echoed}' must be 1 to {} bytes of printable characters",
+        DeciderName::MAX_BYTES
+    )]
+    Decider { echoed: String },
 }
 
 /// `value` if it is 1 to [`MAX_ID_BYTES`] bytes of printable characters
@@ -234,10 +239,17 @@ impl DeciderName {
     /// The decider of a count made by `perft run` on one machine.
     pub const LOCAL: &'static str = "local";
 
-    /// A decider's name as a record gave it: 1 to [`MAX_ID_BYTES`] bytes
-    /// of printable characters.
+    /// Longest name accepted, in bytes: older records named machines,
+    /// whose names were not held to [`MAX_ID_BYTES`].
+    pub const MAX_BYTES: usize = 256;
+
+    /// A decider's name as a record gave it: 1 to [`DeciderName::MAX_BYTES`]
+    /// bytes of printable characters.
     pub fn parse(name: &str) -> Result<DeciderName, IdError> {
-        printable("decider", name).map(|name| DeciderName(Arc::from(name)))
+        if name.is_empty() || name.len() > Self::MAX_BYTES || name.chars().any(perft_core::must_escape) {
+            return Err(IdError::Decider { echoed: echoed(name) });
+        }
+        Ok(DeciderName(Arc::from(name)))
     }
 
     /// The decider of a local count.

@@ -2,7 +2,8 @@
 //! the worker, the certificate and the client all speak of.
 //!
 //! It owns the shared words: [`JobId`], [`UnitId`], [`Epoch`],
-//! [`ParticipantId`], [`SessionId`], [`MachineName`], [`DeciderName`], and
+//! [`ParticipantId`], [`SessionId`], [`MachineName`], [`DeciderName`], a
+//! job's [`JobState`], a participant's [`Role`], and
 //! [`Count`], one unit's leaves with their counts by kind, the one form a
 //! count keeps from a worker's result to a certificate. Each id is checked
 //! when it is made from text, so a holder of one never checks it again. It
@@ -10,10 +11,16 @@
 //! or hold any part's behaviour: only words and their rules.
 
 mod count;
+mod divide_line;
 mod ids;
+mod job_state;
+mod role;
 
 pub use count::{Count, CountRefused, MAX_KINDS, kinds_of};
+pub use divide_line::DivideLine;
 pub use ids::{
     DeciderName, Epoch, IdError, JobId, MAX_ID_BYTES, MachineName, ParticipantId, SessionId, UnitId,
     printable,
 };
+pub use job_state::JobState;
+pub use role::{Action, Role, UnknownRole};

@@ -118,6 +118,54 @@ impl Game {
     }
 }
 
+impl JobState {
+    /// The wire's value of a job state.
+    pub fn from_model(state: perft_model::JobState) -> JobState {
+        match state {
+            perft_model::JobState::Queued => JobState::Queued,
+            perft_model::JobState::Running => JobState::Running,
+            perft_model::JobState::Done => JobState::Done,
+            perft_model::JobState::Failed => JobState::Failed,
+            perft_model::JobState::Cancelled => JobState::Cancelled,
+        }
+    }
+
+    /// The vocabulary's job state, or `None` for unspecified.
+    pub fn to_model(self) -> Option<perft_model::JobState> {
+        Some(match self {
+            JobState::Unspecified => return None,
+            JobState::Queued => perft_model::JobState::Queued,
+            JobState::Running => perft_model::JobState::Running,
+            JobState::Done => perft_model::JobState::Done,
+            JobState::Failed => perft_model::JobState::Failed,
+            JobState::Cancelled => perft_model::JobState::Cancelled,
+        })
+    }
+}
+
+impl Role {
+    /// The wire's value of a role.
+    pub fn from_model(role: perft_model::Role) -> Role {
+        match role {
+            perft_model::Role::Worker => Role::Worker,
+            perft_model::Role::Submitter => Role::Submitter,
+            perft_model::Role::Reader => Role::Reader,
+            perft_model::Role::Admin => Role::Admin,
+        }
+    }
+
+    /// The vocabulary's role, or `None` for unspecified.
+    pub fn to_model(self) -> Option<perft_model::Role> {
+        Some(match self {
+            Role::Unspecified => return None,
+            Role::Worker => perft_model::Role::Worker,
+            Role::Submitter => perft_model::Role::Submitter,
+            Role::Reader => perft_model::Role::Reader,
+            Role::Admin => perft_model::Role::Admin,
+        })
+    }
+}
+
 /// A raw enum value from the wire that names nothing this build knows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UnknownValue {
@@ -125,6 +173,18 @@ pub enum UnknownValue {
     Game { raw: i32 },
     #[error("unknown convention {raw}: expected bik or oeis")]
     Convention { raw: i32 },
+    #[error("unknown job state {raw}")]
+    JobState { raw: i32 },
+    #[error("unknown role {raw}: expected worker, submitter, reader or admin")]
+    Role { raw: i32 },
+}
+
+/// The role of a raw enum value from the wire, or an error naming it.
+pub fn role(raw: i32) -> Result<perft_model::Role, UnknownValue> {
+    Role::try_from(raw)
+        .ok()
+        .and_then(Role::to_model)
+        .ok_or(UnknownValue::Role { raw })
 }
 
 /// The game of a raw enum value from the wire, or an error naming it.

@@ -51,7 +51,7 @@ pub(super) fn check_units_possible<G: GameStats>(cert: &Certificate, problems: &
     let most = fns.max_leaves(depth);
     let higher_possible = G::GAME_OVER_IS_LEAF && depth >= 2;
     for (i, unit) in cert.units.iter().enumerate() {
-        let count = unit.count;
+        let count = unit.count.leaves;
         if count.leaves > most {
             problems.push(format!(
                 "unit {i}: {} leaves, more than a unit of remaining depth {depth} can have ({most}: {} legal moves at most a ply)",
@@ -70,7 +70,7 @@ pub(super) fn check_units_possible<G: GameStats>(cert: &Certificate, problems: &
             problems.push(format!("unit {i}: {} game-over leaves, but {why}", count.higher));
         }
         if !cert.header.kinds.is_empty()
-            && let Some(why) = kinds_misfit(fns, &cert.header.kinds, &count, &unit.kinds)
+            && let Some(why) = kinds_misfit(fns, &cert.header.kinds, &count, unit.count.kinds())
         {
             problems.push(format!("unit {i}: {why}"));
         }
@@ -215,7 +215,7 @@ pub(super) fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &m
 /// Check (2): the weighted unit counts sum to every divide line and the
 /// total, in checked `u128`; then the same for every kind.
 pub(super) fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
-    let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count));
+    let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count.leaves));
     check_kind_sums(cert, problems);
     let lines = match weighted_sum(&cert.header.settled, units) {
         Ok(lines) => lines,
@@ -273,10 +273,7 @@ fn check_kind_sums(cert: &Certificate, problems: &mut Vec<String>) {
             problems.push(format!("settled kinds of first move {name}: {why}"));
         }
     }
-    let units = cert
-        .units
-        .iter()
-        .map(|u| (u.weights.as_slice(), u.kinds.as_slice()));
+    let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count.kinds()));
     let lines = match weighted_kinds(&cert.header.settled_kinds, units) {
         Ok(lines) => lines,
         Err(e) => {
@@ -324,7 +321,7 @@ pub(super) fn hex(hash: &merkle::Hash) -> String {
 
 #[cfg(test)]
 mod tests {
-    use perft_certificate::{CountedUnit, ParticipantId, from_plan};
+    use perft_certificate::{CountedUnit, DeciderName, from_plan};
     use perft_core::parallel::count_units;
     use perft_core::{Checkers, Game, GameKind};
 
@@ -339,7 +336,7 @@ mod tests {
             GameKind::Checkers,
             &plan,
             &counts,
-            &[ParticipantId("w".to_owned())],
+            &[DeciderName::parse("w").unwrap()],
         )
         .unwrap();
         let mut header = cert.header.clone();
@@ -349,8 +346,7 @@ mod tests {
             position: u.position.clone(),
             weights: u.weights.clone(),
             count: u.count,
-            kinds: Vec::new(),
-            deciders: vec![ParticipantId("w".to_owned())],
+            deciders: vec![DeciderName::parse("w").unwrap()],
         });
         Certificate::build(header, units).unwrap()
     }

@@ -7,7 +7,8 @@ use std::time::Instant;
 use perft_certificate::Certificate;
 use perft_core::parallel::count_units;
 use perft_core::stats::count_units_stats;
-use perft_core::{Game, GameStats, LeafStats, StatsVisitor, Tally, perft, perft_stats, table_size};
+use perft_core::{Game, GameStats, LeafStats, StatsVisitor, perft, perft_stats, table_size};
+use perft_model::Count;
 
 use super::checks::{check_merkle, check_plan, check_sums, check_units_possible};
 use super::{first_difference, shown_leaves};
@@ -17,7 +18,7 @@ use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::run::table_for;
 use crate::stats::stats_table_for;
-use crate::units_on_cluster::{self, UnitCount};
+use crate::units_on_cluster;
 
 /// What the audit generic over the game found.
 pub(super) struct Findings {
@@ -109,16 +110,9 @@ fn check_root_without_moves<G: GameStats>(cert: &Certificate, root: &G, problems
     }
     let depth = cert.header.depth;
     let counted = if cert.header.kinds.is_empty() {
-        UnitCount {
-            leaves: perft(root, depth),
-            kinds: Vec::new(),
-        }
+        Count::plain(perft(root, depth))
     } else {
-        let stats = perft_stats(root, depth);
-        UnitCount {
-            leaves: stats.leaves,
-            kinds: stats.kinds.counts(),
-        }
+        Count::from(perft_stats(root, depth))
     };
     if counted.leaves != cert.total {
         problems.push(format!(
@@ -127,7 +121,7 @@ fn check_root_without_moves<G: GameStats>(cert: &Certificate, root: &G, problems
             shown_leaves(counted.leaves)
         ));
     } else if let Some((said, found)) =
-        first_difference(&cert.header.kinds, &cert.total_kinds, &counted.kinds)
+        first_difference(&cert.header.kinds, &cert.total_kinds, counted.kinds())
     {
         problems.push(format!(
             "total: the certificate says {said}, the root without moves counts {found}"
@@ -136,36 +130,26 @@ fn check_root_without_moves<G: GameStats>(cert: &Certificate, root: &G, problems
 }
 
 /// How unit `i`'s recount differs from the certificate, for people.
-fn unit_differs(cert: &Certificate, i: usize, recounted: &UnitCount) -> Option<String> {
+fn unit_differs(cert: &Certificate, i: usize, recounted: &Count) -> Option<String> {
     let unit = &cert.units[i];
-    if unit.count != recounted.leaves {
+    if unit.count.leaves != recounted.leaves {
         return Some(format!(
             "the certificate says {}, recounted {}",
-            shown_leaves(unit.count),
+            shown_leaves(unit.count.leaves),
             shown_leaves(recounted.leaves)
         ));
     }
-    let (said, found) = first_difference(&cert.header.kinds, &unit.kinds, &recounted.kinds)?;
+    let (said, found) = first_difference(&cert.header.kinds, unit.count.kinds(), recounted.kinds())?;
     Some(format!("the certificate says {said}, recounted {found}"))
 }
 
 /// The leaves of `positions` at `depth`, with the table `--hash` asks for
 /// (by default sized to the sample's work).
-fn recount_leaves<G: Game>(
-    positions: &[G],
-    depth: u32,
-    args: &AuditArgs,
-) -> Result<Vec<UnitCount>, CliError> {
+fn recount_leaves<G: Game>(positions: &[G], depth: u32, args: &AuditArgs) -> Result<Vec<Count>, CliError> {
     let stored = || table_size::units_stored_positions(positions, depth);
     let table = table_for::<G>(args.engine.table(), stored)?;
     let (counts, _) = count_units(positions, depth, args.engine.threads(), table.as_ref());
-    Ok(counts
-        .into_iter()
-        .map(|leaves| UnitCount {
-            leaves,
-            kinds: Vec::new(),
-        })
-        .collect())
+    Ok(counts.into_iter().map(Count::plain).collect())
 }
 
 /// The statistics of `positions` at `depth`, with the statistics table
@@ -174,16 +158,13 @@ fn recount_stats<G: GameStats>(
     positions: &[G],
     depth: u32,
     args: &AuditArgs,
-) -> Result<Vec<UnitCount>, CliError> {
+) -> Result<Vec<Count>, CliError> {
     let stored = || table_size::units_stored_positions(positions, depth);
     let table = stats_table_for::<G>(args.engine.table(), stored)?;
     let (counts, _) = count_units_stats(positions, depth, args.engine.threads(), table.as_ref());
     Ok(counts
-        .iter()
-        .map(|stats: &LeafStats<G::Stats>| UnitCount {
-            leaves: stats.leaves,
-            kinds: stats.kinds.counts(),
-        })
+        .into_iter()
+        .map(|stats: LeafStats<G::Stats>| Count::from(stats))
         .collect())
 }
 
@@ -205,11 +186,11 @@ pub(super) fn recount_on_cluster(
     sample: &[usize],
 ) -> Result<ClusterRecount, CliError> {
     runtime()?.block_on(async {
-        let mut client = connect(coordinator).await?;
+        let client = connect(coordinator).await?;
         let started = Instant::now();
         let positions: Vec<Vec<u8>> = sample.iter().map(|&i| cert.units[i].position.clone()).collect();
         let (counts, jobs) = units_on_cluster::count_units(
-            &mut client,
+            &client,
             cert.header.game,
             cert.header.convention,
             cert.header.depth - cert.header.split_depth,

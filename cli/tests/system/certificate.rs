@@ -46,10 +46,7 @@ fn small_certificates_audit_clean_at_100_percent() {
         let recounted = format!("recount: {0} of {0} units (100.00%)", cert.units.len());
         assert!(out.contains(&recounted), "{out}");
         assert!(out.contains("probability at most 0.000e0"), "{out}");
-        assert_eq!(
-            cert.participants,
-            [perft_certificate::ParticipantId("local".to_owned())]
-        );
+        assert_eq!(cert.participants, [perft_certificate::DeciderName::local()]);
     }
 }
 
@@ -219,7 +216,7 @@ fn impossible_counts_fail_every_audit_whatever_its_sample() {
     // pass to full depth.
     let (path, _) = certified(dir.path(), "reversi", 7, 4, &["--convention", "oeis"]);
     let mut forged = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
-    forged.units[2].count.higher = 1;
+    forged.units[2].count.leaves.higher = 1;
     fails_sampled_naming(
         dir.path(),
         &resealed(&forged),
@@ -228,7 +225,7 @@ fn impossible_counts_fail_every_audit_whatever_its_sample() {
     );
     let (path, _) = certified(dir.path(), "reversi", 6, 5, &[]);
     let mut forged = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
-    forged.units[4].count.higher = 1;
+    forged.units[4].count.leaves.higher = 1;
     fails_sampled_naming(
         dir.path(),
         &resealed(&forged),
@@ -283,7 +280,7 @@ fn an_audit_prints_the_merkle_root_and_the_units_it_drew() {
     // many (sums and root made to fit), exactly they are named.
     let mut forged = honest.clone();
     for unit in &mut forged.units {
-        unit.count.leaves += 1;
+        unit.count.leaves.leaves += 1;
     }
     let forged = resealed(&forged);
     let file = dir.path().join("forged.cert");

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::common::http::{agent, get, get_bytes, json};
 use crate::common::tamper::{audit_all, every_tampering_fails, resealed};
 use crate::common::{Running, add_participant, ok, perft_as, refused, serve_with_dashboard, worker_as};
-use perft_certificate::{Certificate, ParticipantId};
+use perft_certificate::{Certificate, DeciderName};
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
 
@@ -238,11 +238,7 @@ fn check_certificate(
     );
     assert_eq!(cert.header.depth, depth);
     assert_eq!(cert.total, total);
-    let mut names: Vec<&str> = cert
-        .participants
-        .iter()
-        .map(|ParticipantId(p)| p.as_str())
-        .collect();
+    let mut names: Vec<&str> = cert.participants.iter().map(DeciderName::as_str).collect();
     names.sort_unstable();
     assert!(names.iter().all(|n| ["alice", "bob"].contains(n)), "{names:?}");
     assert!(cert.units.iter().all(|u| u.deciders.len() == deciders));
@@ -312,7 +308,7 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
         assert!(out.contains(&format!("recounted on {} (job ", c.url)), "{out}");
     }
     let mut forged = Certificate::decode(&std::fs::read(&reversi_file).unwrap()).unwrap();
-    forged.units[17].count.leaves += 1;
+    forged.units[17].count.leaves.leaves += 1;
     let forged_file = c.files.path().join("forged.cert");
     std::fs::write(&forged_file, resealed(&forged).encode()).unwrap();
     let out = audit_on(&forged_file);

@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use super::source::{self, ReadError};
 use super::{Dash, refuse};
-use crate::jobs::{JobSpec, JobState, JobView};
+use crate::jobs::{JobSpec, JobView};
+use perft_model::JobState;
 use perft_model::{JobId, SessionId};
 
 /// Largest page of jobs, and the default one.
@@ -487,7 +488,7 @@ struct ParticipantsJson {
 pub(super) async fn participants(State(dash): State<Arc<Dash>>) -> Response {
     let listed = match source::participants_with_budget(&dash.coordinator).await {
         Ok(listed) => listed,
-        Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &e),
+        Err(status) => return refuse(StatusCode::SERVICE_UNAVAILABLE, status.message()),
     };
     let participants = listed
         .into_iter()

@@ -16,7 +16,7 @@ use cookie::{Cookie, SameSite};
 
 use super::{Dash, refuse};
 use crate::connections::Arrival;
-use crate::participants::Action;
+use perft_model::Action;
 use perft_model::ParticipantId;
 
 /// The session cookie's name.

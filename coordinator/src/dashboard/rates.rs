@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::unix_ms;
-use crate::jobs::{JobState, JobView};
+use crate::jobs::JobView;
+use perft_model::JobState;
 use perft_model::{JobId, MachineName, SessionId};
 
 /// Most samples kept per job.

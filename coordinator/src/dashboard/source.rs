@@ -162,14 +162,13 @@ pub(super) fn workers(coordinator: &Coordinator) -> Vec<WorkerRead> {
 }
 
 /// Every participant with its budget lines, as `perft participant list`
-/// gets them.
+/// gets them; an error while the scheduler is stopped.
 pub(super) async fn participants_with_budget(
     coordinator: &Coordinator,
-) -> Result<Vec<perft_proto::Participant>, String> {
+) -> Result<Vec<perft_proto::Participant>, tonic::Status> {
     coordinator
         .participant_messages(coordinator.participants.list())
         .await
-        .map_err(|status| status.message().to_owned())
 }
 
 /// Who the coordinator lets in: the participants and the shared token.

@@ -10,10 +10,11 @@ use perft_model::Count;
 use super::fresh_units::FreshUnits;
 use super::retry::{Retry, Wanted};
 use super::unit::Unit;
-use super::{Disagreement, JobSpec, JobState, JobView};
+use super::{Disagreement, JobSpec, JobView};
 use crate::columns::{Bits, UnitColumns};
 use crate::jobs::Op;
 use crate::planning::PlannedJob;
+use perft_model::JobState;
 use perft_model::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 
 /// What a job keeps once it is finished: its divide so far, per first

@@ -12,7 +12,8 @@ use perft_model::{Epoch, JobId, ParticipantId, SessionId, UnitId};
 
 use super::deadlines::Due;
 use super::job::Job;
-use super::{JobState, Jobs, LeaseHolder, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, Op, POISON_PARTICIPANTS};
+use super::{Jobs, LeaseHolder, LeasedJob, LeasedUnit, MAX_UNIT_FAILURES, Op, POISON_PARTICIPANTS};
+use perft_model::JobState;
 
 /// The leases of one worker session.
 #[derive(Debug, Default)]

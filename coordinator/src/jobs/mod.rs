@@ -43,40 +43,11 @@ use leasing::Holder;
 use ledger::Ledger;
 pub use ledger::{Credit, DEFAULT_LAPSE_LIMIT, MAX_CPU_MS_PER_COUNT, STRIKE_FADE_MS, Standing};
 pub use ops::Op;
-use perft_model::{Epoch, JobId, ParticipantId, SessionId, UnitId};
+use perft_model::{Epoch, JobId, JobState, ParticipantId, SessionId, UnitId};
 pub use report::Reported;
 pub use restore::{Restored, RestoredJob, RestoredVote};
 pub use unit::{MAX_VOTES, POISON_PARTICIPANTS, Vote};
-pub use views::{DivideLine, DivideView, JobView, JobsStats};
-
-/// Lifecycle of a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobState {
-    Queued,
-    Running,
-    Done,
-    Failed,
-    Cancelled,
-}
-
-impl JobState {
-    /// Done, failed or cancelled: nothing changes any more (but a failed
-    /// job can be resumed).
-    pub fn is_final(self) -> bool {
-        matches!(self, JobState::Done | JobState::Failed | JobState::Cancelled)
-    }
-
-    /// The state's name, as the journal stores it and the dashboard shows it.
-    pub fn name(self) -> &'static str {
-        match self {
-            JobState::Queued => "queued",
-            JobState::Running => "running",
-            JobState::Done => "done",
-            JobState::Failed => "failed",
-            JobState::Cancelled => "cancelled",
-        }
-    }
-}
+pub use views::{DivideView, JobView, JobsStats};
 
 /// What a client asked for, validated.
 #[derive(Clone, Debug)]

@@ -4,9 +4,10 @@
 
 use perft_model::Count;
 
-use crate::jobs::{Credit, Disagreement, JobSpec, JobState, Summary};
+use crate::jobs::{Credit, Disagreement, JobSpec, Summary};
 use crate::participants::StoredParticipant;
 use crate::planning::PlannedJob;
+use perft_model::JobState;
 use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// One change to record.

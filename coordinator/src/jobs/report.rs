@@ -8,7 +8,8 @@
 use perft_model::Count;
 
 use super::unit::VoteOutcome;
-use super::{Credit, Disagreement, JobState, Jobs, LeaseHolder, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
+use super::{Credit, Disagreement, Jobs, LeaseHolder, MAX_CPU_MS_PER_COUNT, MAX_VOTES, Op};
+use perft_model::JobState;
 use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// Outcome of one reported count.

@@ -5,11 +5,10 @@
 use std::collections::HashMap;
 
 use super::job::Job;
-use super::{
-    Credit, Disagreement, JobError, JobSpec, JobState, JobView, Jobs, MAX_VOTES, Op, Summary, not_found,
-};
+use super::{Credit, Disagreement, JobError, JobSpec, JobView, Jobs, MAX_VOTES, Op, Summary, not_found};
 use crate::planning::PlannedJob;
 use perft_model::Count;
+use perft_model::JobState;
 use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// A vote read back from the journal.

@@ -1,11 +1,12 @@
 //! What clients and metrics see of the jobs: a job's view, pages of jobs
 //! and disagreements, totals, and divide tables.
 
-use perft_model::Count;
+use perft_model::{Count, DivideLine};
 
 use super::job::Job;
-use super::{Disagreement, JobError, JobSpec, JobState, Jobs, not_found};
+use super::{Disagreement, JobError, JobSpec, Jobs, not_found};
 use crate::admission::OpenUse;
+use perft_model::JobState;
 use perft_model::{JobId, ParticipantId};
 
 /// A job's state as clients see it.
@@ -46,16 +47,6 @@ pub struct JobsStats {
     pub units_released: u64,
     /// Leaves counted so far, over all jobs.
     pub leaves_done: u128,
-}
-
-/// One first move's line of a divide table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DivideLine {
-    pub first_move: String,
-    pub count: Count,
-    /// Units below the move, and how many are decided.
-    pub units_total: u64,
-    pub units_done: u64,
 }
 
 /// A job's divide table so far.

@@ -4,7 +4,8 @@
 use perft_core::Leaves;
 use perft_model::{Count, ParticipantId};
 
-use crate::jobs::{JobState, Summary};
+use crate::jobs::Summary;
+use perft_model::JobState;
 
 /// Participants whose counts agreed, as a result row stores them: one a
 /// line.

@@ -20,7 +20,8 @@ use super::JournalError;
 use super::codec::{blob_count, checksum};
 use super::read::{errors, reader};
 use super::restore::{count_checksum, fits_job};
-use crate::jobs::{JobSpec, JobState, RestoredJob};
+use crate::jobs::{JobSpec, RestoredJob};
+use perft_model::JobState;
 use perft_model::{JobId, UnitId};
 
 /// What a done job's stored counts say when read back in full.

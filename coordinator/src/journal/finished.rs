@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use perft_model::Count;
+use perft_model::{Count, DeciderName, JobId, UnitId};
 use rusqlite::Connection;
 
 use super::JournalError;
@@ -15,9 +15,9 @@ use super::codec::blob_count;
 use super::counts_root::Verdict;
 use super::read::{errors, reader};
 use super::restore::{count_checksum, fits_job, job_row, restore_units};
-use crate::jobs::{JobSpec, JobState};
+use crate::jobs::JobSpec;
 use crate::planning::PlannedJob;
-use perft_model::{JobId, UnitId};
+use perft_model::JobState;
 
 /// A done job as the journal holds it.
 #[derive(Debug)]
@@ -38,7 +38,7 @@ pub struct DecidedCount {
     /// As the journal names them, for the certificate to copy: a
     /// participant, or a machine in a journal from before participants
     /// (so not parsed as a `ParticipantId`, which would refuse those).
-    pub deciders: Vec<String>,
+    pub deciders: Vec<DeciderName>,
 }
 
 /// Why a done job cannot be read back.
@@ -150,10 +150,14 @@ fn read_counts(
                 "the count of unit {unit_id} has kinds its job cannot have"
             )));
         }
-        let deciders: Vec<String> = machines.split('\n').map(str::to_owned).collect();
-        if deciders.iter().any(String::is_empty) {
+        if machines.split('\n').any(str::is_empty) {
             return Err(damaged(format!("unit {unit_id} has no decider")));
         }
+        let deciders = machines
+            .split('\n')
+            .map(DeciderName::parse)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| damaged(format!("unit {unit_id} names no decider: {e}")))?;
         counts.push(DecidedCount { count, deciders });
     }
     if (counts.len() as u64) < end.saturating_sub(start) {

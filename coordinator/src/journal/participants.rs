@@ -10,8 +10,9 @@ use rusqlite::{Connection, Transaction, params};
 use super::JournalError;
 use super::codec::{blob_count, checksum, count_blob};
 use crate::jobs::Credit;
-use crate::participants::{Role, StoredParticipant};
+use crate::participants::StoredParticipant;
 use perft_model::Count;
+use perft_model::Role;
 use perft_model::{JobId, ParticipantId, UnitId};
 
 pub(super) fn participant_checksum(p: &StoredParticipant) -> i64 {

@@ -292,7 +292,7 @@ fn restore_open(conn: &Connection, job: &mut RestoredJob, path: &Path) -> Result
         job.damaged_counts.retain(|unit_id| !recount.contains(unit_id));
     }
     super::leases::restore(conn, job, path)?;
-    if job.state == crate::jobs::JobState::Done
+    if job.state == perft_model::JobState::Done
         && job.results.len() as u64 != job.units_total
         && job.damage.is_empty()
         && job.damaged_counts.is_empty()

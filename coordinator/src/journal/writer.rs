@@ -279,7 +279,7 @@ fn finished_done(op: &Op) -> Option<&JobId> {
     match op {
         Op::JobState {
             job_id,
-            state: crate::jobs::JobState::Done,
+            state: perft_model::JobState::Done,
             summary: Some(_),
             ..
         } => Some(job_id),

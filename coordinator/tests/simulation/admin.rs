@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use perft_coordinator::jobs::{JobState, Jobs, LeaseHolder, Op};
+use perft_coordinator::jobs::{Jobs, LeaseHolder, Op};
 use perft_coordinator::journal::{Journal, plan_ops};
+use perft_model::JobState;
 use perft_model::{JobId, ParticipantId, SessionId, UnitId};
 use rand::Rng;
 

@@ -3,8 +3,9 @@
 //! end, once honest workers finished, every job is done with its true
 //! total.
 
-use perft_coordinator::jobs::{JobState, Restored};
+use perft_coordinator::jobs::Restored;
 use perft_model::Count;
+use perft_model::JobState;
 
 use super::actors::{Actor, Kind};
 use super::model::Broken;

@@ -8,8 +8,8 @@
 //! the log behind: `cli/tests/system/journal_loss.rs` does that with
 //! real processes (a start is refused or lost nothing).
 
-use perft_coordinator::jobs::JobState;
 use perft_model::JobId;
+use perft_model::JobState;
 use rand::Rng;
 use rusqlite::{Connection, params};
 

@@ -11,10 +11,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use perft_coordinator::jobs::{
-    JobState, MAX_UNIT_FAILURES, MAX_VOTES, Op, POISON_PARTICIPANTS, Reported, Standing,
-};
+use perft_coordinator::jobs::{MAX_UNIT_FAILURES, MAX_VOTES, Op, POISON_PARTICIPANTS, Reported, Standing};
 use perft_model::Count;
+use perft_model::JobState;
 use perft_model::{Epoch, JobId, ParticipantId, SessionId};
 
 use super::plans::Plan;

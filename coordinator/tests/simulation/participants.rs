@@ -1,9 +1,10 @@
 //! What the participants do: lease, count, report, replay, hand back,
 //! go silent; every answer checked against the model's.
 
-use perft_coordinator::jobs::{JobState, MAX_UNIT_FAILURES, POISON_PARTICIPANTS, Reported};
+use perft_coordinator::jobs::{MAX_UNIT_FAILURES, POISON_PARTICIPANTS, Reported};
 use perft_core::Leaves;
 use perft_model::Count;
+use perft_model::JobState;
 use perft_model::{Epoch, SessionId, UnitId};
 use rand::Rng;
 

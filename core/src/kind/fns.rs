@@ -15,7 +15,7 @@ use crate::stats::{GameStats, NamedStats, StatsRequestError, Tally, count_packed
 pub struct GameFns {
     max_leaves: fn(u32) -> u128,
     show_packed: fn(&[u8]) -> Result<String, UnpackError>,
-    pack_text: fn(&str) -> Result<Vec<u8>, String>,
+    pack_text: fn(&str) -> Result<Vec<u8>, PositionRefused>,
     published: fn(u32) -> Option<Published>,
     published_depths: fn() -> Vec<u32>,
     bench: fn() -> BenchCases,
@@ -52,7 +52,7 @@ impl GameFns {
     }
 
     /// Parses a position text (empty or blank: the start) and packs it.
-    pub fn pack_text(&self, text: &str) -> Result<Vec<u8>, String> {
+    pub fn pack_text(&self, text: &str) -> Result<Vec<u8>, PositionRefused> {
         (self.pack_text)(text)
     }
 
@@ -102,16 +102,22 @@ fn show_packed<G: Game>(bytes: &[u8]) -> Result<String, UnpackError> {
     G::unpack(bytes).map(|pos| pos.to_string())
 }
 
-fn pack_text<G: Game>(text: &str) -> Result<Vec<u8>, String> {
+fn pack_text<G: Game>(text: &str) -> Result<Vec<u8>, PositionRefused> {
     let pos = if text.trim().is_empty() {
         G::start()
     } else {
-        text.parse::<G>().map_err(|e| e.to_string())?
+        text.parse::<G>().map_err(|e| PositionRefused(Box::new(e)))?
     };
     let mut out = Vec::with_capacity(G::PACKED_BYTES);
     pos.pack(&mut out);
     Ok(out)
 }
+
+/// Why a position text is no position of a game chosen at run time: the
+/// game's own error ([`Game::PositionError`]), its words unchanged.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct PositionRefused(pub Box<dyn std::error::Error + Send + Sync>);
 
 fn bench<G: Game>() -> BenchCases {
     G::BENCH

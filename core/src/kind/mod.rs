@@ -17,5 +17,5 @@ mod registry;
 
 pub use convention::ConventionRefused;
 pub use facts::GameFacts;
-pub use fns::GameFns;
+pub use fns::{GameFns, PositionRefused};
 pub use registry::{GameKind, GameVisitor, UnknownGame};

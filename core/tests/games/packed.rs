@@ -43,7 +43,7 @@ fn assert_round_trip<G: Game>(pos: &G) {
     assert_eq!(G::unpack(&bytes).as_ref(), Ok(pos), "{pos}");
     assert_eq!(G::unpack(&bytes).map(|p| p.to_string()), Ok(pos.to_string()));
     assert_eq!(kind::<G>().fns().show_packed(&bytes), Ok(pos.to_string()));
-    assert_eq!(kind::<G>().fns().pack_text(&pos.to_string()), Ok(bytes));
+    assert_eq!(kind::<G>().fns().pack_text(&pos.to_string()).unwrap(), bytes);
 }
 
 /// What any accepted bytes must satisfy: they are exactly what `pack`
@@ -121,8 +121,8 @@ fn packed_sizes() {
     assert_eq!(GameKind::Chess.packed_bytes(), 30);
     for &kind in GameKind::ALL {
         assert_eq!(
-            kind.fns().pack_text(" ").map(|b| b.len()),
-            Ok(kind.packed_bytes())
+            kind.fns().pack_text(" ").map(|b| b.len()).unwrap(),
+            kind.packed_bytes()
         );
     }
 }
@@ -137,8 +137,16 @@ fn registry_shows_and_refuses() {
             .to_string(),
         "a packed checkers position is 13 bytes, found 12"
     );
-    assert_eq!(GameKind::Chess.fns().pack_text(""), Ok(packed(&Chess::start())));
-    assert!(GameKind::Chess.fns().pack_text("8/8 w - -").is_err());
+    assert_eq!(
+        GameKind::Chess.fns().pack_text("").unwrap(),
+        packed(&Chess::start())
+    );
+    let refused = GameKind::Chess.fns().pack_text("8/8 w - -").unwrap_err();
+    // The game's own error, its words unchanged.
+    assert_eq!(
+        refused.to_string(),
+        "8/8 w - -".parse::<Chess>().unwrap_err().to_string()
+    );
 }
 
 #[test]
@@ -204,7 +212,7 @@ fn reversi_invariants() {
     let empty = reversi_bytes(1, 2, 1);
     assert_eq!(Reversi::unpack(&empty).map(|p| packed(&p)), Ok(empty.clone()));
     let text = "OX-------------------------------------------------------------- O";
-    assert_eq!(GameKind::Reversi.fns().pack_text(text), Ok(empty));
+    assert_eq!(GameKind::Reversi.fns().pack_text(text).unwrap(), empty);
 }
 
 fn checkers_bytes(dark: u32, light: u32, kings: u32, side: u8) -> Vec<u8> {

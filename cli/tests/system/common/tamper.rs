@@ -45,7 +45,6 @@ pub fn resealed(cert: &Certificate) -> Certificate {
         position: u.position.clone(),
         weights: u.weights.clone(),
         count: u.count,
-        kinds: u.kinds.clone(),
         deciders: u
             .deciders
             .iter()
@@ -84,7 +83,7 @@ pub fn every_tampering_fails(dir: &Path, path: &Path) {
     // One count changed, the sums and the root made to fit: only the
     // recount can tell, and it names the unit.
     let mut forged = honest.clone();
-    forged.units[17].count.leaves += 1;
+    forged.units[17].count.leaves.leaves += 1;
     fails_naming(dir, &resealed(&forged), "unit 17 (");
 
     // One unit removed: the plan has a unit there the certificate lacks.
@@ -121,7 +120,7 @@ pub fn every_tampering_fails(dir: &Path, path: &Path) {
 
     // A count changed without fixing anything else: sums and root fail too.
     let mut forged = honest.clone();
-    forged.units[5].count.leaves += 3;
+    forged.units[5].count.leaves.leaves += 3;
     fails_naming(dir, &forged, "unit 5 (");
 
     // A truncated file, and one of another version: bad files, exit 2.
@@ -157,8 +156,8 @@ pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
     // One unit's kind changed, its leaves kept, the sums and the root made
     // to fit: only the recount can tell, and it names the unit and kind.
     let mut forged = honest.clone();
-    forged.units[11].kinds[captures] += 1;
-    let said = forged.units[11].kinds[captures];
+    forged.units[11].count.kinds_mut()[captures] += 1;
+    let said = forged.units[11].count.kinds_mut()[captures];
     fails_naming(
         dir,
         &resealed(&forged),
@@ -167,13 +166,13 @@ pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
 
     // A kind changed with nothing else: the sums name the divide line.
     let mut forged = honest.clone();
-    forged.units[4].kinds[captures] += 2;
+    forged.units[4].count.kinds_mut()[captures] += 2;
     fails_naming(dir, &forged, "divide line ");
 
     // Kinds that no tree can have (a total above the sum of its parts),
     // resealed: refused before any recount.
     let mut forged = honest.clone();
-    forged.units[20].kinds[checks] += 1;
+    forged.units[20].count.kinds_mut()[checks] += 1;
     fails_naming(
         dir,
         &resealed(&forged),
@@ -183,7 +182,7 @@ pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
     // A check added to a unit with its total, so the checks still add
     // up: the recount names the first kind that moved.
     let mut forged = honest.clone();
-    let unit = &mut forged.units[7].kinds;
+    let unit = forged.units[7].count.kinds_mut();
     unit[direct] += 1;
     unit[checks] += 1;
     let said = format!("the certificate says direct_checks {}", unit[direct]);
@@ -255,7 +254,7 @@ pub fn every_impossible_count_fails_unsampled(dir: &Path, path: &Path) {
     // 10^15 leaves below a 5-ply checkers subtree: at most 128 moves a
     // ply make 128^5 = 34359738368.
     let mut forged = honest.clone();
-    forged.units[13].count.leaves = 1_000_000_000_000_000;
+    forged.units[13].count.leaves.leaves = 1_000_000_000_000_000;
     let forged = resealed(&forged);
     for sample in ANY_SAMPLE {
         fails_sampled_naming(
@@ -268,7 +267,7 @@ pub fn every_impossible_count_fails_unsampled(dir: &Path, path: &Path) {
 
     // A game-over ("higher") leaf, which checkers never counts.
     let mut forged = honest.clone();
-    forged.units[6].count.higher = 1;
+    forged.units[6].count.leaves.higher = 1;
     let forged = resealed(&forged);
     for sample in ANY_SAMPLE {
         fails_sampled_naming(
@@ -305,11 +304,11 @@ pub fn kinds_above_their_leaves_fail_unsampled(dir: &Path, path: &Path) {
     let captures = honest.header.kinds.iter().position(|k| k == "captures").unwrap();
     let mut forged = honest.clone();
     let unit = &mut forged.units[9];
-    unit.kinds[captures] = unit.count.leaves + 1;
+    unit.count.kinds_mut()[captures] = unit.count.leaves.leaves + 1;
     let expected = format!(
         "MISMATCH  unit 9: its kinds cannot be those of its {} leaves: captures {} is more than the leaves",
-        unit.count.leaves,
-        unit.count.leaves + 1
+        unit.count.leaves.leaves,
+        unit.count.leaves.leaves + 1
     );
     let forged = resealed(&forged);
     for sample in ANY_SAMPLE {

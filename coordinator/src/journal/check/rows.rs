@@ -16,9 +16,11 @@ use super::super::restore::{
 use super::super::{budgets, leases, participants};
 use super::{Checked, Finding, Level, SHOWN_PER_TABLE};
 use crate::columns::UnitColumns;
-use crate::jobs::{JobSpec, JobState};
-use crate::participants::{Role, StoredParticipant};
+use crate::jobs::JobSpec;
+use crate::participants::StoredParticipant;
 use perft_model::Count;
+use perft_model::JobState;
+use perft_model::Role;
 use perft_model::{Epoch, JobId, ParticipantId, UnitId};
 
 /// What the rows of a job are checked against.

@@ -1,0 +1,97 @@
+//! Why a call to the coordinator failed, with its cause kept, and whose
+//! fault it is: the caller's request (fix it and ask again) or not.
+
+use perft_proto::connect::ConnectError;
+use tonic::{Code, Status};
+
+/// A failed call; [`ClientError::is_request`] tells the caller's mistakes
+/// (a bad address, an unknown job, a refused credential) from failures of
+/// the coordinator or the network.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The address, token or TLS files cannot make a connection.
+    #[error(transparent)]
+    Config(#[from] ConnectError),
+    /// Nothing answered at the address.
+    #[error("cannot reach the coordinator at {url}")]
+    Unreachable {
+        url: String,
+        #[source]
+        source: tonic::transport::Error,
+    },
+    /// The coordinator answered the call with an error (or the transport
+    /// failed under it: the status's sources say how).
+    #[error("{}", .0.message().replace('\n', " "))]
+    Status(#[source] Status),
+    /// The coordinator's answer cannot be what this client asked for: a
+    /// coordinator of another build, or a broken one.
+    #[error("{0}")]
+    Reply(#[from] ReplyError),
+}
+
+/// An answer this client refuses, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplyError {
+    #[error("coordinator sent {0}")]
+    Value(#[from] perft_proto::UnknownValue),
+    #[error("coordinator sent a malformed job id: {0}")]
+    JobId(#[from] perft_model::IdError),
+    #[error("coordinator sent {found} kinds of leaves for a {game} job, which has {wanted}")]
+    Kinds {
+        game: perft_core::GameKind,
+        wanted: usize,
+        found: usize,
+    },
+    #[error("the coordinator's certificate stream is broken: {0}")]
+    Certificate(String),
+    #[error("{0}")]
+    UnitCounts(String),
+    #[error("the coordinator sent nothing about job {0}")]
+    Nothing(perft_model::JobId),
+}
+
+impl ClientError {
+    /// The caller's to fix (a refused request, a bad address): a command
+    /// line exits with its usage code. Everything else is a failure.
+    pub fn is_request(&self) -> bool {
+        match self {
+            ClientError::Config(_) => true,
+            ClientError::Status(status) => matches!(
+                status.code(),
+                Code::InvalidArgument
+                    | Code::NotFound
+                    | Code::FailedPrecondition
+                    | Code::Unimplemented
+                    | Code::Unauthenticated
+                    | Code::PermissionDenied
+                    | Code::AlreadyExists
+                    | Code::OutOfRange
+                    | Code::ResourceExhausted
+            ),
+            ClientError::Unreachable { .. } | ClientError::Reply(_) => false,
+        }
+    }
+
+    /// The coordinator's status code, when it answered with one.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            ClientError::Status(status) => Some(status.code()),
+            _ => None,
+        }
+    }
+
+    /// Whether asking again later may succeed: the coordinator is away
+    /// (restarting, or refusing writes while its disk is full).
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self.code(),
+            Some(Code::Unavailable | Code::Unknown | Code::Cancelled)
+        )
+    }
+}
+
+impl From<Status> for ClientError {
+    fn from(status: Status) -> ClientError {
+        ClientError::Status(status)
+    }
+}

@@ -1,0 +1,143 @@
+//! Following a job to its end as a stream of typed progress, across
+//! coordinator restarts: the stream reconnects with backoff and says so,
+//! and ends with the job's last state or the error that stopped it.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use perft_model::JobId;
+use perft_proto as pb;
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+
+use crate::Client;
+use crate::error::{ClientError, ReplyError};
+use crate::job::Job;
+
+/// How often a follow that wants first moves asks for the divide table:
+/// often enough to follow, rarely enough to cost nothing.
+const DIVIDE_EVERY: Duration = Duration::from_secs(5);
+
+/// The longest wait between reconnections.
+const MOST_WAIT: Duration = Duration::from_secs(5);
+
+/// One step of a followed job.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    /// The job as it stands, with its first moves finished (of all) when
+    /// they were asked for and known.
+    Update {
+        job: Job,
+        first_moves: Option<(usize, usize)>,
+    },
+    /// The coordinator went away or ended the stream early; the follow
+    /// waits and connects again (it restarts on the same address).
+    Reconnecting,
+    /// The job reached a final state: the stream's last item.
+    Finished(Job),
+}
+
+/// The stream [`Client::follow`] returns: [`Progress`] items, the last a
+/// [`Progress::Finished`] or an error. Dropping it stops the follow.
+#[derive(Debug)]
+pub struct Following(mpsc::Receiver<Result<Progress, ClientError>>);
+
+impl Stream for Following {
+    type Item = Result<Progress, ClientError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+impl Following {
+    /// The next step, or `None` once the stream has ended.
+    pub async fn next(&mut self) -> Option<Result<Progress, ClientError>> {
+        self.0.recv().await
+    }
+
+    /// Waits for the end, ignoring the steps: the job's final state.
+    pub async fn finished(mut self) -> Result<Job, ClientError> {
+        while let Some(step) = self.next().await {
+            if let Progress::Finished(job) = step? {
+                return Ok(job);
+            }
+        }
+        Err(ClientError::Status(tonic::Status::cancelled(
+            "the follow stopped",
+        )))
+    }
+}
+
+pub(crate) fn start(client: Client, id: JobId, first_moves: bool) -> Following {
+    let (sender, receiver) = mpsc::channel(16);
+    tokio::spawn(async move {
+        let outcome = run(client, &id, first_moves, &sender).await;
+        let _ = sender.send(outcome.map(Progress::Finished)).await;
+    });
+    Following(receiver)
+}
+
+/// Follows until the job is final; each step goes to `sender`. Stops
+/// early (with an error nobody reads) once the receiver is dropped.
+async fn run(
+    mut client: Client,
+    id: &JobId,
+    first_moves: bool,
+    sender: &mpsc::Sender<Result<Progress, ClientError>>,
+) -> Result<Job, ClientError> {
+    let mut last: Option<Job> = None;
+    let mut moves: Option<(usize, usize)> = None;
+    let mut divide_asked: Option<tokio::time::Instant> = None;
+    let mut wait = Duration::from_millis(200);
+    let gone = || ClientError::Status(tonic::Status::cancelled("nobody follows the job any more"));
+    loop {
+        let request = pb::WatchJobRequest {
+            job_id: id.as_str().to_owned(),
+        };
+        let outcome: Result<(), ClientError> = match client.jobs.watch_job(request).await {
+            Ok(stream) => {
+                let mut stream = stream.into_inner();
+                loop {
+                    match stream.message().await {
+                        Ok(Some(job)) => {
+                            wait = Duration::from_millis(200);
+                            let job = Job::try_from(job)?;
+                            if first_moves && divide_asked.is_none_or(|at| at.elapsed() >= DIVIDE_EVERY) {
+                                divide_asked = Some(tokio::time::Instant::now());
+                                // Unanswered, the line keeps the last value.
+                                if let Ok(divide) = client.divide(id).await {
+                                    moves = Some(divide.first_moves_finished());
+                                }
+                            }
+                            let update = Progress::Update {
+                                job: job.clone(),
+                                first_moves: moves,
+                            };
+                            sender.send(Ok(update)).await.map_err(|_| gone())?;
+                            last = Some(job);
+                        }
+                        Ok(None) => break Ok(()),
+                        Err(status) => break Err(status.into()),
+                    }
+                }
+            }
+            Err(status) => Err(status.into()),
+        };
+        let finished = last.as_ref().is_some_and(|job| job.state.is_final());
+        match outcome {
+            Ok(()) if finished => break,
+            Err(e) if !e.is_transient() => return Err(e),
+            _ => {
+                sender
+                    .send(Ok(Progress::Reconnecting))
+                    .await
+                    .map_err(|_| gone())?;
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(MOST_WAIT);
+            }
+        }
+    }
+    last.ok_or_else(|| ReplyError::Nothing(id.clone()).into())
+}
