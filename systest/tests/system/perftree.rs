@@ -8,10 +8,10 @@ use std::process::{Command, Output};
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 fn perftree(depth: &str, fen: &str, moves: &str) -> Output {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("perftree.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/perftree.sh");
     Command::new(script)
         .args([depth, fen, moves])
-        .env("PERFT", env!("CARGO_BIN_EXE_perft"))
+        .env("PERFT", crate::common::PERFT)
         .env_remove("RUST_LOG")
         .output()
         .expect("the perftree script runs")
@@ -106,7 +106,7 @@ fn chess960_castling_is_king_takes_rook() {
     let (lines, _) = parse(&perftree("1", "rk5r/8/8/8/8/8/8/RK5R w HAha - 0 1", ""));
     assert!(lines.iter().any(|(mv, _)| mv == "b1h1"), "{lines:?}");
     assert!(lines.iter().any(|(mv, _)| mv == "b1a1"), "{lines:?}");
-    let output = Command::new(env!("CARGO_BIN_EXE_perft"))
+    let output = Command::new(crate::common::PERFT)
         .args([
             "perftree",
             "--chess960",
@@ -120,7 +120,7 @@ fn chess960_castling_is_king_takes_rook() {
     let (lines, _) = parse(&output);
     assert!(lines.iter().any(|(mv, _)| mv == "e8a8"), "{lines:?}");
     assert!(!lines.iter().any(|(mv, _)| mv == "e8c8"), "{lines:?}");
-    let output = Command::new(env!("CARGO_BIN_EXE_perft"))
+    let output = Command::new(crate::common::PERFT)
         .args(["run", "--game", "reversi", "--depth", "1", "--chess960"])
         .env_remove("RUST_LOG")
         .output()

@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 fn perft(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perft"))
+    Command::new(crate::common::PERFT)
         .args(args)
         .env_remove("RUST_LOG")
         .output()

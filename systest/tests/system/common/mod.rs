@@ -10,7 +10,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-pub const PERFT: &str = env!("CARGO_BIN_EXE_perft");
+/// The `perft` program under test (this package's copy of the CLI's bin).
+pub const PERFT: &str = env!("CARGO_BIN_EXE_perft-under-test");
 
 /// A child process killed (SIGKILL) and reaped when dropped.
 pub struct Running(pub Child);

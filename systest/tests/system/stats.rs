@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use crate::common::published_stats_row as published_row;
 
 fn perft(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perft"))
+    Command::new(crate::common::PERFT)
         .args(args)
         .env_remove("RUST_LOG")
         .output()

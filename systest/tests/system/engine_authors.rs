@@ -1,13 +1,13 @@
 //! `perft suite` and `perft check` with real processes: the shipped suites,
-//! exit codes, and deliberately broken engines (cli/examples/broken_engine.rs,
-//! built by `cargo test`) that the checker must catch and name, over each
+//! exit codes, and deliberately broken engines (systest/src/bin/broken_engine.rs,
+//! built with these tests) that the checker must catch and name, over each
 //! protocol.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn perft(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perft"))
+    Command::new(crate::common::PERFT)
         .args(args)
         .env_remove("RUST_LOG")
         .output()
@@ -26,20 +26,9 @@ fn data(name: &str) -> String {
         .to_string()
 }
 
-/// The example engine, built next to this test's binary.
+/// The broken engine, this package's bin.
 fn broken_engine() -> PathBuf {
-    let deps = std::env::current_exe().expect("the test binary's path");
-    let dir = deps.parent().and_then(Path::parent).expect("target/<profile>");
-    let exe = dir
-        .join("examples")
-        .join(format!("broken_engine{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        exe.exists(),
-        "{} is missing: `cargo test -p perft-cli` builds the examples, a \
-         `--test` filter alone does not (`cargo build -p perft-cli --examples` first)",
-        exe.display()
-    );
-    exe
+    PathBuf::from(env!("CARGO_BIN_EXE_broken_engine"))
 }
 
 fn engine(bug: &str, protocol: &str) -> String {
@@ -136,8 +125,8 @@ fn a_correct_engine_agrees_over_every_protocol() {
         );
     }
     // Our own perftree adapter, as perftree runs it.
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("perftree.sh");
-    let output = Command::new(env!("CARGO_BIN_EXE_perft"))
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/perftree.sh");
+    let output = Command::new(crate::common::PERFT)
         .args([
             "check",
             "--engine",
@@ -147,7 +136,7 @@ fn a_correct_engine_agrees_over_every_protocol() {
             "--depth",
             "2",
         ])
-        .env("PERFT", env!("CARGO_BIN_EXE_perft"))
+        .env("PERFT", crate::common::PERFT)
         .env_remove("RUST_LOG")
         .output()
         .unwrap();
