@@ -5,17 +5,15 @@
 //! honest worker's session leases a unit and reports its true count.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::common::cluster::{Cluster, ClusterBuilder};
 use crate::common::http::{agent, get};
-use crate::common::{
-    Running, add_participant, client_config_as, free_port, ok, perft_as, try_serve_with, wait_for,
-    worker_client_as,
-};
+use crate::common::{client_config_as, ok, perft_as, wait_for, worker_client_as};
 use perft_core::{Checkers, Game, GameKind};
 use perft_proto as pb;
 use tonic::Code;
@@ -50,101 +48,53 @@ fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-/// A coordinator with participants: `root` (admin), `honest` (worker) and
-/// the attackers a test names.
-struct Cluster {
-    server: Running,
-    url: String,
-    /// The dashboard's URL, when it was asked for.
-    dashboard: Option<String>,
-    /// The coordinator's stderr (JSON lines), unless it serves a dashboard.
-    log: PathBuf,
-    metrics: u16,
-    extra: Vec<String>,
-    data: tempfile::TempDir,
-    keys: tempfile::TempDir,
+/// The shared cluster with participants `root` (admin), `honest` (worker)
+/// and the attackers a test names; its coordinator logs JSON warnings to a
+/// file and serves metrics, unless it serves a dashboard.
+struct Attacked {
+    cluster: Cluster,
 }
 
-/// A data dir with participants `root` (admin), `honest` (worker) and
-/// `others` (name, role), and the dir of their secret files.
-fn participants(others: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir) {
-    let data = tempfile::tempdir().unwrap();
-    let keys = tempfile::tempdir().unwrap();
-    for (name, role) in [("root", "admin"), ("honest", "worker")].iter().chain(others) {
-        add_participant(data.path(), keys.path(), name, role);
+impl std::ops::Deref for Attacked {
+    type Target = Cluster;
+    fn deref(&self) -> &Cluster {
+        &self.cluster
     }
-    (data, keys)
 }
 
-impl Cluster {
-    fn start(attackers: &[(&str, &str)], extra: &[&str]) -> Cluster {
-        let (data, keys) = participants(attackers);
-        let log = keys.path().join("serve.log");
-        let (server, url, metrics) = Cluster::serve(data.path(), &log, extra);
-        Cluster {
-            server,
-            url,
-            dashboard: None,
-            log,
-            metrics,
-            extra: extra.iter().map(|s| (*s).to_owned()).collect(),
-            data,
-            keys,
-        }
+impl std::ops::DerefMut for Attacked {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.cluster
+    }
+}
+
+/// The participants of every attack: `root` (admin), `honest` (worker) and
+/// `others` (name, role).
+fn participants(others: &[(&str, &str)]) -> ClusterBuilder {
+    Cluster::builder()
+        .participants(&[("root", "admin"), ("honest", "worker")])
+        .participants(others)
+}
+
+impl Attacked {
+    fn start(attackers: &[(&str, &str)], extra: &[&str]) -> Attacked {
+        let cluster = participants(attackers)
+            .serve_args(extra)
+            .log_to_file("warn")
+            .metrics()
+            .start();
+        Attacked { cluster }
     }
 
-    /// As [`Cluster::start`], with the web dashboard (its log is not kept,
+    /// As [`Attacked::start`], with the web dashboard (its log is not kept,
     /// nor its metrics served).
-    fn with_dashboard(attackers: &[(&str, &str)], extra: &[&str]) -> Cluster {
-        let (data, keys) = participants(attackers);
-        let (server, address, dashboard) = crate::common::serve_with_dashboard(data.path(), extra);
-        Cluster {
-            server,
-            url: format!("http://{address}"),
-            dashboard: Some(dashboard),
-            log: keys.path().join("none.log"),
-            metrics: 0,
-            extra: extra.iter().map(|s| (*s).to_owned()).collect(),
-            data,
-            keys,
-        }
-    }
-
-    /// `perft serve` on `data` with JSON warnings into `log` and metrics on
-    /// a free port; returns it, its URL and the metrics port.
-    fn serve(data: &Path, log: &Path, extra: &[&str]) -> (Running, String, u16) {
-        let metrics = free_port();
-        let mut args = vec!["--log-format".to_owned(), "json".to_owned()];
-        args.extend(["--metrics-listen".to_owned(), format!("127.0.0.1:{metrics}")]);
-        args.extend(extra.iter().map(|s| (*s).to_owned()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .unwrap();
-        let (server, address) = try_serve_with("127.0.0.1:0", data, &args, |serve| {
-            serve.env("RUST_LOG", "warn").stderr(Stdio::from(file));
-        })
-        .expect("perft serve prints its address");
-        (server, format!("http://{address}"), metrics)
-    }
-
-    /// Kills the coordinator (as a crash would) and starts it again on the
-    /// same data.
-    fn restart(&mut self) {
-        self.server.kill();
-        let extra: Vec<&str> = self.extra.iter().map(String::as_str).collect();
-        let (server, url, metrics) = Cluster::serve(self.data.path(), &self.log, &extra);
-        (self.server, self.url, self.metrics) = (server, url, metrics);
-    }
-
-    fn secret(&self, name: &str) -> PathBuf {
-        self.keys.path().join(format!("{name}.secret"))
+    fn with_dashboard(attackers: &[(&str, &str)], extra: &[&str]) -> Attacked {
+        let cluster = participants(attackers).serve_args(extra).dashboard().start();
+        Attacked { cluster }
     }
 
     fn as_(&self, name: &str, args: &[&str]) -> Output {
-        perft_as(&self.url, &self.secret(name), args)
+        self.perft_as(name, args)
     }
 
     /// A checkers job of `root`'s for the honest worker: hundreds of units
@@ -164,14 +114,7 @@ impl Cluster {
 
     /// `name`'s row of `perft participant list --format json`.
     fn participant(&self, name: &str) -> serde_json::Value {
-        let text = ok(self.as_("root", &["participant", "list", "--format", "json"]));
-        let all: serde_json::Value = serde_json::from_str(&text).unwrap();
-        all.as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == name)
-            .unwrap_or_else(|| panic!("no participant {name} in {text}"))
-            .clone()
+        self.participant_row("root", name)
     }
 
     /// `name`'s budget line of `resource`: (used, limit, overridden).
@@ -188,7 +131,7 @@ impl Cluster {
 
     /// The value of the unlabelled metric `name`, if exported yet.
     fn metric(&self, name: &str) -> Option<f64> {
-        let text = ureq::get(&format!("http://127.0.0.1:{}/metrics", self.metrics))
+        let text = ureq::get(&format!("http://127.0.0.1:{}/metrics", self.metrics_port()))
             .call()
             .ok()?
             .into_body()
@@ -200,7 +143,7 @@ impl Cluster {
 
     /// The coordinator's log lines (JSON) whose message contains `words`.
     fn log_lines(&self, words: &str) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(&self.log)
+        std::fs::read_to_string(self.log())
             .unwrap_or_default()
             .lines()
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
@@ -210,10 +153,6 @@ impl Cluster {
                     .is_some_and(|m| m.contains(words))
             })
             .collect()
-    }
-
-    fn pid(&self) -> u32 {
-        self.server.0.id()
     }
 }
 
@@ -317,7 +256,7 @@ async fn honest_report(url: &str, secret: &Path, job: &str, round: u32) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_greedy_submitter_is_held_to_its_budget() {
     let started = Instant::now();
-    let mut c = Cluster::start(&[("greedy", "submitter")], &[]);
+    let mut c = Attacked::start(&[("greedy", "submitter")], &[]);
     let job = c.honest_job();
     let set = ok(c.as_("root", &["participant", "budget", "greedy", "--open-jobs", "4"]));
     assert!(set.contains("open_jobs 0/4*"), "{set}");
@@ -362,12 +301,12 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
         .unwrap_err();
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     // A refused submit writes nothing.
-    let journal_before_refusals = dir_bytes(c.data.path());
+    let journal_before_refusals = dir_bytes(c.data());
     for _ in 0..10 {
         crate::common::refused(&c.as_("greedy", &small));
     }
-    let refusals_growth = dir_bytes(c.data.path()).saturating_sub(journal_before_refusals);
-    let journal_before_flood = dir_bytes(c.data.path());
+    let refusals_growth = dir_bytes(c.data()).saturating_sub(journal_before_refusals);
+    let journal_before_flood = dir_bytes(c.data());
 
     // The attack goes on while the honest side works.
     let stop = Arc::new(AtomicBool::new(false));
@@ -390,7 +329,7 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
     }
     stop.store(true, Ordering::Relaxed);
     let refused = flood.await.unwrap();
-    let flood_growth = dir_bytes(c.data.path()).saturating_sub(journal_before_flood);
+    let flood_growth = dir_bytes(c.data()).saturating_sub(journal_before_flood);
 
     // Units: the jobs cancelled, a budget of 3000 units.
     for id in &accepted {
@@ -459,10 +398,10 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
         stderr.contains("may hold 3000 open units") && stderr.contains("does not fit"),
         "{stderr}"
     );
-    let journal = dir_bytes(c.data.path());
+    let journal = dir_bytes(c.data());
 
     // A crash and a restart: the overrides were journaled.
-    c.restart();
+    c.restart_elsewhere();
     assert_eq!(c.budget("greedy", "open_units"), (used, Some(3000), true));
     assert_eq!(c.budget("greedy", "open_jobs").1, Some(100));
     let again = c.as_("greedy", &deep);
@@ -508,7 +447,7 @@ fn watch_all() -> HealthCheckRequest {
 /// even for a participant whose budget would allow it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_health_watch_flood_holds_a_bounded_number_of_streams() {
-    let c = Cluster::start(&[], &[]);
+    let c = Attacked::start(&[], &[]);
     let job = c.honest_job();
     let pid = c.pid();
     let rss_before = rss_kib(pid);
@@ -672,7 +611,7 @@ async fn a_health_watch_flood_holds_a_bounded_number_of_streams() {
 /// stands for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_reports_are_counted_but_not_logged_one_a_line() {
-    let c = Cluster::start(&[("evil", "worker")], &["--log-refusals-seconds", "2"]);
+    let c = Attacked::start(&[("evil", "worker")], &["--log-refusals-seconds", "2"]);
     let job = c.honest_job();
     let mut evil = worker_client_as(&c.url, &c.secret("evil")).await;
     let session = evil
@@ -783,8 +722,8 @@ async fn forged_reports_are_counted_but_not_logged_one_a_line() {
         .map(|line| line["fields"]["reports"].as_u64().expect("a reports field"))
         .sum();
     assert_eq!(summed, (reports + more) as u64, "{lines:?}");
-    let log_bytes = std::fs::metadata(&c.log).unwrap().len();
-    let all_lines = std::fs::read_to_string(&c.log).unwrap().lines().count();
+    let log_bytes = std::fs::metadata(c.log()).unwrap().len();
+    let all_lines = std::fs::read_to_string(c.log()).unwrap().lines().count();
     honest.work(&c, &job).await;
     eprintln!(
         "log flood: {reports} forged reports in {took:?}; {} 'results refused' lines ({all_lines} lines, {log_bytes} bytes in all); honest {honest:?}",
@@ -815,7 +754,7 @@ fn login(http: &ureq::Agent, dashboard: &str, secret: &Path) -> String {
 /// opened first, still works.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_logging_in_again_and_again_ends_only_its_own_sessions() {
-    let c = Cluster::with_dashboard(&[("peek", "reader")], &[]);
+    let c = Attacked::with_dashboard(&[("peek", "reader")], &[]);
     let dashboard = c.dashboard.clone().unwrap();
     let job = c.honest_job();
     let http = agent();
@@ -902,7 +841,7 @@ async fn silent_connection(address: SocketAddr, handshakes: &AtomicUsize) -> Opt
 /// oldest silent ones.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_are_closed_and_cannot_lock_out_their_address() {
-    let c = Cluster::start(
+    let c = Attacked::start(
         &[],
         &[
             "--max-connections",

@@ -1,7 +1,8 @@
 //! The service end to end: a real coordinator and two real worker processes
 //! on 127.0.0.1 (ephemeral port), driven through the `perft` CLI.
 
-use crate::common::{Running, divide_lines, ok, perft, serve, worker};
+use crate::common::cluster::Cluster;
+use crate::common::{divide_lines, ok, perft};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("one JSON object")
@@ -22,9 +23,11 @@ fn run_job(url: &str, game: &str, depth: &str) -> serde_json::Value {
 
 #[test]
 fn two_workers_reproduce_the_published_tables_and_perft_run() {
-    let data = std::env::temp_dir().join(format!("perft-cluster-{}", std::process::id()));
-    let (_server, url) = serve(&data, &[]);
-    let _workers: Vec<Running> = ["w1", "w2"].iter().map(|name| worker(&url, name, &[])).collect();
+    let mut c = Cluster::start(&[]);
+    let url = c.url.clone();
+    for name in ["w1", "w2"] {
+        c.worker(name, &[]);
+    }
 
     let reversi = run_job(&url, "reversi", "11");
     assert_eq!(reversi["leaves"], "212258800");
@@ -131,7 +134,6 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
-    let _ = std::fs::remove_dir_all(&data);
 }
 
 /// `run_job` from a set-up position.
@@ -144,9 +146,9 @@ fn run_position(url: &str, game: &str, depth: &str, position: &str) -> serde_jso
 
 #[test]
 fn reversi_boards_with_empty_centres_count_on_the_cluster() {
-    let data = tempfile::tempdir().unwrap();
-    let (_server, url) = serve(data.path(), &[]);
-    let _worker = worker(&url, "w1", &[]);
+    let mut c = Cluster::start(&[]);
+    let url = c.url.clone();
+    c.worker("w1", &[]);
 
     // The start's block moved to c3..d4: e4, d5 and e5 empty.
     let mut cells = ['-'; 64];
@@ -184,8 +186,8 @@ fn reversi_boards_with_empty_centres_count_on_the_cluster() {
 
 #[test]
 fn cancel_stops_a_job_and_watch_exits_non_zero() {
-    let data = std::env::temp_dir().join(format!("perft-cancel-{}", std::process::id()));
-    let (_server, url) = serve(&data, &[]);
+    let c = Cluster::start(&[]);
+    let url = c.url.clone();
     // No worker: the job stays queued until cancelled.
     let id = ok(perft(&url, &["submit", "--game", "checkers", "--depth", "14"]))
         .trim()
@@ -198,5 +200,4 @@ fn cancel_stops_a_job_and_watch_exits_non_zero() {
     let watched = perft(&url, &["watch", &id]);
     assert_eq!(watched.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&watched.stderr).contains("cancelled"));
-    let _ = std::fs::remove_dir_all(&data);
 }

@@ -6,58 +6,60 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common::cluster::Cluster;
 use crate::common::http::{agent, get, get_bytes, json};
 use crate::common::tamper::{audit_all, every_tampering_fails, resealed};
-use crate::common::{Running, add_participant, ok, perft_as, refused, serve_with_dashboard, worker_as};
+use crate::common::{ok, perft_as, refused};
 use perft_certificate::{Certificate, ParticipantId};
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
 
-/// A coordinator with its dashboard and participants: an admin, a reader
-/// and the given workers (not started).
-struct Cluster {
-    server: Option<Running>,
-    url: String,
+/// The shared cluster with its dashboard and participants: an admin, a
+/// reader and the given workers (not started).
+struct Certifying {
+    cluster: Cluster,
     dashboard: String,
     admin: PathBuf,
     reader: PathBuf,
     workers: Vec<PathBuf>,
-    data: tempfile::TempDir,
-    files: tempfile::TempDir,
 }
 
-impl Cluster {
-    fn start(workers: &[&str]) -> Cluster {
-        let data = tempfile::tempdir().unwrap();
-        let files = tempfile::tempdir().unwrap();
-        let admin = add_participant(data.path(), files.path(), "root", "admin");
-        let reader = add_participant(data.path(), files.path(), "auditor", "reader");
-        let workers = workers
-            .iter()
-            .map(|name| add_participant(data.path(), files.path(), name, "worker"))
-            .collect();
-        let (server, address, dashboard) = serve_with_dashboard(data.path(), &[]);
-        Cluster {
-            server: Some(server),
-            url: format!("http://{address}"),
-            dashboard,
-            admin,
-            reader,
-            workers,
-            data,
-            files,
+impl std::ops::Deref for Certifying {
+    type Target = Cluster;
+    fn deref(&self) -> &Cluster {
+        &self.cluster
+    }
+}
+
+impl std::ops::DerefMut for Certifying {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.cluster
+    }
+}
+
+impl Certifying {
+    fn start(workers: &[&str]) -> Certifying {
+        let roles: Vec<(&str, &str)> = workers.iter().map(|name| (*name, "worker")).collect();
+        let cluster = Cluster::builder()
+            .participants(&[("root", "admin"), ("auditor", "reader")])
+            .participants(&roles)
+            .dashboard()
+            .start();
+        Certifying {
+            dashboard: cluster.dashboard.clone().unwrap(),
+            admin: cluster.secret("root"),
+            reader: cluster.secret("auditor"),
+            workers: workers.iter().map(|name| cluster.secret(name)).collect(),
+            cluster,
         }
     }
 
     /// One counting process per worker participant, named after it.
-    fn run_workers(&self) -> Vec<Running> {
-        self.workers
-            .iter()
-            .map(|secret| {
-                let name = secret.file_stem().unwrap().to_str().unwrap();
-                worker_as(&self.url, name, secret, &[])
-            })
-            .collect()
+    fn run_workers(&mut self) {
+        for secret in self.workers.clone() {
+            let name = secret.file_stem().unwrap().to_str().unwrap();
+            self.cluster.worker_as(name, name, &[]);
+        }
     }
 
     /// Submits as the admin, follows the job to its end; returns its id.
@@ -80,7 +82,7 @@ impl Cluster {
 
     /// `perft certificate ID --output FILE` as the reader; returns the file.
     fn certificate(&self, id: &str) -> PathBuf {
-        let path = self.files.path().join(format!("{id}.cert"));
+        let path = self.files().join(format!("{id}.cert"));
         let out = ok(perft_as(
             &self.url,
             &self.reader,
@@ -108,8 +110,8 @@ fn published(game: GameKind, convention: Option<Convention>, depth: u32) -> Leav
 
 #[test]
 fn reversi_jobs_count_in_either_convention() {
-    let c = Cluster::start(&["alice", "bob"]);
-    let _workers = c.run_workers();
+    let mut c = Certifying::start(&["alice", "bob"]);
+    c.run_workers();
     let oeis = published(GameKind::Reversi, Some(Convention::Oeis), 10);
     let bik = published(GameKind::Reversi, None, 10);
     assert_ne!(oeis.leaves, bik.leaves, "depth 10 tells the conventions apart");
@@ -261,8 +263,8 @@ fn check_certificate(
 
 #[test]
 fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
-    let mut c = Cluster::start(&["alice", "bob"]);
-    let workers = c.run_workers();
+    let mut c = Certifying::start(&["alice", "bob"]);
+    c.run_workers();
     // Verified: every unit decided by both participants.
     let checkers = c.run_job(&[
         "--game",
@@ -313,13 +315,13 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
     }
     let mut forged = Certificate::decode(&std::fs::read(&reversi_file).unwrap()).unwrap();
     forged.units[17].count.leaves += 1;
-    let forged_file = c.files.path().join("forged.cert");
+    let forged_file = c.files().join("forged.cert");
     std::fs::write(&forged_file, resealed(&forged).encode()).unwrap();
     let out = audit_on(&forged_file);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("MISMATCH  unit 17 ("), "{stdout}");
-    drop(workers);
+    c.kill_workers();
 
     // The dashboard's download is the same file, behind the same door.
     let url = format!("{}/api/jobs/{checkers}/certificate", c.dashboard);
@@ -333,15 +335,15 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
     let (status, _, _) = get_bytes(&agent(), &url, &[]);
     assert_eq!(status, 401);
 
-    let tampering = c.files.path().join("tampering");
+    let tampering = c.files().join("tampering");
     std::fs::create_dir(&tampering).unwrap();
     every_tampering_fails(&tampering, &checkers_file);
     every_tampering_fails(&tampering, &reversi_file);
 
     // A stopped coordinator's data dir gives the same file.
-    c.server.take();
+    c.kill();
     for (id, file) in [(&checkers, &checkers_file), (&reversi, &reversi_file)] {
-        let offline = c.files.path().join(format!("{id}-offline.cert"));
+        let offline = c.files().join(format!("{id}-offline.cert"));
         ok(perft_as(
             &c.url,
             &c.reader,
@@ -349,7 +351,7 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
                 "certificate",
                 id,
                 "--data-dir",
-                c.data.path().to_str().unwrap(),
+                c.data().to_str().unwrap(),
                 "--output",
                 offline.to_str().unwrap(),
             ],
@@ -360,7 +362,7 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
 
 #[test]
 fn a_job_that_is_not_done_has_no_certificate() {
-    let mut c = Cluster::start(&["alice"]);
+    let mut c = Certifying::start(&["alice"]);
     let id = ok(perft_as(
         &c.url,
         &c.admin,
@@ -427,11 +429,11 @@ fn a_job_that_is_not_done_has_no_certificate() {
 
     // Offline: refused while the coordinator holds the data dir, and for
     // a job that is not done once it stopped.
-    let data = c.data.path().to_str().unwrap().to_owned();
+    let data = c.data().to_str().unwrap().to_owned();
     let offline = ["certificate", &id, "--data-dir", &data, "--output", "x.cert"];
     let stderr = refused(&perft_as(&c.url, &c.reader, &offline));
     assert!(stderr.contains("in use by another coordinator"), "{stderr}");
-    c.server.take();
+    c.kill();
     std::thread::sleep(Duration::from_millis(100));
     let stderr = refused(&perft_as(&c.url, &c.reader, &offline));
     assert!(stderr.contains("is running, not done"), "{stderr}");
@@ -439,8 +441,8 @@ fn a_job_that_is_not_done_has_no_certificate() {
 
 #[test]
 fn a_job_of_units_is_checked_counted_and_read_back() {
-    let c = Cluster::start(&["alice"]);
-    let _workers = c.run_workers();
+    let mut c = Certifying::start(&["alice"]);
+    c.run_workers();
     let start = GameKind::Checkers.fns().pack_text("").unwrap();
     let per_unit = published(GameKind::Checkers, None, 5);
     let runtime = tokio::runtime::Runtime::new().unwrap();

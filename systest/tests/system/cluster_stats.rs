@@ -3,9 +3,8 @@
 //! coordinator restart, show in `divide` (JSON and CSV); and a worker that
 //! sends kinds the job cannot have is refused whatever it forges.
 
-use crate::common::{
-    Running, ok, perft, published_stats_row, refused, register_worker, serve, worker, worker_client,
-};
+use crate::common::cluster::Cluster;
+use crate::common::{ok, perft, published_stats_row, refused, register_worker, worker_client};
 use perft_core::{GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
@@ -42,36 +41,22 @@ fn counted(report: &serde_json::Value) -> (serde_json::Value, serde_json::Value,
     (report["leaves"].clone(), report["stats"].clone(), divide)
 }
 
-struct Cluster {
-    server: Running,
-    url: String,
-    _workers: Vec<Running>,
-    data: tempfile::TempDir,
+/// The shared cluster with `workers` tokenless workers, `w0`, `w1`, ...
+fn start(workers: usize) -> Cluster {
+    let mut cluster = Cluster::start(&[]);
+    for i in 0..workers {
+        cluster.worker(&format!("w{i}"), &[]);
+    }
+    cluster
 }
 
-impl Cluster {
-    fn start(workers: usize) -> Cluster {
-        let data = tempfile::tempdir().unwrap();
-        let (server, url) = serve(data.path(), &[]);
-        let workers = (0..workers)
-            .map(|i| worker(&url, &format!("w{i}"), &[]))
-            .collect();
-        Cluster {
-            server,
-            url,
-            _workers: workers,
-            data,
-        }
-    }
-
-    fn divide(&self, id: &str, format: &str) -> String {
-        ok(perft(&self.url, &["divide", id, "--format", format]))
-    }
+fn divide(cluster: &Cluster, id: &str, format: &str) -> String {
+    ok(perft(&cluster.url, &["divide", id, "--format", format]))
 }
 
 #[test]
 fn cluster_statistics_equal_local_ones_and_the_published_table() {
-    let mut cluster = Cluster::start(2);
+    let mut cluster = start(2);
     // Checkers perft(12) and Reversi in A124004's convention, against the
     // same counts made by `perft run`.
     for (game, depth, extra) in [
@@ -85,7 +70,7 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
         let mut submit = vec!["--game", game, "--depth", depth, "--stats"];
         submit.extend_from_slice(extra);
         let id = run_job(&cluster.url, &submit);
-        let remote = json(&cluster.divide(&id, "json"));
+        let remote = json(&divide(&cluster, &id, "json"));
         let mut local_args = vec![
             "run", "--game", game, "--depth", depth, "--stats", "--format", "json",
         ];
@@ -97,7 +82,7 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
 
     // Chess perft(7) against the Grand Chess Tree's row, column by column.
     let id = run_job(&cluster.url, &["--game", "chess", "--depth", "7", "--stats"]);
-    let report = json(&cluster.divide(&id, "json"));
+    let report = json(&divide(&cluster, &id, "json"));
     let row: Vec<(&str, String)> = published_stats_row(7)
         .into_iter()
         .map(|(column, value)| (column, value.to_string()))
@@ -106,7 +91,7 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
     for (column, value) in &row[1..] {
         assert_eq!(report["stats"][column], value.as_str(), "{column}");
     }
-    let csv = cluster.divide(&id, "csv");
+    let csv = divide(&cluster, &id, "csv");
     let header = csv.lines().next().unwrap();
     let columns: Vec<&str> = row[1..].iter().map(|&(c, _)| c).collect();
     assert!(header.ends_with(&columns.join(",")), "{header}");
@@ -120,12 +105,10 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
     certificate_holds_the_kinds(&cluster, &id, &row);
 
     // A restart reads the kinds back from the journal.
-    cluster.server.0.kill().unwrap();
-    cluster.server.0.wait().unwrap();
-    let (server, url) = serve(cluster.data.path(), &[]);
-    cluster.server = server;
-    cluster.url = url;
-    let restored = json(&cluster.divide(&id, "json"));
+    cluster.server().0.kill().unwrap();
+    cluster.server().0.wait().unwrap();
+    cluster.restart_elsewhere();
+    let restored = json(&divide(&cluster, &id, "json"));
     assert_eq!(counted(&restored), counted(&report));
 
     // A statistics job needs a ply below its units.
@@ -142,7 +125,7 @@ fn cluster_statistics_equal_local_ones_and_the_published_table() {
 /// Job `id`'s certificate (chess perft(7) by kind) holds `row` as its
 /// total's kinds and audits clean, recounted locally and on the cluster.
 fn certificate_holds_the_kinds(cluster: &Cluster, id: &str, row: &[(&str, String)]) {
-    let path = cluster.data.path().join("stats.cert");
+    let path = cluster.data().join("stats.cert");
     let file = path.to_str().unwrap();
     let out = ok(perft(&cluster.url, &["certificate", id, "--output", file]));
     assert!(out.contains("written to"), "{out}");
@@ -212,8 +195,8 @@ async fn lease_all(workers: &mut Workers, worker_id: &str) -> pb::LeasedJob {
 
 #[tokio::test]
 async fn forged_kinds_are_refused_and_the_true_ones_accepted() {
-    let data = tempfile::tempdir().unwrap();
-    let (_server, url) = serve(data.path(), &[]);
+    let cluster = Cluster::start(&[]);
+    let url = cluster.url.clone();
     let id = ok(perft(
         &url,
         &[

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::cluster::Cluster;
 use crate::common::http::{agent, get, json};
-use crate::common::{Running, divide_lines, ok, perft, serve_with_dashboard, worker};
+use crate::common::{Running, divide_lines, ok, perft};
 
 /// Submits a job to the coordinator at `grpc` and waits until it is done.
 fn run_job(grpc: &str, args: &[&str]) -> String {
@@ -27,11 +28,10 @@ fn cli_divide(grpc: &str, id: &str) -> Vec<(String, String)> {
 
 #[test]
 fn api_reports_jobs_divides_and_workers_and_pages_are_embedded() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let mut c = Cluster::builder().dashboard().start();
+    let (grpc, dashboard) = (c.url.clone(), c.dashboard.clone().unwrap());
     assert!(dashboard.starts_with("http://127.0.0.1:"), "{dashboard}");
-    let grpc = format!("http://{address}");
-    let _worker = worker(&grpc, "w1", &[]);
+    c.worker("w1", &[]);
     let id = run_job(&grpc, &["--game", "checkers", "--depth", "8"]);
     let http = agent();
 
@@ -109,13 +109,12 @@ fn api_reports_jobs_divides_and_workers_and_pages_are_embedded() {
 
 #[test]
 fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
-    let grpc = format!("http://{address}");
+    let mut c = Cluster::builder().dashboard().start();
+    let (grpc, dashboard) = (c.url.clone(), c.dashboard.clone().unwrap());
     // Depth 14 on the one-thread worker: the job runs long enough (about
     // 20 s here) for the chart's samples, a second apart, to show while it
     // runs (depth 13 took 2-3 s, and could end before a second sample).
-    let _worker = worker(&grpc, "live-w1", &[]);
+    c.worker("live-w1", &[]);
     let submitted = ok(perft(&grpc, &["submit", "--game", "reversi", "--depth", "14"]));
     let id = submitted.trim();
     let http = agent();
@@ -172,24 +171,26 @@ fn wait_for_status(http: &ureq::Agent, dashboard: &str, name: &str, status: &str
 
 #[test]
 fn workers_page_tells_lost_workers_from_those_that_left() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, address, dashboard) =
-        serve_with_dashboard(&dir.path().join("data"), &["--lease-seconds", "2"]);
-    let grpc = format!("http://{address}");
+    let mut c = Cluster::builder()
+        .dashboard()
+        .serve_args(&["--lease-seconds", "2"])
+        .start();
+    let dashboard = c.dashboard.clone().unwrap();
     let http = agent();
-    let mut killed = worker(&grpc, "killed-w", &[]);
-    let mut stopped = worker(&grpc, "stopped-w", &[]);
+    let killed = c.worker("killed-w", &[]);
+    let stopped = c.worker("stopped-w", &[]);
     wait_for_status(&http, &dashboard, "killed-w", "active");
     let active = wait_for_status(&http, &dashboard, "stopped-w", "active");
     assert_eq!(active["threads"], 1);
     assert_eq!(active["gone_unix_ms"], serde_json::Value::Null);
 
     // SIGKILL: no goodbye; the lease time passes and it is lost.
-    killed.kill();
+    c.kill_worker(killed);
     let lost = wait_for_status(&http, &dashboard, "killed-w", "lost");
     assert_eq!(lost["last_seen_seconds"], serde_json::Value::Null);
     assert!(lost["gone_unix_ms"].as_u64().is_some(), "{lost}");
     // SIGTERM: it drains, says so, and leaves.
+    let stopped = c.worker_process(stopped);
     let pid = stopped.0.id().to_string();
     assert!(
         Command::new("kill")
@@ -204,26 +205,24 @@ fn workers_page_tells_lost_workers_from_those_that_left() {
 
 #[test]
 fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
     // Verification counts participants: each machine is one.
-    let admin = crate::common::add_participant(&data, dir.path(), "root", "admin");
-    let secret = |name: &str| crate::common::add_participant(&data, dir.path(), name, "worker");
-    let (faulty, good1, good2) = (secret("faulty"), secret("good1"), secret("good2"));
-    let (_server, address, dashboard) = serve_with_dashboard(&data, &[]);
-    let grpc = format!("http://{address}");
+    let mut c = Cluster::builder()
+        .participants(&[
+            ("root", "admin"),
+            ("faulty", "worker"),
+            ("good1", "worker"),
+            ("good2", "worker"),
+        ])
+        .dashboard()
+        .start();
+    let (grpc, dashboard, admin) = (c.url.clone(), c.dashboard.clone().unwrap(), c.secret("root"));
     let bearer = format!("Bearer {}", std::fs::read_to_string(&admin).unwrap().trim());
     let auth = [("Authorization", bearer.as_str())];
     // The test-only fault injector: every third count it sends is wrong.
-    let _faulty = crate::common::worker_with(
-        &grpc,
-        "faulty",
-        &["--token-file", faulty.to_str().unwrap()],
-        |worker| {
-            worker.env("PERFT_FAULT_EVERY", "3");
-        },
-    );
-    let _good1 = crate::common::worker_as(&grpc, "good1", &good1, &[]);
+    c.worker_with("faulty", Some("faulty"), &[], |worker| {
+        worker.env("PERFT_FAULT_EVERY", "3");
+    });
+    c.worker_as("good1", "good1", &[]);
     let submit = [
         "submit",
         "--game",
@@ -250,7 +249,7 @@ fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
         assert!(Instant::now() < deadline, "six units decided in time");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _good2 = crate::common::worker_as(&grpc, "good2", &good2, &[]);
+    c.worker_as("good2", "good2", &[]);
     ok(crate::common::perft_as(&grpc, &admin, &["watch", &id]));
 
     let detail = json(&get(&http, &url, &auth).1);
@@ -342,9 +341,9 @@ fn headless_chromium_shows_the_divide_table_that_perft_divide_gives() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let (_server, address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
-    let grpc = format!("http://{address}");
-    let _worker = worker(&grpc, "browser-w1", &[]);
+    let mut c = Cluster::builder().dashboard().start();
+    let (grpc, dashboard) = (c.url.clone(), c.dashboard.clone().unwrap());
+    c.worker("browser-w1", &[]);
     let id = run_job(&grpc, &["--game", "checkers", "--depth", "8"]);
     let url = format!("{dashboard}/jobs/{id}");
 

@@ -2,11 +2,10 @@
 //! TLS, and hostile URLs and addresses, against real `perft serve`
 //! processes on loopback.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::cluster::Cluster;
 use crate::common::http::{agent, get, json, tls_agent};
-use crate::common::serve_with_dashboard;
 
 /// Asserts a refusal: the status and a single line naming the problem.
 fn refused(http: &ureq::Agent, url: &str, status: u16, words: &str) {
@@ -18,8 +17,8 @@ fn refused(http: &ureq::Agent, url: &str, status: u16, words: &str) {
 
 #[test]
 fn hostile_urls_get_one_line_refusals() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(&dir.path().join("data"), &[]);
+    let c = Cluster::builder().dashboard().start();
+    let dashboard = c.dashboard.clone().unwrap();
     let http = agent();
     refused(
         &http,
@@ -133,10 +132,11 @@ fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, "dash-s3cret-77\n").unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(
-        &dir.path().join("data"),
-        &["--token-file", token_file.to_str().unwrap()],
-    );
+    let c = Cluster::builder()
+        .dashboard()
+        .serve_args(&["--token-file", token_file.to_str().unwrap()])
+        .start();
+    let dashboard = c.dashboard.clone().unwrap();
     let http = agent();
     for path in [
         "/",
@@ -213,32 +213,17 @@ fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
     );
 }
 
-/// A self-signed certificate for 127.0.0.1 written as PEM files in `dir`.
-fn certificate(dir: &Path) -> (PathBuf, PathBuf, String) {
-    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
-    let (cert_pem, key_pem) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert_pem, cert.cert.pem()).unwrap();
-    std::fs::write(&key_pem, cert.signing_key.serialize_pem()).unwrap();
-    (cert_pem, key_pem, cert.cert.pem())
-}
-
 #[test]
 fn with_tls_the_dashboard_speaks_only_https() {
     let dir = tempfile::tempdir().unwrap();
-    let (cert, key, ca) = certificate(dir.path());
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, "tls-token-9").unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(
-        &dir.path().join("data"),
-        &[
-            "--tls-cert",
-            cert.to_str().unwrap(),
-            "--tls-key",
-            key.to_str().unwrap(),
-            "--token-file",
-            token_file.to_str().unwrap(),
-        ],
-    );
+    let c = Cluster::builder()
+        .tls()
+        .dashboard()
+        .serve_args(&["--token-file", token_file.to_str().unwrap()])
+        .start();
+    let (dashboard, ca) = (c.dashboard.clone().unwrap(), c.tls().ca_pem.clone());
     assert!(dashboard.starts_with("https://127.0.0.1:"), "{dashboard}");
     let https = tls_agent(ca.as_bytes());
     let (status, body) = get(
@@ -263,8 +248,8 @@ fn with_tls_the_dashboard_speaks_only_https() {
 /// sent half a request head and then nothing (a slow-loris).
 fn slow_loris_closed_after(extra: &[&str]) -> u64 {
     use std::io::{Read, Write};
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, _address, dashboard) = serve_with_dashboard(&dir.path().join("data"), extra);
+    let c = Cluster::builder().dashboard().serve_args(extra).start();
+    let dashboard = c.dashboard.clone().unwrap();
     let address = dashboard.strip_prefix("http://").unwrap();
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();

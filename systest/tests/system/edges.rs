@@ -5,12 +5,13 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, worker, worker_with};
+use crate::common::cluster::Cluster;
+use crate::common::{PERFT, ok, perft, refused, try_serve, try_serve_with, worker_with};
 
 #[test]
 fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
-    let data = tempfile::tempdir().unwrap();
-    let (_server, url) = serve(data.path(), &[]);
+    let c = Cluster::start(&[]);
+    let url = c.url.clone();
     let full = || std::fs::File::create("/dev/full").unwrap();
     let submitted = Command::new(PERFT)
         .args([
@@ -153,8 +154,8 @@ fn bad_tls_certificates_name_their_cause() {
 
 #[test]
 fn watch_follows_a_job_across_a_coordinator_restart() {
-    let data = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve(data.path(), &["--lease-seconds", "2"]);
+    let mut c = Cluster::start(&["--lease-seconds", "2"]);
+    let url = c.url.clone();
     let job = ok(perft(
         &url,
         &[
@@ -175,11 +176,10 @@ fn watch_follows_a_job_across_a_coordinator_restart() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_secs(1));
-    server.kill();
+    c.kill();
     std::thread::sleep(Duration::from_secs(1));
-    let address = url.strip_prefix("http://").unwrap();
-    let (_server, _) = try_serve(address, data.path(), &["--lease-seconds", "2"], "error").expect("restarts");
-    let _worker = worker(&url, "after-restart", &[]);
+    c.restart();
+    c.worker("after-restart", &[]);
     let out = watch.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

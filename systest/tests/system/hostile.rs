@@ -4,9 +4,8 @@
 //! message (or harmlessly accepted); afterwards the coordinator still
 //! serves, and a real job counted by a real worker is exact.
 
-use crate::common::{
-    add_participant, client_config_as, ok, perft, perft_as, register_worker, serve, worker_as,
-};
+use crate::common::cluster::Cluster;
+use crate::common::{client_config_as, ok, perft, perft_as, register_worker};
 use perft_core::{GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
@@ -186,13 +185,17 @@ async fn hostile_protocol_headers(url: &str) {
 
 #[test]
 fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
-    let data = tempfile::tempdir().unwrap();
-    let keys = tempfile::tempdir().unwrap();
-    let admin = add_participant(data.path(), keys.path(), "root", "admin");
-    let liar_secret = add_participant(data.path(), keys.path(), "liar", "worker");
-    let bystander_secret = add_participant(data.path(), keys.path(), "bystander", "worker");
-    let honest = add_participant(data.path(), keys.path(), "honest", "worker");
-    let (mut server, url) = serve(data.path(), &["--lease-seconds", "2", "--max-units", "20000"]);
+    let mut c = Cluster::builder()
+        .participants(&[
+            ("root", "admin"),
+            ("liar", "worker"),
+            ("bystander", "worker"),
+            ("honest", "worker"),
+        ])
+        .serve_args(&["--lease-seconds", "2", "--max-units", "20000"])
+        .start();
+    let url = c.url.clone();
+    let (admin, liar_secret, bystander_secret) = (c.secret("root"), c.secret("liar"), c.secret("bystander"));
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let job = runtime.block_on(async {
         hostile_protocol_headers(&url).await;
@@ -607,7 +610,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
 
     // Still serving; a real worker finishes the job exactly.
     assert_eq!(ok(perft(&url, &["health"])).trim(), "serving");
-    let _worker = worker_as(&url, "honest", &honest, &[]);
+    c.worker_as("honest", "honest", &[]);
     ok(perft_as(&url, &admin, &["watch", &job]));
     let divide: serde_json::Value =
         serde_json::from_str(&ok(perft_as(&url, &admin, &["divide", &job, "--format", "json"]))).unwrap();
@@ -640,7 +643,7 @@ fn hostile_requests_are_refused_and_a_real_job_stays_exact() {
     );
     // The coordinator process is alive: it never crashed.
     assert!(
-        server.0.try_wait().unwrap().is_none(),
+        c.server().0.try_wait().unwrap().is_none(),
         "the coordinator still runs"
     );
 }

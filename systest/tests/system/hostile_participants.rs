@@ -6,14 +6,13 @@
 //! letting its leases lapse again and again, and a worker cannot park the
 //! units it holds behind reports that carry no new count.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::common::{
-    Running, add_participant, ok, perft_as, register_worker, serve, wait_for, worker_as, worker_client_as,
-};
+use crate::common::cluster::Cluster;
+use crate::common::{ok, register_worker, wait_for, worker_client_as};
 use perft_core::{Checkers, Game, GameKind, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
@@ -22,58 +21,61 @@ use tonic::{Code, Status};
 
 type Workers = WorkerServiceClient<AuthChannel>;
 
-/// A coordinator started with `extra`, an admin participant and worker
-/// participants named `workers`.
-struct Cluster {
-    server: Running,
-    url: String,
-    admin: PathBuf,
-    secrets: Vec<PathBuf>,
-    _dirs: (tempfile::TempDir, tempfile::TempDir),
+/// The shared cluster started with `extra`, an admin participant `root`
+/// and worker participants named `workers`; this file's verbs run as the
+/// admin.
+struct Hostile {
+    cluster: Cluster,
+    workers: Vec<String>,
 }
 
-impl Cluster {
-    fn start(workers: &[&str], extra: &[&str]) -> Cluster {
-        let data = tempfile::tempdir().unwrap();
-        let keys = tempfile::tempdir().unwrap();
-        let admin = add_participant(data.path(), keys.path(), "root", "admin");
-        let secrets = workers
-            .iter()
-            .map(|name| add_participant(data.path(), keys.path(), name, "worker"))
-            .collect();
-        let (server, url) = serve(data.path(), extra);
-        Cluster {
-            server,
-            url,
-            admin,
-            secrets,
-            _dirs: (data, keys),
+impl std::ops::Deref for Hostile {
+    type Target = Cluster;
+    fn deref(&self) -> &Cluster {
+        &self.cluster
+    }
+}
+
+impl std::ops::DerefMut for Hostile {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.cluster
+    }
+}
+
+impl Hostile {
+    fn start(workers: &[&str], extra: &[&str]) -> Hostile {
+        let roles: Vec<(&str, &str)> = workers.iter().map(|name| (*name, "worker")).collect();
+        let cluster = Cluster::builder()
+            .participant("root", "admin")
+            .participants(&roles)
+            .serve_args(extra)
+            .start();
+        Hostile {
+            cluster,
+            workers: workers.iter().map(|name| (*name).to_owned()).collect(),
         }
     }
 
-    fn secret(&self, i: usize) -> &Path {
-        &self.secrets[i]
+    /// The secret file of worker participant `i`.
+    fn worker_secret(&self, i: usize) -> PathBuf {
+        self.secret(&self.workers[i])
     }
 
     /// Submits a checkers job with `args` after the game; returns its id.
     fn submit_checkers(&self, args: &[&str]) -> String {
         let mut all = vec!["submit", "--game", "checkers"];
         all.extend_from_slice(args);
-        ok(perft_as(&self.url, &self.admin, &all)).trim().to_owned()
+        ok(self.perft_as("root", &all)).trim().to_owned()
     }
 
     fn status(&self, job: &str) -> JobStatus {
-        JobStatus::parse(&ok(perft_as(&self.url, &self.admin, &["status", job])))
+        JobStatus::parse(&ok(self.perft_as("root", &["status", job])))
     }
 
     /// The job's total leaves, from its divide table.
     fn leaves(&self, job: &str) -> String {
-        let divide: serde_json::Value = serde_json::from_str(&ok(perft_as(
-            &self.url,
-            &self.admin,
-            &["divide", job, "--format", "json"],
-        )))
-        .unwrap();
+        let divide: serde_json::Value =
+            serde_json::from_str(&ok(self.perft_as("root", &["divide", job, "--format", "json"]))).unwrap();
         divide["leaves"]
             .as_str()
             .expect("leaves as a decimal string")
@@ -81,18 +83,7 @@ impl Cluster {
     }
 
     fn participant(&self, name: &str) -> serde_json::Value {
-        let text = ok(perft_as(
-            &self.url,
-            &self.admin,
-            &["participant", "list", "--format", "json"],
-        ));
-        let all: serde_json::Value = serde_json::from_str(&text).unwrap();
-        all.as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == name)
-            .unwrap_or_else(|| panic!("no participant {name} in {text}"))
-            .clone()
+        self.participant_row("root", name)
     }
 
     /// Waits up to `limit` for `job` to be done; its last status.
@@ -313,9 +304,9 @@ async fn replay_once(
 #[test]
 fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     let start = Instant::now();
-    let c = Cluster::start(&["evil", "honest", "honest2"], &["--quarantine-after", "1"]);
+    let mut c = Hostile::start(&["evil", "honest", "honest2"], &["--quarantine-after", "1"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let mut evil = runtime.block_on(worker_client_as(&c.url, c.secret(0)));
+    let mut evil = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(0)));
     let mut session = runtime.block_on(register_worker(&mut evil, "evil-1"));
 
     // A plain job, every unit counted by `evil` alone as 1 leaf.
@@ -349,7 +340,7 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     let lies = report_of(&session, &verified, |u| true_count(u).leaves + 1);
     let reply = runtime.block_on(send(&mut evil, lies)).unwrap();
     assert_eq!(u64::from(reply.accepted), verified_units, "{reply:?}");
-    let mut honest = worker_as(&c.url, "honest-1", c.secret(1), &[]);
+    let honest = c.worker_as("honest-1", "honest", &[]);
     assert!(
         wait_for(Duration::from_secs(30), || {
             figure(&c.participant("honest"), "units") == verified_units
@@ -357,7 +348,7 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
         "the honest worker counts every unit of the verified job: {}",
         c.participant("honest")
     );
-    honest.kill();
+    c.kill_worker(honest);
     assert_eq!(
         c.status(&second).done,
         0,
@@ -368,7 +359,7 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
         0,
         "nothing decided against evil yet"
     );
-    let mut honest2 = runtime.block_on(worker_client_as(&c.url, c.secret(2)));
+    let mut honest2 = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(2)));
     let honest2_session = runtime.block_on(register_worker(&mut honest2, "honest2-1"));
     let third = runtime
         .block_on(lease_all(&mut honest2, &honest2_session))
@@ -424,7 +415,7 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     );
     // An honest worker counts the job, evil replaying all the while.
     let counting = Instant::now();
-    let _honest = worker_as(&c.url, "honest-2", c.secret(1), &[]);
+    c.worker_as("honest-2", "honest", &[]);
     let mut status = c.status(&first);
     while status.state != "done" && counting.elapsed() < Duration::from_secs(40) {
         round += 1;
@@ -468,7 +459,7 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
     const ROUNDS: u32 = 10;
     const LAPSE_LIMIT: u32 = 3;
     let start = Instant::now();
-    let c = Cluster::start(
+    let mut c = Hostile::start(
         &["lapser", "honest"],
         &[
             "--lease-seconds",
@@ -482,7 +473,7 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
     let job = c.submit_checkers(&["--depth", "5"]);
     let units = c.status(&job).total;
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let mut lapser = runtime.block_on(worker_client_as(&c.url, c.secret(0)));
+    let mut lapser = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(0)));
     let mut leased_rounds = 0;
     for round in 1..=ROUNDS {
         let status = c.status(&job);
@@ -552,7 +543,7 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
     assert!(figure(&record, "lapses") > 0, "{record}");
     assert_eq!(record["suspended"], true, "{record}");
     let honest_start = Instant::now();
-    let _honest = worker_as(&c.url, "honest-1", c.secret(1), &[]);
+    c.worker_as("honest-1", "honest", &[]);
     let status = c.wait_done(&job, Duration::from_secs(40));
     eprintln!(
         "{:.2} s: {leased_rounds} rounds leased; the honest worker finished in {:.2} s: {status:?}",
@@ -587,11 +578,11 @@ struct Parked {
 fn units_cannot_be_parked_behind_stale_reports() {
     const PROGRESS_SECONDS: u64 = 3;
     let start = Instant::now();
-    let mut c = Cluster::start(&["parker", "honest"], &["--progress-seconds", "3"]);
+    let mut c = Hostile::start(&["parker", "honest"], &["--progress-seconds", "3"]);
     let job = c.submit_checkers(&["--depth", "6"]);
     let units = c.status(&job).total;
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let mut parker = runtime.block_on(worker_client_as(&c.url, c.secret(0)));
+    let mut parker = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(0)));
     let session = runtime.block_on(register_worker(&mut parker, "parker-1"));
     let held = runtime.block_on(lease_all(&mut parker, &session)).unwrap();
     let took = Instant::now();
@@ -666,7 +657,7 @@ fn units_cannot_be_parked_behind_stale_reports() {
     };
     std::thread::sleep(Duration::from_secs(1).saturating_sub(took.elapsed()));
     let honest_start = Instant::now();
-    let _honest = worker_as(&c.url, "honest-1", c.secret(1), &[]);
+    c.worker_as("honest-1", "honest", &[]);
     let mut first_lapse = None;
     let mut status = c.status(&job);
     while status.state != "done"
@@ -712,7 +703,7 @@ fn units_cannot_be_parked_behind_stale_reports() {
     assert_eq!(status.done, units);
     assert_eq!(c.leaves(&job), checkers_total(6));
     assert!(
-        c.server.0.try_wait().unwrap().is_none(),
+        c.server().0.try_wait().unwrap().is_none(),
         "the coordinator still runs"
     );
 }

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::cluster::Cluster;
 use crate::common::{PERFT, Running, ok, perft, serve, worker};
 
 fn size(path: &Path) -> Option<u64> {
@@ -162,10 +163,9 @@ fn a_clean_stop_leaves_an_empty_log_and_every_job_in_the_database() {
 /// in the log, then `damage` to the log: the restart refuses (exit 1, one
 /// line), or starts with every acknowledged job as it was.
 fn crash_then(damage: impl FnOnce(&Path)) {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let (mut server, url) = serve(&data, &[]);
-    let _worker = worker(&url, "w1", &[]);
+    let mut c = Cluster::start(&[]);
+    let (url, data) = (c.url.clone(), c.data().to_owned());
+    c.worker("w1", &[]);
     let first = submit(&url, "7", "3");
     ok(perft(&url, &["watch", &first]));
     let second = submit(&url, "13", "6");
@@ -177,14 +177,14 @@ fn crash_then(damage: impl FnOnce(&Path)) {
     // Acknowledged: read back after they were durable.
     let third = submit(&url, "9", "4");
     let counted = progress(&url, &second).0;
-    server.kill();
+    c.kill();
     eprintln!(
         "after SIGKILL: database {:?} bytes, log {:?} bytes",
         size(&data.join("journal.sqlite")),
         size(&wal(&data))
     );
     damage(&data);
-    match start(&data, &[], &dir.path().join("restart.log")) {
+    match start(&data, &[], &c.files().join("restart.log")) {
         Start::Refused { code, stderr } => {
             eprintln!("refused: {stderr}");
             assert_refused(code, &stderr, "lost committed work");

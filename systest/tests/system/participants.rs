@@ -9,45 +9,53 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::common::{add_participant, ok, perft_as, serve, wait_for, worker_as, worker_client_as};
+use crate::common::cluster::Cluster;
+use crate::common::{ok, perft_as, wait_for, worker_client_as};
 use perft_core::{Game, GameKind, GameVisitor, Leaves};
 use perft_proto as pb;
 
-/// A coordinator with an admin and the given worker participants; returns
-/// it, its URL, the admin's secret file and each worker's.
-struct Cluster {
-    _server: crate::common::Running,
-    url: String,
+/// The shared cluster with an admin `root` and the given worker
+/// participants; the admin's secret file and each worker's.
+struct Participants {
+    cluster: Cluster,
     admin: PathBuf,
     secrets: Vec<PathBuf>,
-    _dirs: (tempfile::TempDir, tempfile::TempDir),
 }
 
-fn cluster(workers: &[&str], extra: &[&str]) -> Cluster {
-    let data = tempfile::tempdir().unwrap();
-    let keys = tempfile::tempdir().unwrap();
-    let admin = add_participant(data.path(), keys.path(), "root", "admin");
-    let secrets = workers
-        .iter()
-        .map(|name| add_participant(data.path(), keys.path(), name, "worker"))
-        .collect();
-    let (server, url) = serve(data.path(), extra);
-    Cluster {
-        _server: server,
-        url,
-        admin,
-        secrets,
-        _dirs: (data, keys),
+impl std::ops::Deref for Participants {
+    type Target = Cluster;
+    fn deref(&self) -> &Cluster {
+        &self.cluster
     }
 }
 
-fn submit(cluster: &Cluster, args: &[&str]) -> String {
+impl std::ops::DerefMut for Participants {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.cluster
+    }
+}
+
+fn cluster(workers: &[&str], extra: &[&str]) -> Participants {
+    let roles: Vec<(&str, &str)> = workers.iter().map(|name| (*name, "worker")).collect();
+    let cluster = Cluster::builder()
+        .participant("root", "admin")
+        .participants(&roles)
+        .serve_args(extra)
+        .start();
+    Participants {
+        admin: cluster.secret("root"),
+        secrets: workers.iter().map(|name| cluster.secret(name)).collect(),
+        cluster,
+    }
+}
+
+fn submit(cluster: &Participants, args: &[&str]) -> String {
     let mut all = vec!["submit"];
     all.extend_from_slice(args);
     ok(perft_as(&cluster.url, &cluster.admin, &all)).trim().to_owned()
 }
 
-fn job(cluster: &Cluster, id: &str) -> serde_json::Value {
+fn job(cluster: &Participants, id: &str) -> serde_json::Value {
     serde_json::from_str(&ok(perft_as(
         &cluster.url,
         &cluster.admin,
@@ -56,7 +64,7 @@ fn job(cluster: &Cluster, id: &str) -> serde_json::Value {
     .unwrap()
 }
 
-fn units_done(cluster: &Cluster, id: &str) -> (u64, u64) {
+fn units_done(cluster: &Participants, id: &str) -> (u64, u64) {
     let text = ok(perft_as(&cluster.url, &cluster.admin, &["status", id]));
     let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
     let (done, rest) = units.split_once('/').unwrap();
@@ -66,7 +74,7 @@ fn units_done(cluster: &Cluster, id: &str) -> (u64, u64) {
     )
 }
 
-fn participants(cluster: &Cluster) -> Vec<serde_json::Value> {
+fn participants(cluster: &Participants) -> Vec<serde_json::Value> {
     let text = ok(perft_as(
         &cluster.url,
         &cluster.admin,
@@ -79,7 +87,7 @@ fn participants(cluster: &Cluster) -> Vec<serde_json::Value> {
         .clone()
 }
 
-fn participant(cluster: &Cluster, name: &str) -> serde_json::Value {
+fn participant(cluster: &Participants, name: &str) -> serde_json::Value {
     participants(cluster)
         .into_iter()
         .find(|p| p["name"] == name)
@@ -98,7 +106,7 @@ fn checkers_total(depth: u32) -> String {
 
 #[test]
 fn two_machines_of_one_participant_never_verify_and_two_participants_do() {
-    let c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
+    let mut c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
     let id = submit(
         &c,
         &[
@@ -111,13 +119,13 @@ fn two_machines_of_one_participant_never_verify_and_two_participants_do() {
             "--verify",
         ],
     );
-    let _a1 = worker_as(&c.url, "alice-1", &c.secrets[0], &[]);
-    let _a2 = worker_as(&c.url, "alice-2", &c.secrets[0], &[]);
+    c.worker_as("alice-1", "alice", &[]);
+    c.worker_as("alice-2", "alice", &[]);
     std::thread::sleep(Duration::from_secs(4));
     let (done, total) = units_done(&c, &id);
     assert_eq!(done, 0, "two machines of one participant decided units");
     assert!(total > 0);
-    let _b = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    c.worker_as("bob-1", "bob", &[]);
     ok(perft_as(&c.url, &c.admin, &["watch", &id]));
     let report = job(&c, &id);
     assert_eq!(report["leaves"], checkers_total(9));
@@ -209,7 +217,7 @@ async fn register(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_owner() {
-    let c = cluster(&["evil", "bob", "carol"], &["--lease-seconds", "30"]);
+    let mut c = cluster(&["evil", "bob", "carol"], &["--lease-seconds", "30"]);
     let id = submit(
         &c,
         &[
@@ -237,8 +245,8 @@ async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_own
         "a forged count decided a unit"
     );
     // Two honest participants out-vote it.
-    let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
-    let _carol = worker_as(&c.url, "carol-1", &c.secrets[2], &[]);
+    c.worker_as("bob-1", "bob", &[]);
+    c.worker_as("carol-1", "carol", &[]);
     ok(perft_as(&c.url, &c.admin, &["watch", &id]));
     assert_eq!(job(&c, &id)["leaves"], checkers_total(6));
     let evil_credit = participant(&c, "evil");
@@ -287,7 +295,7 @@ async fn a_session_id_authorises_nothing_for_another_credential() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn units_held_without_progress_go_back_to_the_queue() {
-    let c = cluster(
+    let mut c = cluster(
         &["squatter", "bob"],
         &["--lease-seconds", "30", "--progress-seconds", "3"],
     );
@@ -321,7 +329,7 @@ async fn units_held_without_progress_go_back_to_the_queue() {
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
     });
-    let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    c.worker_as("bob-1", "bob", &[]);
     let url = c.url.clone();
     let admin = c.admin.clone();
     tokio::task::spawn_blocking(move || ok(perft_as(&url, &admin, &["watch", &id])))
@@ -353,9 +361,9 @@ fn exits_within(worker: &mut crate::common::Running, limit: Duration) -> bool {
 
 #[test]
 fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
-    let c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
+    let mut c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
     let id = submit(&c, &["--game", "checkers", "--depth", "11", "--split-depth", "5"]);
-    let mut alice = worker_as(&c.url, "alice-1", &c.secrets[0], &[]);
+    let alice = c.worker_as("alice-1", "alice", &[]);
     assert!(
         wait_for(Duration::from_secs(60), || units_done(&c, &id).0 >= 20),
         "alice decides some units"
@@ -367,7 +375,7 @@ fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
     ));
     assert!(revoked.contains("revoked"), "{revoked}");
     assert!(
-        exits_within(&mut alice, Duration::from_secs(3)),
+        exits_within(c.worker_process(alice), Duration::from_secs(3)),
         "one heartbeat is 1 s"
     );
     let alice_units: u64 = participant(&c, "alice")["units"]
@@ -376,7 +384,7 @@ fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
         .parse()
         .unwrap();
     assert_eq!(units_done(&c, &id).0, 0, "every unit alice decided is open again");
-    let _bob = worker_as(&c.url, "bob-1", &c.secrets[1], &[]);
+    c.worker_as("bob-1", "bob", &[]);
     ok(perft_as(&c.url, &c.admin, &["watch", &id]));
     assert_eq!(job(&c, &id)["leaves"], checkers_total(11));
     let (_, total) = units_done(&c, &id);
@@ -441,7 +449,7 @@ async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
     assert_eq!(participant(&c, "root")["revoked"], false);
 
     // With two more admins, root may go.
-    let keys = c._dirs.1.path();
+    let keys = c.files();
     let [carol, dave] = ["carol", "dave"].map(|name| {
         let file = keys.join(format!("{name}.secret"));
         ok(perft_as(
@@ -506,13 +514,13 @@ type Arrival = (std::time::Instant, Option<Result<i32, tonic::Status>>);
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revoked_reader_stops_seeing_the_job_at_its_next_update() {
     use crate::common::http::{agent, get};
-    let data = tempfile::tempdir().unwrap();
-    let keys = tempfile::tempdir().unwrap();
-    let admin = add_participant(data.path(), keys.path(), "root", "admin");
-    let reader = add_participant(data.path(), keys.path(), "rita", "reader");
-    let worker = add_participant(data.path(), keys.path(), "alice", "worker");
-    let (_server, address, dashboard) = crate::common::serve_with_dashboard(data.path(), &[]);
-    let url = format!("http://{address}");
+    let mut c = Cluster::builder()
+        .participants(&[("root", "admin"), ("rita", "reader"), ("alice", "worker")])
+        .dashboard()
+        .start();
+    let (admin, reader) = (c.secret("root"), c.secret("rita"));
+    let dashboard = c.dashboard.clone().unwrap();
+    let url = c.url.clone();
     let id = ok(perft_as(
         &url,
         &admin,
@@ -528,7 +536,7 @@ async fn a_revoked_reader_stops_seeing_the_job_at_its_next_update() {
     ))
     .trim()
     .to_owned();
-    let _alice = worker_as(&url, "alice-1", &worker, &[]);
+    c.worker_as("alice-1", "alice", &[]);
 
     // Rita watches it on gRPC; every message is stamped as it arrives.
     let config = crate::common::client_config_as(&url, &reader);

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common::cluster::Cluster;
 use crate::common::{PERFT, Running, refused, try_serve};
 use perft_proto as pb;
 use perft_proto::perft_service_client::PerftServiceClient;
@@ -135,9 +136,8 @@ fn tls_and_token_guard_every_call() {
 
 #[test]
 fn limits_refuse_oversized_requests() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, address) = serve(dir.path(), &["--max-units", "100"]);
-    let url = format!("http://{address}");
+    let c = Cluster::start(&["--max-units", "100"]);
+    let url = c.url.clone();
     let too_many = refused(&perft(&[
         "submit",
         "--coordinator",
@@ -242,9 +242,8 @@ fn wrong_protocol(status: &tonic::Status) {
 
 #[test]
 fn callers_of_another_protocol_are_refused_with_the_version() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, address) = serve(dir.path(), &[]);
-    let url = format!("http://{address}");
+    let c = Cluster::start(&[]);
+    let url = c.url.clone();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let channel = crate::common::client_config(&url)

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{ok, perft, refused, serve, try_serve_with, worker};
+use crate::common::cluster::Cluster;
+use crate::common::{ok, perft, refused, try_serve_with};
 
 /// Bytes of the journal on disk: the database and its write-ahead log.
 fn journal_bytes(data: &Path) -> u64 {
@@ -28,9 +29,8 @@ fn status_line(url: &str, job: &str, label: &str) -> String {
 
 #[test]
 fn a_cancelled_big_plan_gives_its_space_back_and_delete_removes_a_job() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let (server, url) = serve(&data, &[]);
+    let mut c = Cluster::start(&[]);
+    let (url, data) = (c.url.clone(), c.data().to_owned());
     let empty = journal_bytes(&data);
     let job = ok(perft(
         &url,
@@ -57,7 +57,7 @@ fn a_cancelled_big_plan_gives_its_space_back_and_delete_removes_a_job() {
     assert!(planned > empty + units * 20, "{planned} bytes for {units} units");
     // A worker counts some units first, so the cancelled job has counts
     // whose sum must survive its plan.
-    let mut counting = worker(&url, "w1", &[]);
+    let counting = c.worker("w1", &[]);
     let deadline = Instant::now() + Duration::from_secs(60);
     while status_line(&url, &job, "units:").starts_with("0/") {
         assert!(Instant::now() < deadline, "the worker counted nothing");
@@ -65,7 +65,7 @@ fn a_cancelled_big_plan_gives_its_space_back_and_delete_removes_a_job() {
     }
     ok(perft(&url, &["cancel", &job]));
     let cancelled = Instant::now();
-    counting.kill();
+    c.kill_worker(counting);
     let divide = ok(perft(&url, &["divide", &job, "--format", "json"]));
     assert!(!divide.contains(r#""leaves":"0","full"#), "{divide}");
     let given_back = loop {
@@ -108,8 +108,8 @@ fn a_cancelled_big_plan_gives_its_space_back_and_delete_removes_a_job() {
     // keeps its divide without its plan.
     ok(perft(&url, &["cancel", &open]));
     let open_divide = ok(perft(&url, &["divide", &open, "--format", "json"]));
-    drop(server);
-    let (_server, url) = serve(&data, &[]);
+    c.restart_elsewhere();
+    let url = c.url.clone();
     let list = ok(perft(&url, &["list"]));
     assert!(!list.contains(&job), "{list}");
     assert!(list.contains(&open), "{list}");

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use crate::common::{add_participant, perft_as, serve, worker_as};
+use crate::common::cluster::Cluster;
+use crate::common::perft_as;
 
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,12 +26,11 @@ fn rows(stdout: &[u8]) -> Vec<String> {
 
 #[test]
 fn a_suite_on_the_cluster_equals_the_local_table_and_mismatches_exit_1() {
-    let data_dir = tempfile::tempdir().unwrap();
-    let secrets = tempfile::tempdir().unwrap();
-    let submitter = add_participant(data_dir.path(), secrets.path(), "author", "submitter");
-    let worker_secret = add_participant(data_dir.path(), secrets.path(), "box", "worker");
-    let (_server, url) = serve(data_dir.path(), &[]);
-    let _worker = worker_as(&url, "box-1", &worker_secret, &[]);
+    let mut c = Cluster::builder()
+        .participants(&[("author", "submitter"), ("box", "worker")])
+        .start();
+    let (url, submitter, worker_secret) = (c.url.clone(), c.secret("author"), c.secret("box"));
+    c.worker_as("box-1", "box", &[]);
 
     for (game, file, depth) in [
         ("checkers", "checkers-suite.epd", "6"),
@@ -71,7 +71,7 @@ fn a_suite_on_the_cluster_equals_the_local_table_and_mismatches_exit_1() {
         assert!(rows(&cluster.stdout).last().unwrap().ends_with(", 0 mismatches"));
     }
 
-    let wrong = secrets.path().join("wrong.epd");
+    let wrong = c.files().join("wrong.epd");
     std::fs::write(
         &wrong,
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401\n",

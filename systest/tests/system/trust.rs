@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::common::{PERFT, ok, perft, refused, serve, try_serve, try_serve_with, wait_for, worker};
+use crate::common::cluster::Cluster;
+use crate::common::{PERFT, ok, perft, refused, try_serve_with, wait_for, worker};
 use perft_core::GameKind;
 
 /// `perft status` as (state, units done, units total).
@@ -55,12 +56,11 @@ pub(crate) fn assert_published_checkers(url: &str, job: &str, depth: u32) {
 
 #[test]
 fn one_participant_restarted_under_its_name_never_verifies_itself() {
-    let data = tempfile::tempdir().unwrap();
-    let keys = tempfile::tempdir().unwrap();
-    let admin = crate::common::add_participant(data.path(), keys.path(), "root", "admin");
-    let a = crate::common::add_participant(data.path(), keys.path(), "owner-a", "worker");
-    let b = crate::common::add_participant(data.path(), keys.path(), "owner-b", "worker");
-    let (_server, url) = serve(data.path(), &["--lease-seconds", "2"]);
+    let mut c = Cluster::builder()
+        .participants(&[("root", "admin"), ("owner-a", "worker"), ("owner-b", "worker")])
+        .serve_args(&["--lease-seconds", "2"])
+        .start();
+    let (url, admin) = (c.url.clone(), c.secret("root"));
     let job = ok(crate::common::perft_as(
         &url,
         &admin,
@@ -86,15 +86,15 @@ fn one_participant_restarted_under_its_name_never_verifies_itself() {
             .to_owned();
         units.split_once('/').unwrap().0.parse::<u64>().unwrap()
     };
-    let mut first = crate::common::worker_as(&url, "machine-a", &a, &[]);
+    let first = c.worker_as("machine-a", "owner-a", &[]);
     std::thread::sleep(Duration::from_secs(3));
-    first.kill();
+    c.kill_worker(first);
     // The same owner again, on a new session and another machine name.
-    let _again = crate::common::worker_as(&url, "machine-a2", &a, &[]);
+    c.worker_as("machine-a2", "owner-a", &[]);
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(units_done(), 0, "no unit decided by one participant");
     // A second participant joins: every unit gets its second vote.
-    let _second = crate::common::worker_as(&url, "machine-b", &b, &[]);
+    c.worker_as("machine-b", "owner-b", &[]);
     ok(crate::common::perft_as(&url, &admin, &["watch", &job]));
     let divide: serde_json::Value = serde_json::from_str(&ok(crate::common::perft_as(
         &url,
@@ -162,30 +162,27 @@ fn a_failing_journal_loses_no_acknowledged_count() {
 
 #[test]
 fn a_cancel_survives_a_sigkill_right_after_it() {
-    let data = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve(data.path(), &[]);
+    let mut c = Cluster::start(&[]);
+    let url = c.url.clone();
     let job = submit(
         &url,
         &["--game", "checkers", "--depth", "12", "--split-depth", "4"],
     );
     ok(perft(&url, &["cancel", &job]));
-    server.kill();
-    let address = url.strip_prefix("http://").unwrap();
-    let (_server, _) = try_serve(address, data.path(), &[], "error").expect("restarts");
+    c.restart();
     assert_eq!(status(&url, &job).0, "cancelled");
 }
 
 #[test]
 fn a_second_coordinator_on_one_data_dir_is_refused() {
-    let data = tempfile::tempdir().unwrap();
-    let (_server, _url) = serve(data.path(), &[]);
+    let c = Cluster::start(&[]);
     let second = Command::new(PERFT)
         .args([
             "serve",
             "--listen",
             "127.0.0.1:0",
             "--data-dir",
-            data.path().to_str().unwrap(),
+            c.data().to_str().unwrap(),
         ])
         .output()
         .unwrap();
@@ -249,34 +246,32 @@ fn flip_a_stored_summary(dir: &Path) -> String {
 
 #[test]
 fn a_flipped_bit_in_a_stored_count_is_caught_and_recounted() {
-    let data = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve(data.path(), &[]);
+    let mut c = Cluster::start(&[]);
+    let url = c.url.clone();
     let job = submit(
         &url,
         &["--game", "checkers", "--depth", "9", "--split-depth", "3"],
     );
-    {
-        let _worker = worker(&url, "counter", &[]);
-        ok(perft(&url, &["watch", &job]));
-    }
-    let address = url.strip_prefix("http://").unwrap().to_owned();
-    server.kill();
+    let counter = c.worker("counter", &[]);
+    ok(perft(&url, &["watch", &job]));
+    c.kill_worker(counter);
+    c.kill();
     // A damaged summary over sound counts: caught by its checksum, the job
     // is rebuilt from its units and stays done, exact.
-    assert_eq!(flip_a_stored_summary(data.path()), job);
-    let (mut server, _) = try_serve(&address, data.path(), &[], "error").expect("restarts");
+    assert_eq!(flip_a_stored_summary(c.data()), job);
+    c.restart();
     let (state, done, total) = status(&url, &job);
     assert_eq!((state.as_str(), done), ("done", total));
     assert_published_checkers(&url, &job, 9);
-    server.kill();
+    c.kill();
     // A damaged count below a done job's summary: caught against the
     // job's Merkle root at start, its unit is open again (done_damage.rs
     // shows how it is reported everywhere).
-    flip_a_stored_count(data.path());
-    let (_server, _) = try_serve(&address, data.path(), &[], "error").expect("restarts");
+    flip_a_stored_count(c.data());
+    c.restart();
     let (state, done, total) = status(&url, &job);
     assert_eq!((state.as_str(), done + 1), ("running", total));
-    let _worker = worker(&url, "recounter", &[]);
+    c.worker("recounter", &[]);
     ok(perft(&url, &["watch", &job]));
     assert_published_checkers(&url, &job, 9);
 }
@@ -290,8 +285,8 @@ fn peak_kib(pid: u32) -> u64 {
 
 #[test]
 fn a_huge_plan_is_refused_with_bounded_memory() {
-    let data = tempfile::tempdir().unwrap();
-    let (server, url) = serve(data.path(), &["--max-units", "200000"]);
+    let c = Cluster::start(&["--max-units", "200000"]);
+    let url = c.url.clone();
     let started = Instant::now();
     let message = refused(&perft(
         &url,
@@ -307,7 +302,7 @@ fn a_huge_plan_is_refused_with_bounded_memory() {
     ));
     eprintln!("refused in {:.2} s: {message}", started.elapsed().as_secs_f64());
     assert!(message.contains("more than 200000 units"), "{message}");
-    let peak = peak_kib(server.0.id());
+    let peak = peak_kib(c.pid());
     eprintln!("coordinator peak memory {peak} KiB");
     assert!(peak < 512 * 1024, "peak {peak} KiB");
     assert_eq!(ok(perft(&url, &["health"])).trim(), "serving");
@@ -315,8 +310,8 @@ fn a_huge_plan_is_refused_with_bounded_memory() {
 
 #[test]
 fn a_failed_job_resumes_with_its_counts() {
-    let data = tempfile::tempdir().unwrap();
-    let (_server, url) = serve(data.path(), &["--lease-seconds", "1"]);
+    let mut c = Cluster::start(&["--lease-seconds", "1"]);
+    let url = c.url.clone();
     let job = submit(
         &url,
         &["--game", "checkers", "--depth", "8", "--split-depth", "2"],
@@ -391,7 +386,7 @@ fn a_failed_job_resumes_with_its_counts() {
         resumed.contains(&format!("job {job} running: 1/{total} units counted")),
         "{resumed}"
     );
-    let _worker = worker(&url, "steady", &[]);
+    c.worker("steady", &[]);
     ok(perft(&url, &["watch", &job]));
     assert_published_checkers(&url, &job, 8);
     // Only a failed job resumes.
@@ -401,8 +396,8 @@ fn a_failed_job_resumes_with_its_counts() {
 
 #[test]
 fn loadgen_never_touches_a_real_job() {
-    let data = tempfile::tempdir().unwrap();
-    let (_server, url) = serve(data.path(), &[]);
+    let c = Cluster::start(&[]);
+    let url = c.url.clone();
     let real = submit(&url, &["--game", "checkers", "--depth", "10"]);
     let (_, _, units_before) = status(&url, &real);
     ok(perft(

@@ -6,29 +6,30 @@
 use std::io::Read;
 use std::process::Stdio;
 
-use crate::common::{add_participant, ok, perft_as, serve, worker_as, worker_with};
+use crate::common::cluster::Cluster;
+use crate::common::{ok, perft_as};
 
 #[test]
 fn verification_catches_every_injected_fault() {
-    let data = std::env::temp_dir().join(format!("perft-verify-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
     // Verification counts participants: each machine is one.
-    let keys = tempfile::tempdir().unwrap();
-    let admin = add_participant(&data, keys.path(), "root", "admin");
-    let faulty_secret = add_participant(&data, keys.path(), "faulty", "worker");
-    let good1_secret = add_participant(&data, keys.path(), "good1", "worker");
-    let good2_secret = add_participant(&data, keys.path(), "good2", "worker");
-    let (_server, url) = serve(&data, &[]);
+    let mut c = Cluster::builder()
+        .participants(&[
+            ("root", "admin"),
+            ("faulty", "worker"),
+            ("good1", "worker"),
+            ("good2", "worker"),
+        ])
+        .start();
+    let (url, admin) = (c.url.clone(), c.secret("root"));
     let perft = |args: &[&str]| perft_as(&url, &admin, args);
     // The faulty worker logs each fault it injects; its stderr is kept.
-    let faulty_token = ["--token-file", faulty_secret.to_str().unwrap()];
-    let mut faulty = worker_with(&url, "faulty", &faulty_token, |worker| {
+    let faulty = c.worker_with("faulty", Some("faulty"), &[], |worker| {
         worker
             .env("RUST_LOG", "warn")
             .env("PERFT_FAULT_EVERY", "3")
             .stderr(Stdio::piped());
     });
-    let good1 = worker_as(&url, "good1", &good1_secret, &[]);
+    c.worker_as("good1", "good1", &[]);
 
     let id = ok(perft(&[
         "submit",
@@ -60,7 +61,7 @@ fn verification_catches_every_injected_fault() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let _good = [good1, worker_as(&url, "good2", &good2_secret, &[])];
+    c.worker_as("good2", "good2", &[]);
     ok(perft(&["watch", &id]));
     let divide: serde_json::Value =
         serde_json::from_str(&ok(perft(&["divide", &id, "--format", "json"]))).unwrap();
@@ -83,6 +84,7 @@ fn verification_catches_every_injected_fault() {
     }
 
     // Every fault the worker injected shows up as a disagreement.
+    let faulty = c.worker_process(faulty);
     let _ = faulty.0.kill();
     let _ = faulty.0.wait();
     let mut log = String::new();
@@ -97,5 +99,4 @@ fn verification_catches_every_injected_fault() {
     assert!(status.contains(&format!(
         "verified: every unit counted for two participants; {injected} disagreement(s)"
     )));
-    let _ = std::fs::remove_dir_all(&data);
 }
