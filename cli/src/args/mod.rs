@@ -28,7 +28,9 @@ pub use values::Format;
 
 /// Deep Perft: exact perft and divide counts for Reversi, checkers and chess.
 #[derive(Debug, Parser)]
-#[command(name = "perft", version, about)]
+// `bin_name`: usage and errors say `perft` whatever the program file is
+// called (the system tests run a copy under another name).
+#[command(name = "perft", bin_name = "perft", version, about)]
 pub struct Cli {
     /// Log format on stderr (filter with RUST_LOG, e.g. RUST_LOG=info).
     #[arg(long, value_enum, global = true, default_value_t = LogFormat::Text)]

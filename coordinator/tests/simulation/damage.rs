@@ -5,7 +5,7 @@
 //! or the damaged units are counted again (a done job with damaged counts
 //! comes back running, and never serves or certifies what it cannot
 //! prove). Damage to the write-ahead log needs a real crash, which leaves
-//! the log behind: `cli/tests/system/journal_loss.rs` does that with
+//! the log behind: `systest/tests/system/journal_loss.rs` does that with
 //! real processes (a start is refused or lost nothing).
 
 use perft_model::JobId;

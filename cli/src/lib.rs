@@ -1,0 +1,107 @@
+//! Deep Perft's `perft` program as a library: the binary (and the system
+//! tests' copy of it) is a global allocator and a call to [`main`].
+//!
+//! It owns the edges people touch: arguments, output (text, JSON, CSV,
+//! progress bars) and exit codes. Counting is `perft-core`'s, serving the
+//! coordinator's, working the worker's; a verb here parses, calls one of
+//! them, and renders what comes back.
+
+#[macro_use]
+mod output;
+mod args;
+mod audit;
+mod bench;
+mod certificate;
+mod check;
+mod client;
+mod cluster;
+mod docs;
+mod engine;
+mod error;
+mod estimate;
+mod journal;
+mod loadgen;
+mod loadgen_hold;
+mod local_certificate;
+mod participants;
+mod progress;
+mod report;
+mod root;
+mod run;
+mod stats;
+mod suite;
+mod units_on_cluster;
+mod verify;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+/// Runs `perft` with this process's arguments; the exit code it ends with.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return error::clap_exit(&err),
+    };
+    init_tracing(cli.log_format);
+    let outcome = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Perftree(args) => run::perftree(&args),
+        Command::Bench(args) => bench::bench(&args),
+        Command::BenchCase(args) => bench::bench_case(&args),
+        Command::Serve(args) => cluster::serve(&args),
+        Command::Worker(args) => cluster::worker(&args),
+        Command::Submit(args) => client::submit(&args),
+        Command::Watch(args) => client::watch(&args),
+        Command::Divide(args) => client::divide(&args),
+        Command::List(args) => client::list(&args),
+        Command::Status(args) => client::status(&args),
+        Command::Cancel(args) => client::cancel(&args),
+        Command::Resume(args) => client::resume(&args),
+        Command::Delete(args) => client::delete(&args),
+        Command::Verify(args) => verify::verify(&args),
+        Command::Audit(args) => audit::audit(&args),
+        Command::Certificate(args) => certificate::certificate(&args),
+        Command::Estimate(args) => estimate::estimate(&args),
+        Command::Suite(args) => suite::suite(&args),
+        Command::Check(args) => check::check(&args),
+        Command::Loadgen(args) => loadgen::loadgen(&args),
+        Command::LoadgenHold(args) => loadgen_hold::hold(&args),
+        Command::Health(args) => client::health(&args),
+        Command::Backup(args) => journal::backup(&args),
+        Command::Journal(command) => journal::journal(&command),
+        Command::Participant(command) => participants::participant(&command),
+        Command::Completions(args) => docs::completions(&args),
+        Command::Man(args) => docs::man(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => err.report(),
+    }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings only), so
+/// stdout carries nothing but the result.
+fn init_tracing(format: args::LogFormat) {
+    // Warnings only: nothing a stranger can trigger per connection (a
+    // failed TLS handshake is tonic's debug line
+    // `tonic::transport::server::io_stream`, shown with RUST_LOG).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // A log line that cannot be written is dropped: a server must outlive
+    // the reader of its stderr (the default would report the failure on
+    // stderr, and panic doing so).
+    // Colours for a terminal only: a log file or a collector gets plain
+    // text, not escape codes around every field.
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .log_internal_errors(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    match format {
+        args::LogFormat::Text => logs.init(),
+        args::LogFormat::Json => logs.json().init(),
+    }
+}

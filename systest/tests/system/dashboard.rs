@@ -1,0 +1,403 @@
+//! The web dashboard of `perft serve --http-listen`, end to end: a real
+//! coordinator and workers on loopback, a real HTTP client, and a real
+//! headless Chromium reading the job page's divide table. Its token, TLS
+//! and hostile input: dashboard_security.rs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::cluster::Cluster;
+use crate::common::http::{agent, get, json};
+use crate::common::{Running, divide_lines, ok, perft};
+
+/// Submits a job to the coordinator at `grpc` and waits until it is done.
+fn run_job(grpc: &str, args: &[&str]) -> String {
+    let mut submit = vec!["submit"];
+    submit.extend(args);
+    let id = ok(perft(grpc, &submit)).trim().to_owned();
+    let watched = ok(perft(grpc, &["watch", &id]));
+    assert!(watched.starts_with(&format!("job {id} done: ")), "{watched}");
+    id
+}
+
+/// The divide lines of `perft divide ID` as (move, leaves), sorted.
+fn cli_divide(grpc: &str, id: &str) -> Vec<(String, String)> {
+    divide_lines(&json(&ok(perft(grpc, &["divide", id, "--format", "json"]))))
+}
+
+#[test]
+fn api_reports_jobs_divides_and_workers_and_pages_are_embedded() {
+    let mut c = Cluster::builder().dashboard().start();
+    let (grpc, dashboard) = (c.url.clone(), c.dashboard.clone().unwrap());
+    assert!(dashboard.starts_with("http://127.0.0.1:"), "{dashboard}");
+    c.worker("w1", &[]);
+    let id = run_job(&grpc, &["--game", "checkers", "--depth", "8"]);
+    let http = agent();
+
+    let (status, body) = get(&http, &format!("{dashboard}/api/jobs"), &[]);
+    assert_eq!(status, 200, "{body}");
+    let jobs = json(&body);
+    assert_eq!(jobs["next"], serde_json::Value::Null);
+    let job = &jobs["jobs"][0];
+    assert_eq!(job["id"], id.as_str());
+    assert_eq!(job["state"], "done");
+    assert_eq!(job["game"], "checkers");
+    assert_eq!(job["depth"], 8);
+    assert_eq!(job["leaves_done"], "845931");
+    assert_eq!(job["work_done"], 1.0);
+    assert_eq!(job["eta_seconds"], 0.0);
+
+    let (status, body) = get(&http, &format!("{dashboard}/api/jobs/{id}"), &[]);
+    assert_eq!(status, 200, "{body}");
+    let detail = json(&body);
+    assert_eq!(detail["total"]["leaves"], "845931");
+    assert_eq!(detail["published_total"]["leaves"], "845931");
+    assert_eq!(detail["total_matches"], true);
+    let mut lines: Vec<(String, String)> = detail["divide"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| {
+            assert_eq!(line["units_done"], line["units_total"], "{line}");
+            (
+                line["move"].as_str().unwrap().to_owned(),
+                line["leaves"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    lines.sort();
+    assert_eq!(lines.len(), 7);
+    assert_eq!(lines, cli_divide(&grpc, &id));
+    assert_eq!(detail["disagreements"], serde_json::json!([]));
+
+    let (status, body) = get(&http, &format!("{dashboard}/api/workers"), &[]);
+    assert_eq!(status, 200, "{body}");
+    let workers = json(&body);
+    let w1 = &workers["workers"][0];
+    assert_eq!(w1["name"], "w1");
+    assert_eq!(w1["threads"], 1);
+    assert_eq!(w1["status"], "active");
+    // An open coordinator has no participants: the budget table is empty.
+    let (status, body) = get(&http, &format!("{dashboard}/api/participants"), &[]);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["participants"], serde_json::json!([]));
+
+    // The pages and their assets come from the binary.
+    for (path, kind, needle) in [
+        ("/", "text/html", "data-page=\"jobs\""),
+        (&format!("/jobs/{id}") as &str, "text/html", "id=\"divide\""),
+        ("/workers", "text/html", "data-page=\"workers\""),
+        ("/assets/dashboard.js", "text/javascript", "POLL_MS"),
+        ("/assets/dashboard.css", "text/css", ".progress"),
+    ] {
+        let mut response = http.get(&format!("{dashboard}{path}")).call().unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+        assert!(content_type.starts_with(kind), "{path}: {content_type}");
+        let csp = response.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(csp.contains("default-src 'none'"), "{csp}");
+        assert!(
+            response.body_mut().read_to_string().unwrap().contains(needle),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
+    let mut c = Cluster::builder().dashboard().start();
+    let (grpc, dashboard) = (c.url.clone(), c.dashboard.clone().unwrap());
+    // Depth 14 on the one-thread worker: the job runs long enough (about
+    // 20 s here) for the chart's samples, a second apart, to show while it
+    // runs (depth 13 took 2-3 s, and could end before a second sample).
+    c.worker("live-w1", &[]);
+    let submitted = ok(perft(&grpc, &["submit", "--game", "reversi", "--depth", "14"]));
+    let id = submitted.trim();
+    let http = agent();
+    let (mut saw_worker, mut saw_chart, mut saw_eta) = (false, false, false);
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let detail = loop {
+        let (status, body) = get(&http, &format!("{dashboard}/api/jobs/{id}"), &[]);
+        assert_eq!(status, 200, "{body}");
+        let detail = json(&body);
+        if detail["job"]["state"] == "done" {
+            break detail;
+        }
+        if detail["job"]["state"] == "running" {
+            saw_worker |= detail["workers"][0]["name"] == "live-w1";
+            saw_chart |= !detail["chart"].as_array().unwrap().is_empty();
+            saw_eta |= detail["job"]["eta_seconds"].as_f64().is_some_and(|s| s > 0.0);
+        }
+        assert!(Instant::now() < deadline, "not done in 300 s: {detail}");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert!(saw_worker, "the worker serving the job was shown");
+    assert!(saw_chart, "the chart had samples while the job ran");
+    assert!(saw_eta, "an ETA was shown while the job ran");
+    // Reversi's published total carries the game-over split, and matches.
+    assert_eq!(
+        detail["total"],
+        serde_json::json!({"leaves": "184042084512", "higher": "23340"})
+    );
+    assert_eq!(detail["published_total"], detail["total"]);
+    assert_eq!(detail["total_matches"], true);
+    assert_eq!(detail["workers"], serde_json::json!([]));
+}
+
+/// Polls `/api/workers` until the worker `name` has `status`.
+fn wait_for_status(http: &ureq::Agent, dashboard: &str, name: &str, status: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (code, body) = get(http, &format!("{dashboard}/api/workers"), &[]);
+        assert_eq!(code, 200, "{body}");
+        let workers = json(&body);
+        let found = workers["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name && w["status"] == status)
+            .cloned();
+        if let Some(worker) = found {
+            return worker;
+        }
+        assert!(Instant::now() < deadline, "{name} never {status}: {workers}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn workers_page_tells_lost_workers_from_those_that_left() {
+    let mut c = Cluster::builder()
+        .dashboard()
+        .serve_args(&["--lease-seconds", "2"])
+        .start();
+    let dashboard = c.dashboard.clone().unwrap();
+    let http = agent();
+    let killed = c.worker("killed-w", &[]);
+    let stopped = c.worker("stopped-w", &[]);
+    wait_for_status(&http, &dashboard, "killed-w", "active");
+    let active = wait_for_status(&http, &dashboard, "stopped-w", "active");
+    assert_eq!(active["threads"], 1);
+    assert_eq!(active["gone_unix_ms"], serde_json::Value::Null);
+
+    // SIGKILL: no goodbye; the lease time passes and it is lost.
+    c.kill_worker(killed);
+    let lost = wait_for_status(&http, &dashboard, "killed-w", "lost");
+    assert_eq!(lost["last_seen_seconds"], serde_json::Value::Null);
+    assert!(lost["gone_unix_ms"].as_u64().is_some(), "{lost}");
+    // SIGTERM: it drains, says so, and leaves.
+    let stopped = c.worker_process(stopped);
+    let pid = stopped.0.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _ = stopped.0.wait();
+    wait_for_status(&http, &dashboard, "stopped-w", "left");
+}
+
+#[test]
+fn disagreements_of_a_verified_job_are_listed_with_their_votes() {
+    // Verification counts participants: each machine is one.
+    let mut c = Cluster::builder()
+        .participants(&[
+            ("root", "admin"),
+            ("faulty", "worker"),
+            ("good1", "worker"),
+            ("good2", "worker"),
+        ])
+        .dashboard()
+        .start();
+    let (grpc, dashboard, admin) = (c.url.clone(), c.dashboard.clone().unwrap(), c.secret("root"));
+    let bearer = format!("Bearer {}", std::fs::read_to_string(&admin).unwrap().trim());
+    let auth = [("Authorization", bearer.as_str())];
+    // The test-only fault injector: every third count it sends is wrong.
+    c.worker_with("faulty", Some("faulty"), &[], |worker| {
+        worker.env("PERFT_FAULT_EVERY", "3");
+    });
+    c.worker_as("good1", "good1", &[]);
+    let submit = [
+        "submit",
+        "--game",
+        "reversi",
+        "--depth",
+        "10",
+        "--split-depth",
+        "4",
+        "--verify",
+    ];
+    let id = ok(crate::common::perft_as(&grpc, &admin, &submit))
+        .trim()
+        .to_owned();
+    let http = agent();
+    let url = format!("{dashboard}/api/jobs/{id}");
+    // Two machines, so every decided unit has a faulty vote; once six are
+    // decided one was wrong, and only a third machine settles it.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while json(&get(&http, &url, &auth).1)["job"]["units_done"]
+        .as_u64()
+        .unwrap()
+        < 6
+    {
+        assert!(Instant::now() < deadline, "six units decided in time");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c.worker_as("good2", "good2", &[]);
+    ok(crate::common::perft_as(&grpc, &admin, &["watch", &id]));
+
+    let detail = json(&get(&http, &url, &auth).1);
+    assert_eq!(detail["job"]["verify"], true);
+    assert_eq!(detail["total"]["leaves"], "24571284");
+    assert_eq!(detail["total_matches"], true, "the majority kept the table exact");
+    let disagreements = detail["disagreements"].as_array().unwrap();
+    assert!(!disagreements.is_empty(), "{detail}");
+    assert_eq!(detail["job"]["disagreements"], disagreements.len() as u64);
+    assert_eq!(detail["more_disagreements"], false);
+    for d in disagreements {
+        let votes = d["votes"].as_array().unwrap();
+        assert!(votes.len() >= 3, "{d}");
+        assert!(
+            votes
+                .iter()
+                .any(|v| v["worker"].as_str().unwrap().starts_with("faulty/faulty (")),
+            "{d}"
+        );
+        let decided = d["decided"].as_str().unwrap();
+        let agreeing = votes.iter().filter(|v| v["leaves"] == decided).count();
+        assert!(agreeing >= 2, "the decided count is a majority's: {d}");
+        assert!(votes.iter().any(|v| v["leaves"] != decided), "{d}");
+    }
+}
+
+/// The Chromium binary on PATH, if any.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ]
+    .iter()
+    .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+    .find(|candidate| candidate.is_file())
+}
+
+/// Runs headless Chromium with `args` and a fresh profile; its stdout.
+fn headless(browser: &Path, profile: &Path, args: &[&str]) -> String {
+    let mut child = Running(
+        Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromium starts"),
+    );
+    let mut stdout = child.0.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+        text
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.0.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "chromium did not finish in 120 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    reader.join().unwrap()
+}
+
+/// The text of every `<td class="CLASS">` cell in `dom`, in order.
+fn cells(dom: &str, class: &str) -> Vec<String> {
+    let open = format!("<td class=\"{class}\">");
+    dom.match_indices(&open)
+        .map(|(at, _)| {
+            let rest = &dom[at + open.len()..];
+            rest[..rest.find("</td>").unwrap()].to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn headless_chromium_shows_the_divide_table_that_perft_divide_gives() {
+    let Some(browser) = chromium() else {
+        eprintln!("SKIPPED: no chromium: install the Debian package 'chromium' to run the browser test");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::builder().dashboard().start();
+    let (grpc, dashboard) = (c.url.clone(), c.dashboard.clone().unwrap());
+    c.worker("browser-w1", &[]);
+    let id = run_job(&grpc, &["--game", "checkers", "--depth", "8"]);
+    let url = format!("{dashboard}/jobs/{id}");
+
+    let dom = headless(
+        &browser,
+        &dir.path().join("profile-dom"),
+        &["--virtual-time-budget=5000", "--dump-dom", &url],
+    );
+    assert!(
+        dom.contains("data-loaded=\"yes\""),
+        "the page never loaded its JSON:\n{dom}"
+    );
+    assert!(
+        dom.contains("<span id=\"job-state\" class=\"state done\">done</span>"),
+        "{dom}"
+    );
+    let moves = cells(&dom, "move");
+    let leaves: Vec<String> = cells(&dom, "num leaves")
+        .iter()
+        .map(|c| c.replace(',', ""))
+        .collect();
+    assert_eq!(moves.len(), 7, "{dom}");
+    let mut shown: Vec<(String, String)> = moves.into_iter().zip(leaves).collect();
+    shown.sort();
+    assert_eq!(shown, cli_divide(&grpc, &id));
+    let local = json(&ok(perft(
+        &grpc,
+        &["run", "--game", "checkers", "--depth", "8", "--format", "json"],
+    )));
+    assert_eq!(shown, divide_lines(&local));
+    assert!(
+        dom.contains("<th id=\"divide-total\" class=\"num\">845,931</th>"),
+        "{dom}"
+    );
+    assert!(dom.contains("\u{2713} match"), "the total's match mark: {dom}");
+
+    // The screenshot is the test's artifact.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-job.png");
+    let _ = std::fs::remove_file(&shot);
+    headless(
+        &browser,
+        &dir.path().join("profile-shot"),
+        &[
+            "--virtual-time-budget=5000",
+            "--window-size=1280,1000",
+            &format!("--screenshot={}", shot.display()),
+            &url,
+        ],
+    );
+    let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+        "{}",
+        shot.display()
+    );
+    eprintln!("screenshot: {}", shot.display());
+}
