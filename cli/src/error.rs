@@ -58,7 +58,7 @@ fn client_message(err: &perft_client::ClientError) -> String {
     match err {
         ClientError::Status(status) => {
             let message = if matches!(status.code(), Code::Unavailable | Code::Unknown) {
-                crate::output::chain(status)
+                chain(status)
             } else {
                 status.message().replace('\n', " ")
             };
@@ -69,7 +69,7 @@ fn client_message(err: &perft_client::ClientError) -> String {
             }
         }
         err if err.is_request() => err.to_string(),
-        err => crate::output::chain(err),
+        err => chain(err),
     }
 }
 
@@ -108,4 +108,20 @@ pub fn clap_exit(err: &clap::Error) -> ExitCode {
     let line = line.strip_prefix("error: ").unwrap_or(&line);
     error_line(format_args!("{line}"));
     ExitCode::from(2)
+}
+
+/// An error with its causes, `outer: inner: innermost`: transport errors
+/// (TLS above all) name their reason only in their sources.
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text.replace('\n', " ")
 }

@@ -29,7 +29,7 @@ pub fn journal(command: &JournalCommand) -> Result<(), CliError> {
 }
 
 fn journal_check(args: &JournalCheckArgs) -> Result<(), CliError> {
-    let checked = offline::check_journal(&args.dir).map_err(|e| CliError::Usage(crate::output::chain(&e)))?;
+    let checked = offline::check_journal(&args.dir).map_err(|e| CliError::Usage(crate::error::chain(&e)))?;
     for finding in &checked.findings {
         let level = match finding.level {
             Level::Ok => "ok",

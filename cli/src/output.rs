@@ -39,19 +39,3 @@ macro_rules! errln {
         $crate::output::note(format_args!($($arg)*))
     };
 }
-
-/// An error with its causes, `outer: inner: innermost`: transport errors
-/// (TLS above all) name their reason only in their sources.
-pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text.replace('\n', " ")
-}
