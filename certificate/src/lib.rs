@@ -3,9 +3,11 @@
 //! (`docs/certificate.md` is the specification).
 //!
 //! It owns the format: building, encoding and decoding a certificate on
-//! byte slices, and its Merkle tree. It must not do I/O or count perft:
-//! the coordinator and `perft run` hand it counted units, and `perft
-//! audit` recounts what it decodes.
+//! byte slices, its Merkle tree, and what an audit checks ([`audit`]: the
+//! exact checks over the whole file, the sample a seed draws, how a
+//! recount differs). It must not do I/O or count units: the coordinator
+//! and `perft run` hand it counted units, and `perft audit` (or anyone's
+//! program) recounts the sample it draws.
 //!
 //! A certificate holds the game, the counting convention, the root, the
 //! depth and split depth, every unit of the plan (packed position, paths
@@ -17,6 +19,7 @@
 //!
 //! Pure logic on byte slices: the callers do the file and network I/O.
 
+pub mod audit;
 mod build;
 mod decode;
 mod encode;

@@ -15,13 +15,13 @@
 //! the time still leans high.
 
 use cpu_time::ThreadTime;
+use perft_certificate::audit::sample_indices;
 use perft_core::{Counter, Game, GameVisitor, MoveSet, Plan, TranspositionTable};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 use crate::args::{EstimateArgs, Format};
-use crate::audit::sample_indices;
 use crate::error::CliError;
 use crate::root::root_position;
 

@@ -3,15 +3,12 @@
 //! counts are checked on a random sample chosen from the auditor's seed,
 //! and the audit prints what that sample proves.
 
-mod checks;
 mod recount;
 
 use std::path::Path;
 
 use perft_certificate::Certificate;
-use perft_core::Leaves;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
+use perft_certificate::audit::{hex, pass_probability, sample_indices, shown_leaves};
 
 use crate::args::{AuditArgs, CoordinatorArg};
 use crate::error::CliError;
@@ -27,47 +24,6 @@ pub fn read_certificate(path: &Path) -> Result<(Certificate, u64), CliError> {
     let cert =
         Certificate::decode(&bytes).map_err(|e| CliError::Usage(format!("'{}': {e}", path.display())))?;
     Ok((cert, bytes.len() as u64))
-}
-
-pub(crate) fn shown_leaves(leaves: Leaves) -> String {
-    if leaves.higher == 0 {
-        leaves.leaves.to_string()
-    } else {
-        format!("{} ({} higher)", leaves.leaves, leaves.higher)
-    }
-}
-
-/// The first kind where `said` and `found` differ, as each gives it
-/// (`captures 12`, `captures 11`), with how many other kinds differ; `None`
-/// when they agree. A list of the wrong length differs in its first
-/// missing kind.
-fn first_difference(kinds: &[String], said: &[u128], found: &[u128]) -> Option<(String, String)> {
-    let shown = |counts: &[u128], i: usize| {
-        counts
-            .get(i)
-            .map_or_else(|| "nothing".to_owned(), u128::to_string)
-    };
-    let differing: Vec<usize> = (0..said.len().max(found.len()))
-        .filter(|&i| said.get(i) != found.get(i))
-        .collect();
-    let &first = differing.first()?;
-    let name = kinds.get(first).map_or("an unnamed kind", String::as_str);
-    let more = match differing.len() - 1 {
-        0 => String::new(),
-        n => format!(" (and {n} more kinds differ)"),
-    };
-    Some((
-        format!("{name} {}", shown(said, first)),
-        format!("{name} {}{more}", shown(found, first)),
-    ))
-}
-
-/// The units to recount: `n` distinct ones drawn from `seed`, in plan order.
-pub fn sample_indices(units: usize, n: usize, seed: u64) -> Vec<usize> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut picked = rand::seq::index::sample(&mut rng, units, n.min(units)).into_vec();
-    picked.sort_unstable();
-    picked
 }
 
 /// Indices printed on one line of the sample.
@@ -87,21 +43,6 @@ fn shown_sample(sample: &[usize], units: usize) -> Vec<String> {
         .chunks(INDICES_A_LINE)
         .map(|line| line.iter().map(usize::to_string).collect::<Vec<_>>().join(" "))
         .collect()
-}
-
-/// The chance that a sample of `n` of `units` units, drawn without
-/// replacement, misses every one of `wrong` wrong units.
-pub fn pass_probability(units: usize, n: usize, wrong: usize) -> f64 {
-    if wrong == 0 {
-        return 1.0;
-    }
-    if n + wrong > units {
-        return 0.0;
-    }
-    let log: f64 = (0..n)
-        .map(|i| (((units - wrong - i) as f64) / ((units - i) as f64)).ln())
-        .sum();
-    log.exp()
 }
 
 /// `perft audit`.
@@ -178,7 +119,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     }
     outln!(
         "merkle: root {} (the certificate's), recomputed over the units",
-        checks::hex(&cert.merkle_root)
+        hex(&cert.merkle_root)
     )?;
     if cert.header.first_moves.is_empty() {
         outln!("recount: the root has no moves and so no units: its whole count was made again here")?;
@@ -230,16 +171,6 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pass_probability_is_hypergeometric() {
-        assert_eq!(pass_probability(10, 10, 1), 0.0);
-        assert!((pass_probability(10, 1, 1) - 0.9).abs() < 1e-12);
-        // Two drawn of four, two wrong: only the one good pair of six passes.
-        assert!((pass_probability(4, 2, 2) - 1.0 / 6.0).abs() < 1e-12);
-        assert_eq!(sample_indices(100, 5, 7), sample_indices(100, 5, 7));
-        assert_eq!(sample_indices(3, 10, 1), vec![0, 1, 2]);
-    }
 
     #[test]
     fn the_sample_is_shown_twenty_indices_a_line() {

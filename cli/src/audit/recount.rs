@@ -5,13 +5,14 @@
 use std::time::Instant;
 
 use perft_certificate::Certificate;
+use perft_certificate::audit::{
+    check_merkle, check_plan, check_root_without_moves, check_sums, check_units_possible, unit_differs,
+};
 use perft_core::parallel::count_units;
 use perft_core::stats::count_units_stats;
-use perft_core::{Game, GameStats, LeafStats, StatsVisitor, perft, perft_stats, table_size};
+use perft_core::{Game, GameStats, LeafStats, StatsVisitor, table_size};
 use perft_model::Count;
 
-use super::checks::{check_merkle, check_plan, check_sums, check_units_possible};
-use super::{first_difference, shown_leaves};
 use crate::args::{AuditArgs, CoordinatorArg};
 use crate::client::connect;
 use crate::cluster::runtime;
@@ -99,48 +100,6 @@ impl StatsVisitor for Audit<'_> {
             seconds,
         })
     }
-}
-
-/// A root without moves has no units to sample: its whole count (no move
-/// to make, so nothing to spend) is made here and compared.
-fn check_root_without_moves<G: GameStats>(cert: &Certificate, root: &G, problems: &mut Vec<String>) {
-    let has_moves = root.legal_moves().into_iter().next().is_some();
-    if has_moves || !cert.header.first_moves.is_empty() {
-        return;
-    }
-    let depth = cert.header.depth;
-    let counted = if cert.header.kinds.is_empty() {
-        Count::plain(perft(root, depth))
-    } else {
-        Count::from(perft_stats(root, depth))
-    };
-    if counted.leaves != cert.total {
-        problems.push(format!(
-            "total: the certificate says {}, the root without moves counts {}",
-            shown_leaves(cert.total),
-            shown_leaves(counted.leaves)
-        ));
-    } else if let Some((said, found)) =
-        first_difference(&cert.header.kinds, &cert.total_kinds, counted.kinds())
-    {
-        problems.push(format!(
-            "total: the certificate says {said}, the root without moves counts {found}"
-        ));
-    }
-}
-
-/// How unit `i`'s recount differs from the certificate, for people.
-fn unit_differs(cert: &Certificate, i: usize, recounted: &Count) -> Option<String> {
-    let unit = &cert.units[i];
-    if unit.count.leaves != recounted.leaves {
-        return Some(format!(
-            "the certificate says {}, recounted {}",
-            shown_leaves(unit.count.leaves),
-            shown_leaves(recounted.leaves)
-        ));
-    }
-    let (said, found) = first_difference(&cert.header.kinds, unit.count.kinds(), recounted.kinds())?;
-    Some(format!("the certificate says {said}, recounted {found}"))
 }
 
 /// The leaves of `positions` at `depth`, with the table `--hash` asks for

@@ -3,7 +3,7 @@
 //! lines and total summed again from the units (leaves and, in a
 //! statistics certificate, every kind), and the Merkle root recomputed.
 
-use perft_certificate::{Certificate, merkle, summed_kinds, weighted_kinds};
+use crate::{Certificate, merkle, summed_kinds, weighted_kinds};
 use perft_core::{GameFns, GameStats, Leaves, Plan, Tally, Weight, plan_settled_stats, weighted_sum};
 
 use super::{first_difference, shown_leaves};
@@ -37,7 +37,7 @@ fn shown_weights(weights: &[(u32, u64)], first_moves: &[String]) -> String {
 /// of their parts). A sample recounts 1% of the units: a count that could
 /// never be must not pass on the 99% it misses. Returns what it checked,
 /// for people.
-pub(super) fn check_units_possible<G: GameStats>(cert: &Certificate, problems: &mut Vec<String>) -> String {
+pub fn check_units_possible<G: GameStats>(cert: &Certificate, problems: &mut Vec<String>) -> String {
     let Some(depth) = cert.header.depth.checked_sub(cert.header.split_depth) else {
         problems.push(format!(
             "split depth {} is above the depth {}",
@@ -131,7 +131,7 @@ fn kinds_misfit(fns: GameFns, names: &[String], leaves: &Leaves, kinds: &[u128])
 
 /// Check (1): the units are exactly the plan's frontier with its weights,
 /// and the settled leaves (with their kinds) are the plan's.
-pub(super) fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &mut Vec<String>) {
+pub fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &mut Vec<String>) {
     // A file cannot make the auditor plan without end: a level with far
     // more positions than the certificate has units is a mismatch anyway.
     let limit = cert.units.len().saturating_mul(2).max(100_000);
@@ -214,7 +214,7 @@ pub(super) fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &m
 
 /// Check (2): the weighted unit counts sum to every divide line and the
 /// total, in checked `u128`; then the same for every kind.
-pub(super) fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
+pub fn check_sums(cert: &Certificate, problems: &mut Vec<String>) {
     let units = cert.units.iter().map(|u| (u.weights.as_slice(), u.count.leaves));
     check_kind_sums(cert, problems);
     let lines = match weighted_sum(&cert.header.settled, units) {
@@ -304,7 +304,7 @@ fn check_kind_sums(cert: &Certificate, problems: &mut Vec<String>) {
 }
 
 /// Check (3): the Merkle root is the units'.
-pub(super) fn check_merkle(cert: &Certificate, problems: &mut Vec<String>) {
+pub fn check_merkle(cert: &Certificate, problems: &mut Vec<String>) {
     let computed = cert.computed_merkle_root();
     if computed != cert.merkle_root {
         problems.push(format!(
@@ -315,13 +315,14 @@ pub(super) fn check_merkle(cert: &Certificate, problems: &mut Vec<String>) {
     }
 }
 
-pub(super) fn hex(hash: &merkle::Hash) -> String {
+/// A hash for people: its bytes in lower-case hex.
+pub fn hex(hash: &merkle::Hash) -> String {
     hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use perft_certificate::{CountedUnit, DeciderName, from_plan};
+    use crate::{CountedUnit, DeciderName, from_plan};
     use perft_core::parallel::count_units;
     use perft_core::{Checkers, Game, GameKind};
 
