@@ -100,7 +100,13 @@ async fn run(
             Ok(stream) => {
                 let mut stream = stream.into_inner();
                 loop {
-                    match stream.message().await {
+                    // A follow nobody reads any more stops now, not at the
+                    // job's next change (which may be hours away).
+                    let message = tokio::select! {
+                        message = stream.message() => message,
+                        () = sender.closed() => return Err(gone()),
+                    };
+                    match message {
                         Ok(Some(job)) => {
                             wait = Duration::from_millis(200);
                             let job = Job::try_from(job)?;
