@@ -63,7 +63,7 @@ pub use perft_proto::connect::ClientConfig;
 
 use perft_model::{Count, JobId};
 use perft_proto as pb;
-use perft_proto::connect::AuthChannel;
+use perft_proto::connect::{AddToken, AuthChannel};
 use perft_proto::perft_service_client::PerftServiceClient;
 
 /// Answers asked for at once when a list is read page by page.
@@ -82,7 +82,7 @@ impl Client {
     /// Connects to the coordinator `config` names; a failure says why
     /// (TLS above all, in its sources).
     pub async fn connect(config: &ClientConfig) -> Result<Client, ClientError> {
-        let endpoint = config.endpoint()?;
+        let (endpoint, token) = config.connection()?;
         let channel = endpoint
             .connect()
             .await
@@ -90,18 +90,19 @@ impl Client {
                 url: config.url.clone(),
                 source,
             })?;
-        Ok(Client::on(config, channel))
+        Ok(Client::on(config, channel, token))
     }
 
     /// A client whose connection is made at its first call and again
     /// whenever it is lost: for long-lived callers such as workers.
     pub fn lazy(config: &ClientConfig) -> Result<Client, ClientError> {
-        Ok(Client::on(config, config.endpoint()?.connect_lazy()))
+        let (endpoint, token) = config.connection()?;
+        Ok(Client::on(config, endpoint.connect_lazy(), token))
     }
 
-    fn on(config: &ClientConfig, channel: tonic::transport::Channel) -> Client {
+    fn on(config: &ClientConfig, channel: tonic::transport::Channel, token: AddToken) -> Client {
         Client {
-            jobs: PerftServiceClient::with_interceptor(channel.clone(), config.interceptor()),
+            jobs: PerftServiceClient::with_interceptor(channel.clone(), token),
             config: config.clone(),
             channel,
         }

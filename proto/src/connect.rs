@@ -180,6 +180,12 @@ impl ClientConfig {
     pub fn interceptor(&self) -> AddToken {
         AddToken(self.token.clone())
     }
+
+    /// The endpoint and the interceptor its calls carry: what a client
+    /// needs to connect, in one call.
+    pub fn connection(&self) -> Result<(Endpoint, AddToken), ConnectError> {
+        Ok((self.endpoint()?, self.interceptor()))
+    }
 }
 
 /// A channel whose calls carry the token.
