@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use perft_core::{
-    Convention, CountOverflow, Game, GameKind, GameStats, GameVisitor, LeafStats, Leaves, Plan, Tally,
-    Weight, perft, plan_settled_stats, weighted_sum,
+    Convention, CountOverflow, Counted, Game, GameKind, GameVisitor, Leaves, Measure, Plan, Weight, perft,
+    weighted_sum,
 };
 
 use perft_model::{Count, DeciderName};
@@ -276,34 +276,25 @@ impl Certificate {
     }
 }
 
-/// A certificate of `plan` counted as `counts` (one per unit, in plan
-/// order), each count decided by `deciders`: what `perft run
-/// --certificate` writes.
-pub fn from_plan<G: Game>(
+/// A certificate of `plan` counted under measure `M` as `counts` (one per
+/// unit, in plan order), each count decided by `deciders`: what `perft run
+/// --certificate` writes, with the leaves' kinds when `M` counts them.
+pub fn from_plan<G: Game, M: Measure<G>>(
     game: GameKind,
     plan: &Plan<G>,
-    counts: &[Leaves],
+    counts: &[M::Count],
     deciders: &[DeciderName],
-) -> Result<Certificate, BuildError> {
-    let counts = counts.iter().map(|&count| Count::plain(count));
-    of_plan(game, plan, counts, deciders, Vec::new(), Vec::new())
-}
-
-/// A statistics certificate of `plan` counted as `counts` (one per unit,
-/// in plan order, each unit at least one ply deep), each count decided by
-/// `deciders`: what `perft run --stats --certificate` writes.
-pub fn from_stats_plan<G: GameStats>(
-    game: GameKind,
-    plan: &Plan<G>,
-    counts: &[LeafStats<G::Stats>],
-    deciders: &[DeciderName],
-) -> Result<Certificate, BuildError> {
-    let kinds = G::Stats::KINDS.iter().map(|&k| k.to_owned()).collect();
-    let settled_kinds = plan_settled_stats(plan)
-        .iter()
-        .map(|stats| stats.kinds.counts())
-        .collect();
-    let counts = counts.iter().map(|stats| Count::from(*stats));
+) -> Result<Certificate, BuildError>
+where
+    M::Count: Into<Count>,
+{
+    let kinds = M::Count::KINDS.iter().map(|&k| k.to_owned()).collect();
+    let settled_kinds = if M::Count::KINDS.is_empty() {
+        Vec::new()
+    } else {
+        plan.settled_counts::<M>().iter().map(Counted::kinds).collect()
+    };
+    let counts = counts.iter().map(|&count| count.into());
     of_plan(game, plan, counts, deciders, kinds, settled_kinds)
 }
 

@@ -26,7 +26,7 @@ mod encode;
 pub mod merkle;
 mod varint;
 
-pub use build::{BuildError, CountedUnit, Header, from_plan, from_stats_plan, summed_kinds, weighted_kinds};
+pub use build::{BuildError, CountedUnit, Header, from_plan, summed_kinds, weighted_kinds};
 pub use decode::DecodeError;
 
 use perft_core::{Leaves, Weight};

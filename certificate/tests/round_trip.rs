@@ -4,20 +4,20 @@
 //! certificate of leaves only stays version 1 byte for byte.
 
 use perft_certificate::{
-    BuildError, Certificate, Count, CountedUnit, DeciderName, DecodeError, from_plan, from_stats_plan, merkle,
+    BuildError, Certificate, Count, CountedUnit, DeciderName, DecodeError, from_plan, merkle,
 };
-use perft_core::parallel::count_units;
-use perft_core::stats::count_units_stats;
-use perft_core::{Checkers, Game, GameKind, Leaves, Plan, ReversiOeis, Tally, perft_stats};
+use perft_core::{
+    ByKind, Checkers, Game, GameKind, Leaves, Plain, Plan, ReversiOeis, Tally, count_units, perft_stats,
+};
 
 fn certificate() -> Certificate {
     let plan = Plan::new(ReversiOeis::start(), 7, 3).unwrap();
-    let (counts, _) = count_units(plan.units().positions(), plan.remaining_depth(), 1, None);
+    let (counts, _) = count_units::<_, Plain>(plan.units().positions(), plan.remaining_depth(), 1, None);
     let deciders = [
         DeciderName::parse("w1").unwrap(),
         DeciderName::parse("w2").unwrap(),
     ];
-    from_plan(GameKind::Reversi, &plan, &counts, &deciders).unwrap()
+    from_plan::<_, Plain>(GameKind::Reversi, &plan, &counts, &deciders).unwrap()
 }
 
 #[test]
@@ -38,8 +38,8 @@ fn round_trips_and_proves_every_unit() {
 /// Checkers perft(7) split at 3, counted by kind.
 fn stats_certificate() -> Certificate {
     let plan = Plan::new(Checkers::start(), 7, 3).unwrap();
-    let (counts, _) = count_units_stats(plan.units().positions(), plan.remaining_depth(), 1, None);
-    from_stats_plan(
+    let (counts, _) = count_units::<_, ByKind>(plan.units().positions(), plan.remaining_depth(), 1, None);
+    from_plan::<_, ByKind>(
         GameKind::Checkers,
         &plan,
         &counts,
@@ -112,8 +112,8 @@ fn a_statistics_certificate_needs_a_ply_below_its_units() {
         "{refused}"
     );
     let plan = Plan::new(Checkers::start(), 4, 4).unwrap();
-    let (counts, _) = count_units_stats(plan.units().positions(), 0, 1, None);
-    let built = from_stats_plan(GameKind::Checkers, &plan, &counts, &[]);
+    let (counts, _) = count_units::<_, ByKind>(plan.units().positions(), 0, 1, None);
+    let built = from_plan::<_, ByKind>(GameKind::Checkers, &plan, &counts, &[]);
     assert!(
         matches!(&built, Err(BuildError::Inconsistent(line)) if line.contains("need a ply")),
         "{built:?}"

@@ -252,12 +252,10 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
     let started = Instant::now();
     let cpu = ProcessTime::now();
     let leaves = if args.raw {
-        crate::run::count_raw(&root, args.depth).total
+        perft_core::divide(&root, args.depth).total
     } else {
         let threads = args.engine.threads();
-        crate::run::count_local(&root, args.depth, threads, args.engine.table())?
-            .0
-            .total
+        crate::run::count_local(&root, args.depth, threads, args.engine.table())?.total
     };
     Ok(Measurement {
         leaves: leaves.leaves.to_string(),

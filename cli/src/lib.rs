@@ -28,7 +28,6 @@ mod progress;
 mod report;
 mod root;
 mod run;
-mod stats;
 mod suite;
 mod units_on_cluster;
 mod verify;

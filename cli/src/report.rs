@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use perft_core::{Leaves, TableStats, TranspositionTable};
+use perft_core::{Leaves, SharedTable, TableStats};
 use serde::Serialize;
 
 use crate::args::Format;
@@ -90,7 +90,7 @@ pub struct TableReport {
 }
 
 impl TableReport {
-    pub fn new(table: &TranspositionTable, stats: TableStats) -> TableReport {
+    pub fn new(table: &impl SharedTable, stats: TableStats) -> TableReport {
         TableReport {
             bytes: table.bytes(),
             entries: table.entries(),

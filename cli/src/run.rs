@@ -1,55 +1,49 @@
-//! `perft run`: a perft counted on this machine.
+//! `perft run`: a perft counted on this machine, with its leaves alone or
+//! by kind (`--stats`): one path for both, generic over what is counted
+//! ([`Measure`]).
 
 use std::time::Instant;
 
-use perft_core::parallel::count_units;
 use perft_core::{
-    Divide, Game, GameVisitor, Leaves, Plan, TableStats, TranspositionTable, divide, divide_plan, local_plan,
-    table_size,
+    ByKind, Counted, Divide, Game, GameStats, GameVisitor, Measure, Plain, Plan, SharedTable, StatsVisitor,
+    count_units, divide_by, local_plan, table_size,
 };
 
 use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice};
 use crate::error::CliError;
 use crate::local_certificate::write_certificate;
-use crate::report::{LocalRun, Report, TableReport, in_notation};
+use crate::report::{LocalRun, Report, ReportStats, TableReport, in_notation};
 use crate::root::{play_moves, root_position, with_chess960_notation};
-use crate::stats::CountStats;
 
-/// `perft run --raw`: the bare move generator on one thread, no table, no
-/// merging; every leaf is enumerated (bulk-counted at the last ply).
-pub fn count_raw<G: Game>(root: &G, depth: u32) -> Divide<G::Move> {
-    divide(root, depth)
-}
+/// A local count: its divide and, when it used one, its table's report.
+type LocalCount<G, M> = (
+    Divide<<G as Game>::Move, <M as Measure<G>>::Count>,
+    Option<TableReport>,
+);
 
-/// Counts `root` to `depth` with the engine options of `args` and reports
-/// the divide, sorted by notation where the game wants it.
-pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> {
-    if args.raw {
-        tracing::info!(game = G::NAME, depth = args.depth, position = %root, "counting raw");
-        let started = Instant::now();
-        let result = count_raw(&root, args.depth);
-        let seconds = started.elapsed().as_secs_f64();
-        let run = LocalRun {
-            depth: args.depth,
-            seconds,
-            threads: 1,
-            table: None,
-            raw: true,
-        };
-        return Ok(report(&root, &result, run));
-    }
-    let threads = args.engine.threads();
-    tracing::info!(game = G::NAME, depth = args.depth, threads, position = %root, "counting");
+/// Counts `root` to `depth` under measure `M` with the engine options of
+/// `args` (`--raw`: the bare move generator on one thread, no table,
+/// nothing merged) and reports the divide, sorted by notation where the
+/// game wants it.
+pub fn count_from<G: Game, M: Measure<G>>(root: G, args: &RunArgs) -> Result<Report, CliError>
+where
+    M::Count: Into<perft_model::Count>,
+{
     let started = Instant::now();
-    let (result, stats, table) = count_planned(&root, args, threads)?;
-    let seconds = started.elapsed().as_secs_f64();
-    let table = table.map(|table| TableReport::new(&table, stats));
+    let (threads, (result, table)) = if args.raw {
+        tracing::info!(game = G::NAME, depth = args.depth, stats = args.stats, position = %root, "counting raw");
+        (1, (divide_by::<G, M>(&root, args.depth), None))
+    } else {
+        let threads = args.engine.threads();
+        tracing::info!(game = G::NAME, depth = args.depth, threads, stats = args.stats, position = %root, "counting");
+        (threads, count_planned::<G, M>(&root, args, threads)?)
+    };
     let run = LocalRun {
         depth: args.depth,
-        seconds,
+        seconds: started.elapsed().as_secs_f64(),
         threads,
         table,
-        raw: false,
+        raw: args.raw,
     };
     Ok(report(&root, &result, run))
 }
@@ -57,27 +51,43 @@ pub fn count_from<G: Game>(root: G, args: &RunArgs) -> Result<Report, CliError> 
 /// Plans `root` (to `--split-depth`, or into enough units for the
 /// threads), counts the units with the table `--hash` asks for (by default
 /// sized to the plan) and sums the divide; writes the certificate when
-/// `--certificate` asks for one.
-fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<LocalCount<G::Move>, CliError> {
-    if args.depth == 0 {
-        if args.certificate.is_some() {
-            return Err(CliError::Usage(
-                "a certificate needs a depth of at least 1".to_owned(),
-            ));
-        }
-        let divide = Divide {
-            moves: Vec::new(),
-            total: Leaves::full(1),
-        };
-        return Ok((divide, TableStats::default(), None));
+/// `--certificate` asks for one. A depth too shallow to leave the units
+/// their plies ([`Measure::UNIT_PLIES`]) is counted without a plan.
+fn count_planned<G: Game, M: Measure<G>>(
+    root: &G,
+    args: &RunArgs,
+    threads: usize,
+) -> Result<LocalCount<G, M>, CliError>
+where
+    M::Count: Into<perft_model::Count>,
+{
+    let depth = args.depth;
+    let shallow = depth <= M::UNIT_PLIES;
+    if let Some(split) = args.split_depth
+        && M::UNIT_PLIES > 0
+        && split + M::UNIT_PLIES > depth
+    {
+        return Err(CliError::Usage(format!(
+            "--stats needs a split depth below the depth {depth} (units count the last ply), got {split}"
+        )));
+    }
+    if shallow && args.certificate.is_some() {
+        return Err(CliError::Usage(if M::UNIT_PLIES == 0 {
+            "a certificate needs a depth of at least 1".to_owned()
+        } else {
+            format!(
+                "a statistics certificate needs depth 2 or more (its units count the last ply), got {depth}"
+            )
+        }));
     }
     let plan = match args.split_depth {
-        Some(split) => Plan::new(*root, args.depth, split),
-        None => local_plan(root, args.depth, threads),
+        Some(split) => Plan::new(*root, depth, split),
+        None if shallow => return Ok((divide_by::<G, M>(root, depth), None)),
+        None => local_plan(root, depth, threads),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for::<G>(args.engine.table(), || table_size::plan_stored_positions(&plan))?;
-    let (counts, stats) = count_units(
+    let table = table_for::<G, M>(args.engine.table(), || table_size::plan_stored_positions(&plan))?;
+    let (counts, probes) = count_units::<G, M>(
         plan.units().positions(),
         plan.remaining_depth(),
         threads,
@@ -85,87 +95,98 @@ fn count_planned<G: Game>(root: &G, args: &RunArgs, threads: usize) -> Result<Lo
     );
     if let Some(path) = &args.certificate {
         write_certificate(path, |local| {
-            perft_certificate::from_plan(args.game, &plan, &counts, local)
+            perft_certificate::from_plan::<G, M>(args.game, &plan, &counts, local)
         })?;
     }
-    Ok((plan.divide(&counts), stats, table))
+    let table = table.map(|table| TableReport::new(&table, probes));
+    Ok((plan.divide::<M>(&counts), table))
 }
 
-/// What a local count gives: the divide, the table's statistics and the
-/// table (`None` without one).
-pub type LocalCount<M> = (Divide<M>, TableStats, Option<TranspositionTable>);
-
-/// A local count on `threads` threads: planned, then counted with the table
-/// `choice` asks for, made once the plan is known so that the default size
-/// follows the work. Returns the divide, the table's statistics and the
-/// table (`None` without one, and for depth 0, which counts nothing).
+/// A local count of plain leaves on `threads` threads, planned, then
+/// counted with the table `choice` asks for: what `perft bench` times.
 pub fn count_local<G: Game>(
     root: &G,
     depth: u32,
     threads: usize,
     choice: TableChoice,
-) -> Result<LocalCount<G::Move>, CliError> {
+) -> Result<Divide<G::Move>, CliError> {
     if depth == 0 {
-        let divide = Divide {
-            moves: Vec::new(),
-            total: Leaves::full(1),
-        };
-        return Ok((divide, TableStats::default(), None));
+        return Ok(divide_by::<G, Plain>(root, depth));
     }
     let plan = local_plan(root, depth, threads).map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for::<G>(choice, || table_size::plan_stored_positions(&plan))?;
-    let (divide, stats) = divide_plan(&plan, threads, table.as_ref());
-    Ok((divide, stats, table))
+    let table = table_for::<G, Plain>(choice, || table_size::plan_stored_positions(&plan))?;
+    Ok(perft_core::divide_plan::<G, Plain>(&plan, threads, table.as_ref()).0)
 }
 
-/// The table `choice` asks for ([`TableChoice::local_bytes`]): by default
-/// sized to the `stored` positions the work promises.
-pub(crate) fn table_for<G: Game>(
+/// The table `choice` asks for ([`TableChoice::local_bytes`]) under
+/// measure `M`: by default sized to the `stored` positions the work
+/// promises.
+pub(crate) fn table_for<G: Game, M: Measure<G>>(
     choice: TableChoice,
     stored: impl FnOnce() -> u128,
-) -> Result<Option<TranspositionTable>, CliError> {
-    let Some(bytes) = choice.local_bytes(stored, perft_core::table::entry_bytes_of::<G>()) else {
+) -> Result<Option<M::Table>, CliError> {
+    let Some(bytes) = choice.local_bytes(stored, M::entry_bytes()) else {
         return Ok(None);
     };
-    let table = TranspositionTable::for_game::<G>(bytes).ok_or_else(|| {
-        CliError::Usage(format!(
-            "a table of {bytes} bytes holds no entry; give at least 64K"
-        ))
-    })?;
+    let table = M::table(bytes).map_err(|e| CliError::Usage(e.to_string()))?;
     tracing::debug!(bytes, entries = table.entries(), "table");
     Ok(Some(table))
 }
 
-/// The report of a local count.
-fn report<G: Game>(root: &G, result: &Divide<G::Move>, run: LocalRun) -> Report {
-    run.report(root, result.total, in_notation(root, &result.moves), None)
+/// The report of a local count, each move's kinds beside it when `C`
+/// counts them.
+fn report<G: Game, C: Counted>(root: &G, result: &Divide<G::Move, C>, run: LocalRun) -> Report {
+    let moves = in_notation(root, &result.moves);
+    let stats = (!C::KINDS.is_empty()).then(|| ReportStats {
+        kinds: C::KINDS,
+        total: result.total.kinds(),
+        per_move: moves.iter().map(|(_, count)| count.kinds()).collect(),
+    });
+    let divide = moves
+        .into_iter()
+        .map(|(mv, count)| (mv, count.leaves()))
+        .collect();
+    run.report(root, result.total.leaves(), divide, stats)
 }
 
-/// `perft run` for game `G`.
-pub fn count<G: Game>(args: &RunArgs) -> Result<Report, CliError> {
+/// `perft run` for game `G` under measure `M`.
+fn count<G: Game, M: Measure<G>>(args: &RunArgs) -> Result<Report, CliError>
+where
+    M::Count: Into<perft_model::Count>,
+{
     let root: G = root_position(args.position.as_deref(), args.depth)?;
     let root = with_chess960_notation(root, args.chess960)?;
     let root = play_moves(root, &args.moves)?;
-    count_from(root, args)
+    count_from::<G, M>(root, args)
 }
 
-/// [`count`] for the game chosen on the command line.
-pub struct Count<'a>(pub &'a RunArgs);
+/// [`count`] of leaves for the game chosen on the command line.
+struct CountLeaves<'a>(&'a RunArgs);
 
-impl GameVisitor for Count<'_> {
+impl GameVisitor for CountLeaves<'_> {
     type Output = Result<Report, CliError>;
     fn visit<G: Game>(self) -> Self::Output {
-        count::<G>(self.0)
+        count::<G, Plain>(self.0)
     }
 }
 
-/// [`Count`] in the game and convention of `args`; with `--stats`,
-/// [`CountStats`].
+/// [`count`] by kind (`--stats`) for the game chosen on the command line.
+struct CountByKind<'a>(&'a RunArgs);
+
+impl StatsVisitor for CountByKind<'_> {
+    type Output = Result<Report, CliError>;
+    fn visit<G: GameStats>(self) -> Self::Output {
+        count::<G, ByKind>(self.0)
+    }
+}
+
+/// `perft run` in the game and convention of `args`, by kind with
+/// `--stats`.
 pub fn count_in(args: &RunArgs) -> Result<Report, CliError> {
     let counted = if args.stats {
-        args.game.dispatch_stats_in(args.convention, CountStats(args))
+        args.game.dispatch_stats_in(args.convention, CountByKind(args))
     } else {
-        args.game.dispatch_in(args.convention, Count(args))
+        args.game.dispatch_in(args.convention, CountLeaves(args))
     };
     counted.map_err(|e| CliError::Usage(e.to_string()))?
 }
@@ -193,7 +214,7 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         format: Format::Text,
         engine: args.engine.clone(),
     };
-    let mut report = args.game.dispatch(Count(&run))?;
+    let mut report = args.game.dispatch(CountLeaves(&run))?;
     report.divide.sort_by(|a, b| a.0.cmp(&b.0));
     let mut text = String::new();
     for (mv, leaves) in &report.divide {

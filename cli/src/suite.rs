@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use perft_core::{Game, GameVisitor, SuiteLine, TranspositionTable, divide_parallel, parse_suite};
+use perft_core::{Game, GameVisitor, Plain, SuiteLine, TranspositionTable, divide_parallel, parse_suite};
 
 use crate::args::{CoordinatorArg, SuiteArgs};
 use crate::client::connect;
@@ -81,7 +81,7 @@ impl GameVisitor for RunSuite<'_> {
                 if args.max_depth.is_some_and(|max| depth > max) {
                     continue;
                 }
-                let (result, _) = divide_parallel(pos, depth, threads, table.as_ref())
+                let (result, _) = divide_parallel::<G, Plain>(pos, depth, threads, table.as_ref())
                     .map_err(|e| CliError::Usage(format!("line {}: {e}", line.line)))?;
                 checked.push(Checked {
                     line: line.line,

@@ -4,8 +4,7 @@
 //! people.
 
 use perft_core::{
-    Convention, Game, GameKind, GameStats, Plan, PlanError, StatsVisitor, perft, perft_stats,
-    plan_settled_stats,
+    ByKind, Convention, Game, GameKind, GameStats, Plan, PlanError, StatsVisitor, perft, perft_stats,
 };
 
 use crate::columns::UnitColumns;
@@ -181,7 +180,10 @@ impl StatsVisitor for Planner<'_> {
             .map(|&mv| root.format_move(mv))
             .collect();
         let settled = if req.stats {
-            plan_settled_stats(&plan).into_iter().map(Count::from).collect()
+            plan.settled_counts::<ByKind>()
+                .into_iter()
+                .map(Count::from)
+                .collect()
         } else {
             plan.settled().iter().copied().map(Count::plain).collect()
         };

@@ -88,10 +88,12 @@ pub mod checkers;
 pub mod chess;
 pub mod convention;
 pub mod count;
+pub mod divide;
 pub mod echo;
 pub mod game;
 pub mod kernel;
 pub mod kind;
+pub mod measure;
 pub mod parallel;
 pub mod perft;
 pub mod plan;
@@ -107,17 +109,18 @@ pub use checkers::Checkers;
 pub use chess::Chess;
 pub use convention::{Convention, UnknownConvention};
 pub use count::Leaves;
+pub use divide::{Divide, StatsDivide, divide, divide_by, divide_stats};
 pub use echo::{echoed, must_escape};
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, PositionRefused, UnknownGame};
-pub use parallel::{divide_parallel, divide_plan, local_plan};
-pub use perft::{Counter, Divide, TableStats, divide, perft};
+pub use measure::{ByKind, Counted, Measure, Plain, SharedTable, TableTooSmall};
+pub use parallel::{count_units, divide_parallel, divide_plan, local_plan};
+pub use perft::{Counter, TableStats, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
 pub use stats::{
-    GameStats, LeafStats, NamedStats, StatsCounter, StatsDivide, StatsTable, StatsVisitor, Tally,
-    divide_stats, perft_stats, plan_settled_stats,
+    GameStats, LeafStats, NamedStats, StatsCounter, StatsTable, StatsVisitor, Tally, perft_stats,
 };
 pub use suite::{SuiteError, SuiteLine, parse_suite};
 pub use table::TranspositionTable;

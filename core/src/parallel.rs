@@ -1,38 +1,40 @@
-//! Counting a plan's units on several OS threads that share one table.
-//! Never on an async runtime's threads: perft blocks for as long as it runs.
+//! Counting a plan's units on several OS threads that share one table, and
+//! the divide they make: one body for every measure ([`Measure`]), so a
+//! plain count and a count by kind cannot disagree on the tree. Never on
+//! an async runtime's threads: perft blocks for as long as it runs.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::count::Leaves;
+use crate::divide::{Divide, divide_by};
 use crate::game::Game;
-use crate::perft::{Counter, Divide, TableStats};
+use crate::measure::Measure;
+use crate::perft::TableStats;
 use crate::plan::{Plan, PlanError};
-use crate::table::TranspositionTable;
 
-/// Counts every unit at `depth` with `threads` threads (at least one),
-/// handing units out in order from a shared cursor. Returns one count per
-/// unit and the threads' table statistics summed.
-pub fn count_units<G: Game>(
+/// Counts every unit at `depth` under measure `M` with `threads` threads
+/// (at least one), handing units out in order from a shared cursor.
+/// Returns one count per unit and the threads' table statistics summed.
+pub fn count_units<G: Game, M: Measure<G>>(
     units: &[G],
     depth: u32,
     threads: usize,
-    table: Option<&TranspositionTable>,
-) -> (Vec<Leaves>, TableStats) {
+    table: Option<&M::Table>,
+) -> (Vec<M::Count>, TableStats) {
     let cursor = AtomicUsize::new(0);
-    let mut counts = vec![Leaves::ZERO; units.len()];
+    let mut counts = vec![M::Count::default(); units.len()];
     let mut stats = TableStats::default();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 scope.spawn(|| {
-                    let mut counter = Counter::new(table);
+                    let mut counter = M::counter(table);
                     let mut done = Vec::new();
                     loop {
                         let i = cursor.fetch_add(1, Ordering::Relaxed);
                         let Some(unit) = units.get(i) else { break };
-                        done.push((i, counter.perft(unit, depth)));
+                        done.push((i, M::count(&mut counter, unit, depth)));
                     }
-                    (done, counter.stats)
+                    (done, M::probes(&counter))
                 })
             })
             .collect();
@@ -52,23 +54,24 @@ pub fn count_units<G: Game>(
 /// close together.
 pub const UNITS_PER_THREAD: usize = 32;
 
-/// Divide of `depth` plies below `root`, planned with transpositions merged
-/// and counted on `threads` threads sharing `table`.
-pub fn divide_parallel<G: Game>(
+/// A divide and the lookups its table served.
+pub type Counted<G, M> = (Divide<<G as Game>::Move, <M as Measure<G>>::Count>, TableStats);
+
+/// Divide of `depth` plies below `root` under measure `M`, planned with
+/// transpositions merged and counted on `threads` threads sharing `table`.
+/// A depth too shallow to leave units their plies ([`Measure::UNIT_PLIES`])
+/// is counted directly.
+pub fn divide_parallel<G: Game, M: Measure<G>>(
     root: &G,
     depth: u32,
     threads: usize,
-    table: Option<&TranspositionTable>,
-) -> Result<(Divide<G::Move>, TableStats), PlanError> {
-    if depth == 0 {
-        let divide = Divide {
-            moves: Vec::new(),
-            total: Leaves::full(1),
-        };
-        return Ok((divide, TableStats::default()));
+    table: Option<&M::Table>,
+) -> Result<Counted<G, M>, PlanError> {
+    if depth <= M::UNIT_PLIES {
+        return Ok((divide_by::<G, M>(root, depth), TableStats::default()));
     }
     let plan = local_plan(root, depth, threads)?;
-    Ok(divide_plan(&plan, threads, table))
+    Ok(divide_plan::<G, M>(&plan, threads, table))
 }
 
 /// The plan [`divide_parallel`] counts: transpositions merged, enough units
@@ -78,13 +81,14 @@ pub fn local_plan<G: Game>(root: &G, depth: u32, threads: usize) -> Result<Plan<
     Plan::with_min_units(*root, depth, threads.max(1) * UNITS_PER_THREAD, usize::MAX)
 }
 
-/// Counts the units of `plan` on `threads` threads sharing `table`, and the
-/// divide they make.
-pub fn divide_plan<G: Game>(
+/// Counts the units of `plan` under measure `M` on `threads` threads
+/// sharing `table`, and the divide they make.
+pub fn divide_plan<G: Game, M: Measure<G>>(
     plan: &Plan<G>,
     threads: usize,
-    table: Option<&TranspositionTable>,
-) -> (Divide<G::Move>, TableStats) {
-    let (counts, stats) = count_units(plan.units().positions(), plan.remaining_depth(), threads, table);
-    (plan.divide(&counts), stats)
+    table: Option<&M::Table>,
+) -> Counted<G, M> {
+    let (counts, stats) =
+        count_units::<G, M>(plan.units().positions(), plan.remaining_depth(), threads, table);
+    (plan.divide::<M>(&counts), stats)
 }

@@ -284,34 +284,3 @@ impl<'t> Counter<'t> {
         }
     }
 }
-
-/// Perft split by first move: what engine authors compare line by line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Divide<M> {
-    /// Each legal first move with the leaves below it, in generation order.
-    pub moves: Vec<(M, Leaves)>,
-    /// All leaves: the sum of `moves`, or the root itself when it is a leaf
-    /// (depth 0, or a game-over root where the game counts those).
-    pub total: Leaves,
-}
-
-/// Perft of `depth` plies below `pos`, with the count below each first move.
-pub fn divide<G: Game>(pos: &G, depth: u32) -> Divide<G::Move> {
-    let moves: Vec<G::Move> = if depth == 0 {
-        Vec::new()
-    } else {
-        pos.legal_moves().into_iter().collect()
-    };
-    if moves.is_empty() {
-        return Divide {
-            moves: Vec::new(),
-            total: perft(pos, depth),
-        };
-    }
-    let moves: Vec<(G::Move, Leaves)> = moves
-        .into_iter()
-        .map(|mv| (mv, perft(&pos.play(mv), depth - 1)))
-        .collect();
-    let total = moves.iter().map(|&(_, n)| n).sum();
-    Divide { moves, total }
-}

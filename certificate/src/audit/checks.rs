@@ -4,7 +4,7 @@
 //! statistics certificate, every kind), and the Merkle root recomputed.
 
 use crate::{Certificate, merkle, summed_kinds, weighted_kinds};
-use perft_core::{GameFns, GameStats, Leaves, Plan, Tally, Weight, plan_settled_stats, weighted_sum};
+use perft_core::{ByKind, GameFns, GameStats, Leaves, Plan, Tally, Weight, weighted_sum};
 
 use super::{first_difference, shown_leaves};
 
@@ -169,7 +169,7 @@ pub fn check_plan<G: GameStats>(cert: &Certificate, root: G, problems: &mut Vec<
         }
     }
     if !cert.header.kinds.is_empty() {
-        let planned = plan_settled_stats(&plan);
+        let planned = plan.settled_counts::<ByKind>();
         for (i, (planned, claimed)) in planned.iter().zip(&cert.header.settled_kinds).enumerate() {
             if let Some((said, found)) =
                 first_difference(&cert.header.kinds, claimed, &planned.kinds.counts())
@@ -323,8 +323,7 @@ pub fn hex(hash: &merkle::Hash) -> String {
 #[cfg(test)]
 mod tests {
     use crate::{CountedUnit, DeciderName, from_plan};
-    use perft_core::parallel::count_units;
-    use perft_core::{Checkers, Game, GameKind};
+    use perft_core::{Checkers, Game, GameKind, Plain, count_units};
 
     use super::*;
 
@@ -332,8 +331,8 @@ mod tests {
     /// huge, its sums made again to fit: a total between 2^127 and 2^128.
     fn huge_but_summed() -> Certificate {
         let plan = Plan::new(Checkers::start(), 5, 2).unwrap();
-        let (counts, _) = count_units(plan.units().positions(), plan.remaining_depth(), 1, None);
-        let cert = from_plan(
+        let (counts, _) = count_units::<_, Plain>(plan.units().positions(), plan.remaining_depth(), 1, None);
+        let cert = from_plan::<_, Plain>(
             GameKind::Checkers,
             &plan,
             &counts,

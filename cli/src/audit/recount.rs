@@ -8,9 +8,7 @@ use perft_certificate::Certificate;
 use perft_certificate::audit::{
     check_merkle, check_plan, check_root_without_moves, check_sums, check_units_possible, unit_differs,
 };
-use perft_core::parallel::count_units;
-use perft_core::stats::count_units_stats;
-use perft_core::{Game, GameStats, LeafStats, StatsVisitor, table_size};
+use perft_core::{ByKind, Game, GameStats, Measure, Plain, StatsVisitor, count_units, table_size};
 use perft_model::Count;
 
 use crate::args::{AuditArgs, CoordinatorArg};
@@ -18,7 +16,6 @@ use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::run::table_for;
-use crate::stats::stats_table_for;
 use crate::units_on_cluster;
 
 /// What the audit generic over the game found.
@@ -82,9 +79,9 @@ impl StatsVisitor for Audit<'_> {
         let depth = cert.header.depth - cert.header.split_depth;
         let started = Instant::now();
         let counts = if cert.header.kinds.is_empty() {
-            recount_leaves(&positions, depth, args)?
+            recount::<G, Plain>(&positions, depth, args)?
         } else {
-            recount_stats(&positions, depth, args)?
+            recount::<G, ByKind>(&positions, depth, args)?
         };
         let seconds = started.elapsed().as_secs_f64();
         for ((&i, pos), recounted) in counted.iter().zip(&positions).zip(&counts) {
@@ -102,29 +99,20 @@ impl StatsVisitor for Audit<'_> {
     }
 }
 
-/// The leaves of `positions` at `depth`, with the table `--hash` asks for
-/// (by default sized to the sample's work).
-fn recount_leaves<G: Game>(positions: &[G], depth: u32, args: &AuditArgs) -> Result<Vec<Count>, CliError> {
-    let stored = || table_size::units_stored_positions(positions, depth);
-    let table = table_for::<G>(args.engine.table(), stored)?;
-    let (counts, _) = count_units(positions, depth, args.engine.threads(), table.as_ref());
-    Ok(counts.into_iter().map(Count::plain).collect())
-}
-
-/// The statistics of `positions` at `depth`, with the statistics table
+/// The counts of `positions` at `depth` under measure `M`, with the table
 /// `--hash` asks for (by default sized to the sample's work).
-fn recount_stats<G: GameStats>(
+fn recount<G: Game, M: Measure<G>>(
     positions: &[G],
     depth: u32,
     args: &AuditArgs,
-) -> Result<Vec<Count>, CliError> {
+) -> Result<Vec<Count>, CliError>
+where
+    M::Count: Into<Count>,
+{
     let stored = || table_size::units_stored_positions(positions, depth);
-    let table = stats_table_for::<G>(args.engine.table(), stored)?;
-    let (counts, _) = count_units_stats(positions, depth, args.engine.threads(), table.as_ref());
-    Ok(counts
-        .into_iter()
-        .map(|stats: LeafStats<G::Stats>| Count::from(stats))
-        .collect())
+    let table = table_for::<G, M>(args.engine.table(), stored)?;
+    let (counts, _) = count_units::<G, M>(positions, depth, args.engine.threads(), table.as_ref());
+    Ok(counts.into_iter().map(Into::into).collect())
 }
 
 /// What the cluster's recount of a certificate's sample found.

@@ -16,8 +16,10 @@ pub use frontier::Frontier;
 pub use weight::{CountOverflow, Weight, weighted_sum};
 
 use crate::count::Leaves;
+use crate::divide::Divide;
 use crate::game::{Game, MoveSet};
-use crate::perft::{Divide, perft};
+use crate::measure::{Counted, Measure};
+use crate::perft::perft;
 use frontier::LevelBuilder;
 
 /// A node without a move met above the split depth, so never a unit: its
@@ -217,14 +219,38 @@ impl<G: Game> Plan<G> {
         &self.settled_nodes
     }
 
-    /// The divide table from each unit's count (`counts[i]` for unit `i`):
-    /// per first move, the settled leaves plus paths x count.
-    pub fn divide(&self, counts: &[Leaves]) -> Divide<G::Move> {
+    /// The settled nodes' counts under measure `M`, per first move: what a
+    /// divide adds its units' counts to, on one machine or a cluster. For
+    /// plain leaves, [`Plan::settled`].
+    pub fn settled_counts<M: Measure<G>>(&self) -> Vec<M::Count> {
+        let mut settled = vec![M::Count::default(); self.first_moves.len()];
+        for node in &self.settled_nodes {
+            let count = M::perft(&node.position, node.depth);
+            for w in &node.weights {
+                let slot = &mut settled[w.first_move as usize];
+                *slot = count
+                    .checked_mul(u128::from(w.paths))
+                    .and_then(|weighted| slot.checked_add(weighted))
+                    .expect("true counts within MAX_DEPTH fit in u128");
+            }
+        }
+        settled
+    }
+
+    /// The divide table under measure `M` from each unit's count
+    /// (`counts[i]` for unit `i`): per first move, the settled counts plus
+    /// paths x count.
+    pub fn divide<M: Measure<G>>(&self, counts: &[M::Count]) -> Divide<G::Move, M::Count> {
         assert_eq!(counts.len(), self.units.len(), "one count per unit");
+        assert!(
+            self.remaining_depth() >= M::UNIT_PLIES || self.units.is_empty(),
+            "this measure's units need {} plies left",
+            M::UNIT_PLIES
+        );
         if self.first_moves.is_empty() {
             return Divide {
                 moves: Vec::new(),
-                total: perft(&self.root, self.depth),
+                total: M::perft(&self.root, self.depth),
             };
         }
         let weighted = self
@@ -232,9 +258,12 @@ impl<G: Game> Plan<G> {
             .iter()
             .map(|(_, weights)| weights)
             .zip(counts.iter().copied());
-        let per_move =
-            weighted_sum(&self.settled, weighted).expect("true counts within MAX_DEPTH fit in u128");
-        let total = per_move.iter().copied().sum();
+        let per_move = weighted_sum(&self.settled_counts::<M>(), weighted)
+            .expect("true counts within MAX_DEPTH fit in u128");
+        let total = per_move
+            .iter()
+            .try_fold(M::Count::default(), |sum, &n| sum.checked_add(n))
+            .expect("true counts within MAX_DEPTH fit in u128");
         Divide {
             moves: self.first_moves.iter().copied().zip(per_move).collect(),
             total,

@@ -1,7 +1,7 @@
 //! How paths weigh units: a unit reached by several paths from a first
 //! move is counted once and weighs that many times.
 
-use crate::count::Leaves;
+use crate::measure::Counted;
 
 /// How many paths from one first move reach a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,13 +18,14 @@ pub struct Weight {
 #[error("the weighted sum of the counts overflows u128")]
 pub struct CountOverflow;
 
-/// Leaves per first move: `settled` plus, for every counted unit, its count
-/// times its paths from each first move. The one aggregation of the local
-/// run and the coordinator; every product and sum is checked.
-pub fn weighted_sum<'w>(
-    settled: &[Leaves],
-    units: impl IntoIterator<Item = (&'w [Weight], Leaves)>,
-) -> Result<Vec<Leaves>, CountOverflow> {
+/// Counts per first move: `settled` plus, for every counted unit, its
+/// count times its paths from each first move. The one aggregation of the
+/// local run, the coordinator and the certificate, for every measure;
+/// every product and sum is checked.
+pub fn weighted_sum<'w, C: Counted>(
+    settled: &[C],
+    units: impl IntoIterator<Item = (&'w [Weight], C)>,
+) -> Result<Vec<C>, CountOverflow> {
     let mut per_move = settled.to_vec();
     for (weights, count) in units {
         for w in weights {

@@ -17,17 +17,12 @@
 mod count;
 mod game_stats;
 mod named;
-mod parallel;
 mod table;
 mod tally;
 
-pub use count::{StatsCounter, StatsDivide, divide_stats, perft_stats};
+pub use count::{StatsCounter, perft_stats};
 pub use game_stats::{GameStats, StatsVisitor};
 pub use named::{NamedStats, StatsRequestError, count_packed_stats};
-pub use parallel::{
-    count_units_stats, divide_stats_parallel, divide_stats_plan, plan_settled_stats, plan_stats_divide,
-    weighted_stats_sum,
-};
 pub use table::StatsTable;
 pub use tally::{LeafStats, Tally};
 pub(crate) use tally::{checked_sum, none_above, tally};

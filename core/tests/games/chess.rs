@@ -23,7 +23,10 @@ fn every_published_row_up_to_2e8_leaves() {
         let counted = if row.leaves < 10_000_000 {
             perft(&pos, row.depth)
         } else {
-            divide_parallel(&pos, row.depth, 2, Some(&table)).unwrap().0.total
+            divide_parallel::<_, perft_core::Plain>(&pos, row.depth, 2, Some(&table))
+                .unwrap()
+                .0
+                .total
         };
         assert_eq!(
             counted,

@@ -62,7 +62,8 @@ fn a_sample_of_16_positions_to_depth_5() {
 fn all_960_positions_to_depth_5() {
     let table = perft_core::TranspositionTable::for_game::<Chess>(256 << 20).unwrap();
     for (line, pos, counts) in suite() {
-        let (result, _) = perft_core::divide_parallel(&pos, 5, 2, Some(&table)).unwrap();
+        let (result, _) =
+            perft_core::divide_parallel::<_, perft_core::Plain>(&pos, 5, 2, Some(&table)).unwrap();
         assert_eq!(
             result.total,
             Leaves::full(expected(&counts, 5)),

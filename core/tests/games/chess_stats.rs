@@ -6,7 +6,7 @@
 
 use perft_core::chess::ChessStats;
 use perft_core::chess::published_rows;
-use perft_core::stats::divide_stats_parallel;
+use perft_core::{ByKind, divide_parallel};
 use perft_core::{Chess, Game, LeafStats, NamedStats, StatsTable, divide_stats, perft, perft_stats};
 
 const START_STATS: &str = include_str!("../../data/chess-start-stats.tsv");
@@ -48,7 +48,7 @@ fn parse(fen: &str) -> Chess {
 /// shared table; the leaves checked against the plain count.
 fn counted(pos: &Chess, depth: u32) -> LeafStats<ChessStats> {
     let table = StatsTable::<Chess>::with_bytes(64 << 20).expect("64 MiB holds buckets");
-    let (divide, _) = divide_stats_parallel(pos, depth, 2, Some(&table)).expect("plannable");
+    let (divide, _) = divide_parallel::<_, ByKind>(pos, depth, 2, Some(&table)).expect("plannable");
     assert_eq!(
         divide.total.leaves,
         perft(pos, depth),
@@ -224,7 +224,7 @@ fn the_divide_sums_to_the_total_and_matches_the_plain_divide() {
     // threaded, each first move's statistics are the same.
     let table = StatsTable::<Chess>::with_bytes(16 << 20).unwrap();
     let plan = perft_core::Plan::new(kiwipete, 4, 1).unwrap();
-    let (planned, probes) = perft_core::stats::divide_stats_plan(&plan, 2, Some(&table));
+    let (planned, probes) = perft_core::divide_plan::<_, ByKind>(&plan, 2, Some(&table));
     assert_eq!(planned, raw);
     // One probe per unit (its children are too shallow to store).
     assert_eq!(probes.probes, 48);

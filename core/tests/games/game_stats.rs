@@ -6,7 +6,8 @@
 use crate::reference::{checkers, reversi};
 use perft_core::checkers::CheckersStats;
 use perft_core::reversi::ReversiStats;
-use perft_core::stats::{StatsRequestError, divide_stats_parallel, divide_stats_plan, weighted_stats_sum};
+use perft_core::stats::StatsRequestError;
+use perft_core::{ByKind, divide_parallel, divide_plan, weighted_sum};
 use perft_core::{
     Checkers, Chess, CountOverflow, Game, GameKind, GameStats, Kernel, LeafStats, Leaves, NamedStats, Plan,
     Reversi, ReversiOeis, StatsCounter, StatsTable, Weight, divide_stats, perft, perft_stats,
@@ -114,7 +115,7 @@ fn reversi_game_overs_are_the_published_higher_leaves_two_plies_deeper() {
     let table = StatsTable::<Reversi>::with_bytes(64 << 20).unwrap();
     for depth in 9..=11 {
         let higher = Reversi::published(depth + 2).expect("published").total.higher;
-        let (divide, _) = divide_stats_parallel(&Reversi::start(), depth, 2, Some(&table)).unwrap();
+        let (divide, _) = divide_parallel::<_, ByKind>(&Reversi::start(), depth, 2, Some(&table)).unwrap();
         assert_eq!(divide.total.kinds.game_overs, higher, "depth {depth}");
         assert_eq!(
             divide.total.leaves,
@@ -215,7 +216,7 @@ fn a_planned_divide_settles_game_overs_as_the_raw_one_counts_them() {
         let plan = Plan::new(pos, 5, 3).expect("plannable");
         settled += plan.settled_nodes().len();
         let table = StatsTable::<Reversi>::with_bytes(1 << 20).unwrap();
-        let (planned, _) = divide_stats_plan(&plan, 2, Some(&table));
+        let (planned, _) = divide_plan::<_, ByKind>(&plan, 2, Some(&table));
         assert_eq!(planned, divide_stats(&pos, 5), "{text}");
     }
     assert!(settled > 0, "some games end above the split");
@@ -286,14 +287,11 @@ fn weighted_sums_of_unit_statistics_are_checked() {
         },
     ];
     let settled = vec![LeafStats::default(); 2];
-    let sums = weighted_stats_sum(&settled, [(&weights[..], unit)]).unwrap();
+    let sums = weighted_sum(&settled, [(&weights[..], unit)]).unwrap();
     assert_eq!(sums, [unit * 2, unit]);
     let huge = LeafStats {
         leaves: Leaves::full(u128::MAX / 2 + 1),
         kinds: CheckersStats::default(),
     };
-    assert_eq!(
-        weighted_stats_sum(&settled, [(&weights[..], huge)]),
-        Err(CountOverflow)
-    );
+    assert_eq!(weighted_sum(&settled, [(&weights[..], huge)]), Err(CountOverflow));
 }

@@ -191,7 +191,7 @@ fn check_plan<G: Game>(pos: &G, depth: u32, split: u32) -> Result<(), TestCaseEr
         .iter()
         .map(|u| perft(u, plan.remaining_depth()))
         .collect();
-    prop_assert_eq!(plan.divide(&counts), divide(pos, depth));
+    prop_assert_eq!(plan.divide::<perft_core::Plain>(&counts), divide(pos, depth));
     // Merging never loses a path: the weights count exactly the paths to
     // the frontier (game-over nodes above it are settled instead).
     let paths: u64 = plan

@@ -38,7 +38,8 @@ fn every_term_up_to_2e9_counted_bare() {
 fn every_term_up_to_2e9_counted_planned_with_a_table() {
     let table = TranspositionTable::for_game::<ReversiOeis>(64 << 20).unwrap();
     for (depth, expected) in affordable_terms() {
-        let (result, _) = divide_parallel(&ReversiOeis::start(), depth, 2, Some(&table)).unwrap();
+        let (result, _) =
+            divide_parallel::<_, perft_core::Plain>(&ReversiOeis::start(), depth, 2, Some(&table)).unwrap();
         assert_eq!(result.total, Leaves::full(expected), "A124004({depth}) planned");
         if depth > 0 {
             let lines: Leaves = result.moves.iter().map(|&(_, n)| n).sum();
@@ -53,7 +54,8 @@ fn every_term_up_to_2e9_counted_planned_with_a_table() {
 fn one_table_holds_both_conventions_apart() {
     let table = TranspositionTable::for_game::<Reversi>(16 << 20).unwrap();
     for _ in 0..2 {
-        let (bik, _) = divide_parallel(&Reversi::start(), 11, 2, Some(&table)).unwrap();
+        let (bik, _) =
+            divide_parallel::<_, perft_core::Plain>(&Reversi::start(), 11, 2, Some(&table)).unwrap();
         assert_eq!(
             bik.total,
             Leaves {
@@ -61,7 +63,8 @@ fn one_table_holds_both_conventions_apart() {
                 higher: 228
             }
         );
-        let (oeis, _) = divide_parallel(&ReversiOeis::start(), 11, 2, Some(&table)).unwrap();
+        let (oeis, _) =
+            divide_parallel::<_, perft_core::Plain>(&ReversiOeis::start(), 11, 2, Some(&table)).unwrap();
         assert_eq!(oeis.total, Leaves::full(212_258_216));
     }
 }

@@ -197,7 +197,7 @@ fn check_same_counts<G: Game>(pos: &G, depth: u32) {
     assert!(depth < G::MIN_STORED_DEPTH || counter.stats.probes > 0);
     for threads in [1, 3] {
         for table in [None, Some(&table)] {
-            let (threaded, _) = divide_parallel(pos, depth, threads, table).unwrap();
+            let (threaded, _) = divide_parallel::<_, perft_core::Plain>(pos, depth, threads, table).unwrap();
             assert_eq!(threaded, plain, "{pos} depth {depth}, {threads} threads");
         }
     }
