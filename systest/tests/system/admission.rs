@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::cluster::{Cluster, ClusterBuilder};
 use crate::common::http::{agent, get};
+use crate::common::jobs::words;
 use crate::common::{client_config_as, ok, perft_as, wait_for, worker_client_as};
 use perft_core::{Checkers, Game, GameKind};
 use perft_proto as pb;
@@ -100,15 +101,7 @@ impl Attacked {
     /// A checkers job of `root`'s for the honest worker: hundreds of units
     /// of 5 plies each, quick to count in the test.
     fn honest_job(&self) -> String {
-        let args = [
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "8",
-            "--split-depth",
-            "3",
-        ];
+        let args = words("submit --game checkers --depth 8 --split-depth 3");
         ok(self.as_("root", &args)).trim().to_owned()
     }
 
@@ -224,20 +217,7 @@ async fn honest_report(url: &str, secret: &Path, job: &str, round: u32) {
     let position = Checkers::unpack(&lease.position).expect("a packed checkers position");
     let leaves = perft_core::perft(&position, leased.depth);
     let reply = client
-        .report_results(pb::ReportResultsRequest {
-            worker_id: session,
-            jobs: vec![pb::JobReport {
-                job_id: job.to_owned(),
-                results: vec![pb::UnitResult {
-                    unit_id: lease.unit_id,
-                    epoch: lease.epoch,
-                    leaves: Some(leaves.into()),
-                    lease_tag: lease.lease_tag,
-                    cpu_seconds: 0.0,
-                }],
-                released: Vec::new(),
-            }],
-        })
+        .report_results(one_result(session, job, &lease, leaves, lease.lease_tag.clone()))
         .await
         .expect("the honest report is answered during the attack")
         .into_inner();
@@ -246,6 +226,31 @@ async fn honest_report(url: &str, secret: &Path, job: &str, round: u32) {
         (1, 0),
         "the honest count was not taken"
     );
+}
+
+/// A report by worker `session` of one result: `leaves` for `lease` of
+/// `job`, carrying `lease_tag` (the lease's own, or a forged one).
+fn one_result(
+    session: String,
+    job: &str,
+    lease: &pb::UnitLease,
+    leaves: perft_core::Leaves,
+    lease_tag: Vec<u8>,
+) -> pb::ReportResultsRequest {
+    pb::ReportResultsRequest {
+        worker_id: session,
+        jobs: vec![pb::JobReport {
+            job_id: job.to_owned(),
+            results: vec![pb::UnitResult {
+                unit_id: lease.unit_id,
+                epoch: lease.epoch,
+                leaves: Some(leaves.into()),
+                lease_tag,
+                cpu_seconds: 0.0,
+            }],
+            released: Vec::new(),
+        }],
+    }
 }
 
 /// Attack 1: a submitter submits until refused. Past its open-jobs budget
@@ -260,15 +265,7 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
     let job = c.honest_job();
     let set = ok(c.as_("root", &["participant", "budget", "greedy", "--open-jobs", "4"]));
     assert!(set.contains("open_jobs 0/4*"), "{set}");
-    let small = [
-        "submit",
-        "--game",
-        "checkers",
-        "--depth",
-        "12",
-        "--split-depth",
-        "2",
-    ];
+    let small = words("submit --game checkers --depth 12 --split-depth 2");
     let mut accepted = Vec::new();
     let refusal = loop {
         let output = c.as_("greedy", &small);
@@ -286,10 +283,7 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
     );
     assert_eq!(c.budget("greedy", "open_jobs"), (4, Some(4), true));
     // The status under the exit code.
-    let config = client_config_as(&c.url, &c.secret("greedy"));
-    let channel = config.endpoint().unwrap().connect().await.unwrap();
-    let mut greedy =
-        pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
+    let mut greedy = crate::common::perft_client_as(&c.url, &c.secret("greedy")).await;
     let status = greedy
         .submit_job(pb::SubmitJobRequest {
             game: pb::Game::from_kind(GameKind::Checkers).into(),
@@ -337,15 +331,7 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
     }
     ok(c.as_(
         "root",
-        &[
-            "participant",
-            "budget",
-            "greedy",
-            "--open-jobs",
-            "100",
-            "--open-units",
-            "3000",
-        ],
+        &words("participant budget greedy --open-jobs 100 --open-units 3000"),
     ));
     let deep = ["submit", "--game", "checkers", "--depth", "20"];
     let mut sizes = Vec::new();
@@ -383,15 +369,7 @@ async fn a_greedy_submitter_is_held_to_its_budget() {
     assert_eq!((used, limit, overridden), (sizes.iter().sum(), Some(3000), true));
     let explicit = c.as_(
         "greedy",
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "20",
-            "--split-depth",
-            "6",
-        ],
+        &words("submit --game checkers --depth 20 --split-depth 6"),
     );
     let stderr = crate::common::refused(&explicit);
     assert!(
@@ -634,26 +612,17 @@ async fn forged_reports_are_counted_but_not_logged_one_a_line() {
         .into_inner()
         .jobs;
     let lease = leased[0].units[0].clone();
-    let forged = pb::ReportResultsRequest {
-        worker_id: session,
-        jobs: vec![pb::JobReport {
-            job_id: job.clone(),
-            results: vec![pb::UnitResult {
-                unit_id: lease.unit_id,
-                epoch: lease.epoch,
-                leaves: Some(
-                    perft_core::Leaves {
-                        leaves: 1000,
-                        higher: 0,
-                    }
-                    .into(),
-                ),
-                lease_tag: vec![0; lease.lease_tag.len()],
-                cpu_seconds: 0.0,
-            }],
-            released: Vec::new(),
-        }],
+    let forged_count = perft_core::Leaves {
+        leaves: 1000,
+        higher: 0,
     };
+    let forged = one_result(
+        session,
+        &job,
+        &lease,
+        forged_count,
+        vec![0; lease.lease_tag.len()],
+    );
     // Four callers on one connection report again and again until the
     // honest side is done (and at least 10,000 times in all).
     const REPORTS: usize = 10_000;
@@ -843,14 +812,7 @@ async fn silent_connection(address: SocketAddr, handshakes: &AtomicUsize) -> Opt
 async fn silent_connections_are_closed_and_cannot_lock_out_their_address() {
     let c = Attacked::start(
         &[],
-        &[
-            "--max-connections",
-            "64",
-            "--max-connections-per-peer",
-            "32",
-            "--first-request-seconds",
-            "2",
-        ],
+        &words("--max-connections 64 --max-connections-per-peer 32 --first-request-seconds 2"),
     );
     let job = c.honest_job();
     let address: SocketAddr = c.url.strip_prefix("http://").unwrap().parse().unwrap();

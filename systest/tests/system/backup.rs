@@ -11,21 +11,8 @@ use std::time::Duration;
 
 use perft_core::GameKind;
 
+use crate::common::jobs::{JobStatus, status, words};
 use crate::common::{PERFT, add_participant, ok, perft, perft_as, refused, serve, wait_for, worker};
-
-/// `(done, total, state)` of a job, from `perft status`.
-fn progress(url: &str, job: &str) -> (u64, u64, String) {
-    let text = ok(perft(url, &["status", job]));
-    let state = text
-        .lines()
-        .find_map(|l| l.strip_prefix("state: "))
-        .unwrap()
-        .to_owned();
-    let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
-    let (done, rest) = units.split_once('/').unwrap();
-    let total = rest.split([' ', '(']).next().unwrap();
-    (done.parse().unwrap(), total.parse().unwrap(), state)
-}
 
 fn journal_check(dir: &Path) -> Output {
     Command::new(PERFT)
@@ -93,14 +80,18 @@ fn a_copy_taken_mid_run_replaces_a_lost_data_dir_and_the_job_ends_exact() {
     .to_owned();
     // Copied as soon as something is counted: most of the job is left.
     assert!(
-        wait_for(Duration::from_secs(120), || progress(&url, &job).0 >= 1),
+        wait_for(Duration::from_secs(120), || status(&url, &job).done >= 1),
         "nothing counted"
     );
-    let (counted, total, _) = progress(&url, &job);
+    let JobStatus {
+        done: counted, total, ..
+    } = status(&url, &job);
     let said = ok(perft(&url, &["backup", copy.to_str().unwrap()]));
     eprintln!("{}", said.trim());
     assert!(said.starts_with("journal copied at commit "), "{said}");
-    let (after, _, state) = progress(&url, &job);
+    let JobStatus {
+        done: after, state, ..
+    } = status(&url, &job);
     eprintln!("copied at {counted} to {after} of {total} units counted");
     assert!(
         after < total && state != "done",
@@ -120,7 +111,11 @@ fn a_copy_taken_mid_run_replaces_a_lost_data_dir_and_the_job_ends_exact() {
     );
     // Starts from the copy as from its data dir: no --accept-journal-loss.
     let (_server, url) = serve(&copy, &[]);
-    let (resumed, resumed_total, _) = progress(&url, &job);
+    let JobStatus {
+        done: resumed,
+        total: resumed_total,
+        ..
+    } = status(&url, &job);
     assert_eq!(resumed_total, total);
     assert!(
         resumed >= counted,
@@ -148,15 +143,7 @@ fn a_damaged_copy_or_one_whose_mark_does_not_match_is_found_and_refused() {
         let _counting = worker(&url, "w1", &[]);
         let job = ok(perft(
             &url,
-            &[
-                "submit",
-                "--game",
-                "checkers",
-                "--depth",
-                "7",
-                "--split-depth",
-                "3",
-            ],
+            &words("submit --game checkers --depth 7 --split-depth 3"),
         ))
         .trim()
         .to_owned();

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::jobs::words;
 use crate::common::tamper::{
     audit_all, audit_with, every_impossible_count_fails_unsampled, every_kind_tampering_fails,
     every_tampering_fails, fails_sampled_naming, kinds_above_their_leaves_fail_unsampled, resealed,
@@ -119,16 +120,9 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
     assert!(out.ends_with("audit passed\n"), "{out}");
 
     // A statistics certificate needs a ply below its units.
-    let stderr = refused(&perft(&[
-        "run",
-        "--game",
-        "chess",
-        "--depth",
-        "1",
-        "--stats",
-        "--certificate",
-        "x",
-    ]));
+    let stderr = refused(&perft(&words(
+        "run --game chess --depth 1 --stats --certificate x",
+    )));
     assert!(
         stderr.contains("a statistics certificate needs depth 2 or more"),
         "{stderr}"
@@ -159,26 +153,11 @@ fn a_sampled_audit_states_its_guarantee() {
         "{out}"
     );
     // A certificate needs a planned run, and a convention needs Reversi.
-    let stderr = refused(&perft(&[
-        "run",
-        "--game",
-        "chess",
-        "--depth",
-        "2",
-        "--convention",
-        "oeis",
-    ]));
+    let stderr = refused(&perft(&words("run --game chess --depth 2 --convention oeis")));
     assert!(stderr.contains("applies to reversi only"), "{stderr}");
-    let stderr = refused(&perft(&[
-        "run",
-        "--game",
-        "reversi",
-        "--depth",
-        "3",
-        "--raw",
-        "--certificate",
-        "x",
-    ]));
+    let stderr = refused(&perft(&words(
+        "run --game reversi --depth 3 --raw --certificate x",
+    )));
     assert!(stderr.contains("--certificate"), "{stderr}");
 }
 

@@ -2,6 +2,7 @@
 //! on 127.0.0.1 (ephemeral port), driven through the `perft` CLI.
 
 use crate::common::cluster::Cluster;
+use crate::common::jobs::words;
 use crate::common::{divide_lines, ok, perft};
 
 fn json(text: &str) -> serde_json::Value {
@@ -68,15 +69,7 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
     // A split depth given by hand plans the same count.
     let id = ok(perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "9",
-            "--split-depth",
-            "3",
-        ],
+        &words("submit --game checkers --depth 9 --split-depth 3"),
     ))
     .trim()
     .to_owned();
@@ -97,15 +90,7 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
             "invalid value 'go' for '--game <GAME>'",
         ),
         (
-            vec![
-                "submit",
-                "--game",
-                "checkers",
-                "--depth",
-                "3",
-                "--position",
-                "B:W14:B14",
-            ],
+            words("submit --game checkers --depth 3 --position B:W14:B14"),
             "square 14 is given more than once",
         ),
         (
@@ -113,15 +98,7 @@ fn two_workers_reproduce_the_published_tables_and_perft_run() {
             "depth 31 is above the reversi limit of 30",
         ),
         (
-            vec![
-                "submit",
-                "--game",
-                "checkers",
-                "--depth",
-                "5",
-                "--split-depth",
-                "5",
-            ],
+            words("submit --game checkers --depth 5 --split-depth 5"),
             "split depth 5 must be at least 1 and below the depth 5",
         ),
         (vec!["status", "nosuchjob"], "no job 'nosuchjob'"),

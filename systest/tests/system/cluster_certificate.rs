@@ -8,96 +8,46 @@ use std::time::Duration;
 
 use crate::common::cluster::Cluster;
 use crate::common::http::{agent, get, get_bytes, json};
+use crate::common::jobs::words;
 use crate::common::tamper::{audit_all, every_tampering_fails, resealed};
 use crate::common::{ok, perft_as, refused};
 use perft_certificate::{Certificate, DeciderName};
 use perft_core::{Convention, GameKind, Leaves};
 use perft_proto as pb;
 
-/// The shared cluster with its dashboard and participants: an admin, a
-/// reader and the given workers (not started).
-struct Certifying {
-    cluster: Cluster,
-    dashboard: String,
-    admin: PathBuf,
-    reader: PathBuf,
-    workers: Vec<PathBuf>,
+/// The shared cluster with its dashboard and participants: an admin
+/// `root`, a reader `auditor` and the given workers (not started).
+fn certifying(workers: &[&str]) -> Cluster {
+    Cluster::builder()
+        .participants(&[("root", "admin"), ("auditor", "reader")])
+        .workers(workers)
+        .dashboard()
+        .start()
 }
 
-impl std::ops::Deref for Certifying {
-    type Target = Cluster;
-    fn deref(&self) -> &Cluster {
-        &self.cluster
-    }
-}
-
-impl std::ops::DerefMut for Certifying {
-    fn deref_mut(&mut self) -> &mut Cluster {
-        &mut self.cluster
+/// One counting process per worker participant, named after it.
+fn run_workers(c: &mut Cluster) {
+    for name in c.worker_names().to_vec() {
+        c.worker_as(&name, &name, &[]);
     }
 }
 
-impl Certifying {
-    fn start(workers: &[&str]) -> Certifying {
-        let roles: Vec<(&str, &str)> = workers.iter().map(|name| (*name, "worker")).collect();
-        let cluster = Cluster::builder()
-            .participants(&[("root", "admin"), ("auditor", "reader")])
-            .participants(&roles)
-            .dashboard()
-            .start();
-        Certifying {
-            dashboard: cluster.dashboard.clone().unwrap(),
-            admin: cluster.secret("root"),
-            reader: cluster.secret("auditor"),
-            workers: workers.iter().map(|name| cluster.secret(name)).collect(),
-            cluster,
-        }
-    }
+/// `perft certificate ID --output FILE` as the reader; returns the file.
+fn certificate(c: &Cluster, id: &str) -> PathBuf {
+    let path = c.files().join(format!("{id}.cert"));
+    let out = ok(c.perft_as(
+        "auditor",
+        &["certificate", id, "--output", path.to_str().unwrap()],
+    ));
+    assert!(
+        out.starts_with(&format!("certificate of job {id}: ")) && out.contains("written to"),
+        "{out}"
+    );
+    path
+}
 
-    /// One counting process per worker participant, named after it.
-    fn run_workers(&mut self) {
-        for secret in self.workers.clone() {
-            let name = secret.file_stem().unwrap().to_str().unwrap();
-            self.cluster.worker_as(name, name, &[]);
-        }
-    }
-
-    /// Submits as the admin, follows the job to its end; returns its id.
-    fn run_job(&self, args: &[&str]) -> String {
-        let mut all = vec!["submit"];
-        all.extend_from_slice(args);
-        let id = ok(perft_as(&self.url, &self.admin, &all)).trim().to_owned();
-        let watched = ok(perft_as(&self.url, &self.admin, &["watch", &id]));
-        assert!(watched.starts_with(&format!("job {id} done: ")), "{watched}");
-        id
-    }
-
-    fn divide(&self, id: &str) -> serde_json::Value {
-        json(&ok(perft_as(
-            &self.url,
-            &self.reader,
-            &["divide", id, "--format", "json"],
-        )))
-    }
-
-    /// `perft certificate ID --output FILE` as the reader; returns the file.
-    fn certificate(&self, id: &str) -> PathBuf {
-        let path = self.files().join(format!("{id}.cert"));
-        let out = ok(perft_as(
-            &self.url,
-            &self.reader,
-            &["certificate", id, "--output", path.to_str().unwrap()],
-        ));
-        assert!(
-            out.starts_with(&format!("certificate of job {id}: ")) && out.contains("written to"),
-            "{out}"
-        );
-        path
-    }
-
-    fn bearer(&self, secret: &Path) -> String {
-        format!("Bearer {}", std::fs::read_to_string(secret).unwrap().trim())
-    }
+fn bearer(secret: &Path) -> String {
+    format!("Bearer {}", std::fs::read_to_string(secret).unwrap().trim())
 }
 
 fn published(game: GameKind, convention: Option<Convention>, depth: u32) -> Leaves {
@@ -110,38 +60,41 @@ fn published(game: GameKind, convention: Option<Convention>, depth: u32) -> Leav
 
 #[test]
 fn reversi_jobs_count_in_either_convention() {
-    let mut c = Certifying::start(&["alice", "bob"]);
-    c.run_workers();
+    let mut c = certifying(&["alice", "bob"]);
+    run_workers(&mut c);
     let oeis = published(GameKind::Reversi, Some(Convention::Oeis), 10);
     let bik = published(GameKind::Reversi, None, 10);
     assert_ne!(oeis.leaves, bik.leaves, "depth 10 tells the conventions apart");
 
-    let oeis_job = c.run_job(&["--game", "reversi", "--depth", "10", "--convention", "oeis"]);
-    let report = c.divide(&oeis_job);
+    let oeis_job = c.run_job_as(
+        "root",
+        &["--game", "reversi", "--depth", "10", "--convention", "oeis"],
+    );
+    let report = c.divide_as("auditor", &oeis_job);
     assert_eq!(report["leaves"], oeis.leaves.to_string().as_str());
     assert_eq!(report["convention"], "oeis");
     // Bik's is the default.
-    let bik_job = c.run_job(&["--game", "reversi", "--depth", "10"]);
-    let report = c.divide(&bik_job);
+    let bik_job = c.run_job_as("root", &["--game", "reversi", "--depth", "10"]);
+    let report = c.divide_as("auditor", &bik_job);
     assert_eq!(report["leaves"], bik.leaves.to_string().as_str());
     assert_eq!(report["higher"], bik.higher.to_string().as_str());
     assert_eq!(report["convention"], "bik");
 
-    let status = ok(perft_as(&c.url, &c.reader, &["status", &oeis_job]));
+    let status = ok(perft_as(&c.url, &c.secret("auditor"), &["status", &oeis_job]));
     assert!(status.contains("game: reversi\nconvention: oeis\n"), "{status}");
-    let status = ok(perft_as(&c.url, &c.reader, &["status", &bik_job]));
+    let status = ok(perft_as(&c.url, &c.secret("auditor"), &["status", &bik_job]));
     assert!(status.contains("convention: bik\n"), "{status}");
-    let list = ok(perft_as(&c.url, &c.reader, &["list"]));
+    let list = ok(perft_as(&c.url, &c.secret("auditor"), &["list"]));
     assert!(
         list.contains("reversi (oeis)") && list.contains("reversi (bik)"),
         "{list}"
     );
-    let text = ok(perft_as(&c.url, &c.reader, &["divide", &oeis_job]));
+    let text = ok(perft_as(&c.url, &c.secret("auditor"), &["divide", &oeis_job]));
     assert!(text.contains("convention: oeis"), "{text}");
     // `perft verify` compares a cluster's count with the convention's table.
     let out = ok(perft_as(
         &c.url,
-        &c.admin,
+        &c.secret("root"),
         &[
             "verify",
             "--game",
@@ -158,10 +111,10 @@ fn reversi_jobs_count_in_either_convention() {
     assert!(out.contains(&format!("match     total: {term}")), "{out}");
 
     // The dashboard shows it, and compares with the convention's table.
-    let bearer = c.bearer(&c.reader);
+    let bearer = bearer(&c.secret("auditor"));
     let (status, body) = get(
         &agent(),
-        &format!("{}/api/jobs/{oeis_job}", c.dashboard),
+        &format!("{}/api/jobs/{oeis_job}", c.dashboard.as_deref().unwrap()),
         &[("Authorization", &bearer)],
     );
     assert_eq!(status, 200, "{body}");
@@ -177,16 +130,8 @@ fn reversi_jobs_count_in_either_convention() {
     // coordinator.
     let out = perft_as(
         &c.url,
-        &c.admin,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "5",
-            "--convention",
-            "oeis",
-        ],
+        &c.secret("root"),
+        &words("submit --game checkers --depth 5 --convention oeis"),
     );
     assert!(
         refused(&out)
@@ -195,10 +140,7 @@ fn reversi_jobs_count_in_either_convention() {
     );
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = crate::common::client_config_as(&c.url, &c.admin);
-        let channel = config.endpoint().unwrap().connect().await.unwrap();
-        let mut client =
-            pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
+        let mut client = crate::common::perft_client_as(&c.url, &c.secret("root")).await;
         for (game, convention, expected) in [
             (
                 pb::Game::Chess,
@@ -259,31 +201,20 @@ fn check_certificate(
 
 #[test]
 fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
-    let mut c = Certifying::start(&["alice", "bob"]);
-    c.run_workers();
+    let mut c = certifying(&["alice", "bob"]);
+    run_workers(&mut c);
     // Verified: every unit decided by both participants.
-    let checkers = c.run_job(&[
-        "--game",
-        "checkers",
-        "--depth",
-        "11",
-        "--split-depth",
-        "5",
-        "--verify",
-    ]);
-    let reversi = c.run_job(&[
-        "--game",
-        "reversi",
-        "--depth",
-        "10",
-        "--split-depth",
-        "5",
-        "--convention",
-        "oeis",
-    ]);
-    let checkers_file = c.certificate(&checkers);
+    let checkers = c.run_job_as(
+        "root",
+        &words("--game checkers --depth 11 --split-depth 5 --verify"),
+    );
+    let reversi = c.run_job_as(
+        "root",
+        &words("--game reversi --depth 10 --split-depth 5 --convention oeis"),
+    );
+    let checkers_file = certificate(&c, &checkers);
     check_certificate(&checkers_file, GameKind::Checkers, None, 11, 2);
-    let reversi_file = c.certificate(&reversi);
+    let reversi_file = certificate(&c, &reversi);
     check_certificate(&reversi_file, GameKind::Reversi, Some(Convention::Oeis), 10, 1);
 
     // The recount spread over the cluster, as jobs of the sampled units:
@@ -291,7 +222,7 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
     let audit_on = |file: &Path| {
         perft_as(
             &c.url,
-            &c.admin,
+            &c.secret("root"),
             &[
                 "audit",
                 file.to_str().unwrap(),
@@ -320,8 +251,15 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
     c.kill_workers();
 
     // The dashboard's download is the same file, behind the same door.
-    let url = format!("{}/api/jobs/{checkers}/certificate", c.dashboard);
-    let (status, disposition, body) = get_bytes(&agent(), &url, &[("Authorization", &c.bearer(&c.reader))]);
+    let url = format!(
+        "{}/api/jobs/{checkers}/certificate",
+        c.dashboard.as_deref().unwrap()
+    );
+    let (status, disposition, body) = get_bytes(
+        &agent(),
+        &url,
+        &[("Authorization", &bearer(&c.secret("auditor")))],
+    );
     assert_eq!(status, 200);
     assert_eq!(
         disposition,
@@ -342,7 +280,7 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
         let offline = c.files().join(format!("{id}-offline.cert"));
         ok(perft_as(
             &c.url,
-            &c.reader,
+            &c.secret("auditor"),
             &[
                 "certificate",
                 id,
@@ -358,26 +296,18 @@ fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
 
 #[test]
 fn a_job_that_is_not_done_has_no_certificate() {
-    let mut c = Certifying::start(&["alice"]);
+    let mut c = certifying(&["alice"]);
     let id = ok(perft_as(
         &c.url,
-        &c.admin,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "9",
-            "--split-depth",
-            "3",
-        ],
+        &c.secret("root"),
+        &words("submit --game checkers --depth 9 --split-depth 3"),
     ))
     .trim()
     .to_owned();
     // A worker leases a unit and keeps it: the job runs.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let _held = runtime.block_on(async {
-        let mut worker = crate::common::worker_client_as(&c.url, &c.workers[0]).await;
+        let mut worker = crate::common::worker_client_as(&c.url, &c.worker_secret(0)).await;
         let session = worker
             .register(pb::RegisterRequest {
                 name: "holder".to_owned(),
@@ -399,10 +329,10 @@ fn a_job_that_is_not_done_has_no_certificate() {
         assert_eq!(leased.jobs.len(), 1);
         worker
     });
-    let status = ok(perft_as(&c.url, &c.reader, &["status", &id]));
+    let status = ok(perft_as(&c.url, &c.secret("auditor"), &["status", &id]));
     assert!(status.contains("state: running"), "{status}");
 
-    let out = perft_as(&c.url, &c.reader, &["certificate", &id]);
+    let out = perft_as(&c.url, &c.secret("auditor"), &["certificate", &id]);
     let stderr = refused(&out);
     assert!(
         stderr.contains(&format!(
@@ -411,14 +341,22 @@ fn a_job_that_is_not_done_has_no_certificate() {
         "{stderr}"
     );
     assert!(!Path::new(&format!("{id}.cert")).exists());
-    let stderr = refused(&perft_as(&c.url, &c.reader, &["certificate", "nosuchjob"]));
+    let stderr = refused(&perft_as(
+        &c.url,
+        &c.secret("auditor"),
+        &["certificate", "nosuchjob"],
+    ));
     assert!(stderr.contains("no job 'nosuchjob'"), "{stderr}");
-    let stderr = refused(&perft_as(&c.url, &c.reader, &["certificate", "../etc"]));
+    let stderr = refused(&perft_as(
+        &c.url,
+        &c.secret("auditor"),
+        &["certificate", "../etc"],
+    ));
     assert!(stderr.contains("is not a job id"), "{stderr}");
     let (status, body) = get(
         &agent(),
-        &format!("{}/api/jobs/{id}/certificate", c.dashboard),
-        &[("Authorization", &c.bearer(&c.reader))],
+        &format!("{}/api/jobs/{id}/certificate", c.dashboard.as_deref().unwrap()),
+        &[("Authorization", &bearer(&c.secret("auditor")))],
     );
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("is running, not done"), "{body}");
@@ -427,26 +365,23 @@ fn a_job_that_is_not_done_has_no_certificate() {
     // a job that is not done once it stopped.
     let data = c.data().to_str().unwrap().to_owned();
     let offline = ["certificate", &id, "--data-dir", &data, "--output", "x.cert"];
-    let stderr = refused(&perft_as(&c.url, &c.reader, &offline));
+    let stderr = refused(&perft_as(&c.url, &c.secret("auditor"), &offline));
     assert!(stderr.contains("in use by another coordinator"), "{stderr}");
     c.kill();
     std::thread::sleep(Duration::from_millis(100));
-    let stderr = refused(&perft_as(&c.url, &c.reader, &offline));
+    let stderr = refused(&perft_as(&c.url, &c.secret("auditor"), &offline));
     assert!(stderr.contains("is running, not done"), "{stderr}");
 }
 
 #[test]
 fn a_job_of_units_is_checked_counted_and_read_back() {
-    let mut c = Certifying::start(&["alice"]);
-    c.run_workers();
+    let mut c = certifying(&["alice"]);
+    run_workers(&mut c);
     let start = GameKind::Checkers.fns().pack_text("").unwrap();
     let per_unit = published(GameKind::Checkers, None, 5);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = crate::common::client_config_as(&c.url, &c.admin);
-        let channel = config.endpoint().unwrap().connect().await.unwrap();
-        let mut client =
-            pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
+        let mut client = crate::common::perft_client_as(&c.url, &c.secret("root")).await;
         let units = |units: Vec<Vec<u8>>, depth| pb::SubmitJobRequest {
             game: pb::Game::Checkers.into(),
             depth,
@@ -482,7 +417,7 @@ fn a_job_of_units_is_checked_counted_and_read_back() {
             .into_inner()
             .job_id;
         assert!(crate::common::wait_for(Duration::from_secs(30), || {
-            ok(perft_as(&c.url, &c.reader, &["status", &id])).contains("state: done")
+            ok(perft_as(&c.url, &c.secret("auditor"), &["status", &id])).contains("state: done")
         }));
         let mut counts = Vec::new();
         while counts.len() < 3 {
@@ -509,7 +444,7 @@ fn a_job_of_units_is_checked_counted_and_read_back() {
             .unwrap()
             .into_inner();
         assert!(past.counts.is_empty());
-        let divide = c.divide(&id);
+        let divide = c.divide_as("auditor", &id);
         assert_eq!(divide["leaves"], (3 * per_unit.leaves).to_string().as_str());
         assert_eq!(divide["position"], "3 units");
         let status = client

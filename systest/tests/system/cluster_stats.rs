@@ -4,6 +4,7 @@
 //! sends kinds the job cannot have is refused whatever it forges.
 
 use crate::common::cluster::Cluster;
+use crate::common::jobs::words;
 use crate::common::{ok, perft, published_stats_row, refused, register_worker, worker_client};
 use perft_core::{GameKind, Leaves};
 use perft_proto as pb;
@@ -199,16 +200,7 @@ async fn forged_kinds_are_refused_and_the_true_ones_accepted() {
     let url = cluster.url.clone();
     let id = ok(perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "chess",
-            "--depth",
-            "3",
-            "--split-depth",
-            "1",
-            "--stats",
-        ],
+        &words("submit --game chess --depth 3 --split-depth 1 --stats"),
     ))
     .trim()
     .to_owned();
@@ -250,15 +242,7 @@ async fn forged_kinds_are_refused_and_the_true_ones_accepted() {
     ok(perft(&url, &["cancel", &id]));
     ok(perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "4",
-            "--split-depth",
-            "1",
-        ],
+        &words("submit --game checkers --depth 4 --split-depth 1"),
     ));
     let plain = lease_all(&mut workers, &me).await;
     assert!(!plain.stats);

@@ -113,6 +113,17 @@ fn cpu_share(pid: u32, seconds: f64) -> f64 {
     (cpu_seconds(pid) - before) / seconds
 }
 
+/// The coordinator's CPU share over 3 s, which must stay under 20% of a
+/// core, and how much its log grew since it was `log_before` bytes long.
+async fn cpu_and_log_growth(server: &Running, log: &Path, log_before: u64) -> (f64, u64) {
+    let pid = server.0.id();
+    let cpu = tokio::task::spawn_blocking(move || cpu_share(pid, 3.0))
+        .await
+        .unwrap();
+    assert!(cpu < 0.2, "the coordinator used {:.0}% of a core", cpu * 100.0);
+    (cpu, file_bytes(log) - log_before)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_connections_from_one_peer_are_capped_and_others_are_served() {
     raise_own_file_limit();
@@ -134,12 +145,7 @@ async fn idle_connections_from_one_peer_are_capped_and_others_are_served() {
         "perft list failed while the attack held its connections"
     );
     assert!(took < Duration::from_secs(2), "perft list took {took:?}");
-    let pid = server.0.id();
-    let cpu = tokio::task::spawn_blocking(move || cpu_share(pid, 3.0))
-        .await
-        .unwrap();
-    assert!(cpu < 0.2, "the coordinator used {:.0}% of a core", cpu * 100.0);
-    let grown = file_bytes(&log) - log_before;
+    let (cpu, grown) = cpu_and_log_growth(&server, &log, log_before).await;
     eprintln!(
         "{closed_at_once} of {ATTACKERS} closed at once; perft list in {took:?}; CPU {:.1}%; log +{grown} bytes",
         cpu * 100.0
@@ -161,12 +167,7 @@ async fn accepts_failing_at_the_file_limit_back_off_and_log_once() {
     );
     let log_before = file_bytes(&log);
     let attack = open_idle(address, "127.0.0.2", ATTACKERS).await;
-    let pid = server.0.id();
-    let cpu = tokio::task::spawn_blocking(move || cpu_share(pid, 3.0))
-        .await
-        .unwrap();
-    assert!(cpu < 0.2, "the coordinator used {:.0}% of a core", cpu * 100.0);
-    let grown = file_bytes(&log) - log_before;
+    let (cpu, grown) = cpu_and_log_growth(&server, &log, log_before).await;
     assert!(grown < 100_000, "the log grew {grown} bytes");
     eprintln!("out of descriptors: CPU {:.1}%; log +{grown} bytes", cpu * 100.0);
     let text = std::fs::read_to_string(&log).unwrap();

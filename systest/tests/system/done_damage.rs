@@ -12,9 +12,10 @@ use std::process::Command;
 use rusqlite::Connection;
 
 use crate::common::http::{agent, get, json};
+use crate::common::jobs::{self, JobStatus};
 use crate::common::tamper::audit_all;
 use crate::common::{PERFT, free_port, ok, perft, worker};
-use crate::journal_loss::{Start, done_job, progress, start, terminate};
+use crate::journal_loss::{Start, done_job, start, terminate};
 use crate::trust::{assert_published_checkers, flip_count_of};
 
 /// The journal of a stopped coordinator, to damage.
@@ -72,7 +73,9 @@ fn damaged_then_recounted(damage: impl FnOnce(&Connection) -> u64) {
 
     // Status: not done, and why.
     let status = ok(perft(&url, &["status", &job]));
-    let (done, total, state) = progress(&url, &job);
+    let JobStatus {
+        done, total, state, ..
+    } = jobs::status(&url, &job);
     assert_eq!((state.as_str(), done + 1), ("running", total), "{status}");
     let error = status
         .lines()
@@ -120,7 +123,7 @@ fn damaged_then_recounted(damage: impl FnOnce(&Connection) -> u64) {
     let Start::Started { mut server, url } = start(&data, &[], &clean) else {
         panic!("the recounted journal was refused");
     };
-    assert_eq!(progress(&url, &job).2, "done");
+    assert_eq!(jobs::status(&url, &job).state, "done");
     terminate(&mut server);
     let said = std::fs::read_to_string(&clean).unwrap();
     assert!(!said.contains("damaged"), "{said}");
@@ -193,7 +196,7 @@ fn a_damaged_merkle_root_over_sound_counts_is_rebuilt() {
     };
     let said = std::fs::read_to_string(&log).unwrap();
     assert!(said.contains("Merkle root fails its own checksum"), "{said}");
-    assert_eq!(progress(&url, &job).2, "done");
+    assert_eq!(jobs::status(&url, &job).state, "done");
     let cert = dir.path().join("job.cert");
     ok(perft(
         &url,

@@ -6,7 +6,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::common::cluster::Cluster;
-use crate::common::{PERFT, ok, perft, refused, try_serve, try_serve_with, worker_with};
+use crate::common::jobs::submit_to;
+use crate::common::jobs::words;
+use crate::common::{PERFT, ok, perft, refused, serve_command, try_serve, try_serve_with, worker_with};
 
 #[test]
 fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
@@ -14,15 +16,7 @@ fn a_full_stdout_ends_a_verb_with_exit_1_and_submit_names_its_job() {
     let url = c.url.clone();
     let full = || std::fs::File::create("/dev/full").unwrap();
     let submitted = Command::new(PERFT)
-        .args([
-            "submit",
-            "--coordinator",
-            &url,
-            "--game",
-            "checkers",
-            "--depth",
-            "6",
-        ])
+        .args(submit_to(&url, "--game checkers --depth 6"))
         .stdout(full())
         .output()
         .unwrap();
@@ -65,15 +59,7 @@ fn servers_outlive_the_reader_of_their_stderr() {
     drop(worker.0.stderr.take());
     let job = ok(perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "9",
-            "--split-depth",
-            "3",
-        ],
+        &words("submit --game checkers --depth 9 --split-depth 3"),
     ));
     ok(perft(&url, &["watch", job.trim()]));
     assert!(
@@ -102,14 +88,7 @@ fn bad_tls_certificates_name_their_cause() {
     );
     let serve_with = |cert: &str, key: &str| {
         let data = tempfile::tempdir().unwrap();
-        Command::new(PERFT)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                data.path().to_str().unwrap(),
-            ])
+        serve_command("127.0.0.1:0", data.path())
             .args(["--tls-cert", cert, "--tls-key", key])
             .output()
             .unwrap()
@@ -158,15 +137,7 @@ fn watch_follows_a_job_across_a_coordinator_restart() {
     let url = c.url.clone();
     let job = ok(perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "10",
-            "--split-depth",
-            "3",
-        ],
+        &words("submit --game checkers --depth 10 --split-depth 3"),
     ));
     let job = job.trim().to_owned();
     let watch = Command::new(PERFT)

@@ -6,24 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn perft(args: &[&str]) -> Output {
-    Command::new(crate::common::PERFT)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("perft runs")
-}
+use crate::common::core_data as data;
+use crate::common::local::perft;
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../core/data")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 /// The broken engine, this package's bin.

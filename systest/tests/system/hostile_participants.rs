@@ -6,14 +6,15 @@
 //! letting its leases lapse again and again, and a worker cannot park the
 //! units it holds behind reports that carry no new count.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::cluster::Cluster;
-use crate::common::{ok, register_worker, wait_for, worker_client_as};
-use perft_core::{Checkers, Game, GameKind, Leaves};
+use crate::common::jobs::JobStatus;
+use crate::common::jobs::words;
+use crate::common::{published_checkers, register_worker, wait_for, worker_client_as};
+use perft_core::{Checkers, Game, Leaves};
 use perft_proto as pb;
 use perft_proto::connect::AuthChannel;
 use perft_proto::worker_service_client::WorkerServiceClient;
@@ -24,117 +25,37 @@ type Workers = WorkerServiceClient<AuthChannel>;
 /// The shared cluster started with `extra`, an admin participant `root`
 /// and worker participants named `workers`; this file's verbs run as the
 /// admin.
-struct Hostile {
-    cluster: Cluster,
-    workers: Vec<String>,
+fn hostile(workers: &[&str], extra: &[&str]) -> Cluster {
+    Cluster::builder()
+        .participant("root", "admin")
+        .workers(workers)
+        .serve_args(extra)
+        .start()
 }
 
-impl std::ops::Deref for Hostile {
-    type Target = Cluster;
-    fn deref(&self) -> &Cluster {
-        &self.cluster
-    }
+/// Submits a checkers job with `args` after the game; returns its id.
+fn submit_checkers(c: &Cluster, args: &[&str]) -> String {
+    let mut all = vec!["--game", "checkers"];
+    all.extend_from_slice(args);
+    c.submit_as("root", &all)
 }
 
-impl std::ops::DerefMut for Hostile {
-    fn deref_mut(&mut self) -> &mut Cluster {
-        &mut self.cluster
-    }
+/// The job's total leaves, from its divide table.
+fn leaves(c: &Cluster, job: &str) -> String {
+    c.divide_as("root", job)["leaves"]
+        .as_str()
+        .expect("leaves as a decimal string")
+        .to_owned()
 }
 
-impl Hostile {
-    fn start(workers: &[&str], extra: &[&str]) -> Hostile {
-        let roles: Vec<(&str, &str)> = workers.iter().map(|name| (*name, "worker")).collect();
-        let cluster = Cluster::builder()
-            .participant("root", "admin")
-            .participants(&roles)
-            .serve_args(extra)
-            .start();
-        Hostile {
-            cluster,
-            workers: workers.iter().map(|name| (*name).to_owned()).collect(),
-        }
-    }
-
-    /// The secret file of worker participant `i`.
-    fn worker_secret(&self, i: usize) -> PathBuf {
-        self.secret(&self.workers[i])
-    }
-
-    /// Submits a checkers job with `args` after the game; returns its id.
-    fn submit_checkers(&self, args: &[&str]) -> String {
-        let mut all = vec!["submit", "--game", "checkers"];
-        all.extend_from_slice(args);
-        ok(self.perft_as("root", &all)).trim().to_owned()
-    }
-
-    fn status(&self, job: &str) -> JobStatus {
-        JobStatus::parse(&ok(self.perft_as("root", &["status", job])))
-    }
-
-    /// The job's total leaves, from its divide table.
-    fn leaves(&self, job: &str) -> String {
-        let divide: serde_json::Value =
-            serde_json::from_str(&ok(self.perft_as("root", &["divide", job, "--format", "json"]))).unwrap();
-        divide["leaves"]
-            .as_str()
-            .expect("leaves as a decimal string")
-            .to_owned()
-    }
-
-    fn participant(&self, name: &str) -> serde_json::Value {
-        self.participant_row("root", name)
-    }
-
-    /// Waits up to `limit` for `job` to be done; its last status.
-    fn wait_done(&self, job: &str, limit: Duration) -> JobStatus {
-        let mut last = self.status(job);
-        wait_for(limit, || {
-            last = self.status(job);
-            last.state == "done" || last.state == "failed"
-        });
-        last
-    }
-}
-
-/// `perft status` of a job.
-#[derive(Debug, Clone)]
-struct JobStatus {
-    state: String,
-    error: String,
-    done: u64,
-    total: u64,
-    /// Units handed out again (a lease lapsed or was handed back).
-    released: u64,
-}
-
-impl JobStatus {
-    fn parse(text: &str) -> JobStatus {
-        let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name)).map(str::to_owned);
-        // "units: 12/805 (3 handed out again)"
-        let units = field("units: ").unwrap_or_else(|| panic!("no units in {text}"));
-        let (done, rest) = units.split_once('/').unwrap();
-        let (total, rest) = rest.split_once(" (").unwrap();
-        let released = rest.split_whitespace().next().unwrap();
-        JobStatus {
-            state: field("state: ").unwrap_or_else(|| panic!("no state in {text}")),
-            error: field("error: ").unwrap_or_default(),
-            done: done.parse().unwrap(),
-            total: total.parse().unwrap(),
-            released: released.parse().unwrap(),
-        }
-    }
-}
-
-/// The published checkers perft(`depth`).
-fn checkers_total(depth: u32) -> String {
-    GameKind::Checkers
-        .fns()
-        .published(depth)
-        .expect("a published checkers count")
-        .total
-        .leaves
-        .to_string()
+/// Waits up to `limit` for `job` to be done; its last status.
+fn wait_done(c: &Cluster, job: &str, limit: Duration) -> JobStatus {
+    let mut last = c.status_as("root", job);
+    wait_for(limit, || {
+        last = c.status_as("root", job);
+        last.state == "done" || last.state == "failed"
+    });
+    last
 }
 
 /// A participant-list figure: a number, or a decimal string as the counts
@@ -304,24 +225,24 @@ async fn replay_once(
 #[test]
 fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     let start = Instant::now();
-    let mut c = Hostile::start(&["evil", "honest", "honest2"], &["--quarantine-after", "1"]);
+    let mut c = hostile(&["evil", "honest", "honest2"], &["--quarantine-after", "1"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut evil = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(0)));
     let mut session = runtime.block_on(register_worker(&mut evil, "evil-1"));
 
     // A plain job, every unit counted by `evil` alone as 1 leaf.
-    let first = c.submit_checkers(&["--depth", "6"]);
+    let first = submit_checkers(&c, &["--depth", "6"]);
     let held = runtime.block_on(lease_all(&mut evil, &session)).unwrap();
-    let units = c.status(&first).total;
+    let units = c.status_as("root", &first).total;
     assert_eq!(held.len() as u64, units, "evil holds every unit");
     assert!(held.iter().all(|u| u.job_id == first));
     let forged = report_of(&session, &held, |_| 1);
     let reply = runtime.block_on(send(&mut evil, forged.clone())).unwrap();
     assert_eq!(u64::from(reply.accepted), units, "{reply:?}");
-    let status = c.status(&first);
+    let status = c.status_as("root", &first);
     assert_eq!((status.state.as_str(), status.done), ("done", units));
-    let wrong = c.leaves(&first);
-    assert_ne!(wrong, checkers_total(6), "the forged counts decided the job");
+    let wrong = leaves(&c, &first);
+    assert_ne!(wrong, published_checkers(6), "the forged counts decided the job");
     eprintln!(
         "{:.2} s: job {first} done with {wrong} leaves, {units} units forged by evil",
         start.elapsed().as_secs_f64()
@@ -332,9 +253,9 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     // honest2 is a raw client so that no honest process is running when
     // the first job reopens: the replay meets open units, not units an
     // honest worker is counting at the same moment.
-    let second = c.submit_checkers(&["--depth", "5", "--verify"]);
+    let second = submit_checkers(&c, &["--depth", "5", "--verify"]);
     let verified = runtime.block_on(lease_all(&mut evil, &session)).unwrap();
-    let verified_units = c.status(&second).total;
+    let verified_units = c.status_as("root", &second).total;
     assert_eq!(verified.len() as u64, verified_units);
     assert!(verified.iter().all(|u| u.job_id == second));
     let lies = report_of(&session, &verified, |u| true_count(u).leaves + 1);
@@ -343,19 +264,19 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     let honest = c.worker_as("honest-1", "honest", &[]);
     assert!(
         wait_for(Duration::from_secs(30), || {
-            figure(&c.participant("honest"), "units") == verified_units
+            figure(&c.participant_row("root", "honest"), "units") == verified_units
         }),
         "the honest worker counts every unit of the verified job: {}",
-        c.participant("honest")
+        c.participant_row("root", "honest")
     );
     c.kill_worker(honest);
     assert_eq!(
-        c.status(&second).done,
+        c.status_as("root", &second).done,
         0,
         "evil and honest disagree on every unit"
     );
     assert_eq!(
-        figure(&c.participant("evil"), "lost_votes"),
+        figure(&c.participant_row("root", "evil"), "lost_votes"),
         0,
         "nothing decided against evil yet"
     );
@@ -368,23 +289,25 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     let truth = report_of(&honest2_session, &third, |u| true_count(u).leaves);
     let reply = runtime.block_on(send(&mut honest2, truth)).unwrap();
     assert_eq!(u64::from(reply.accepted), verified_units, "{reply:?}");
-    assert_eq!(c.status(&second).state, "done");
-    assert_eq!(c.leaves(&second), checkers_total(5));
+    assert_eq!(c.status_as("root", &second).state, "done");
+    assert_eq!(leaves(&c, &second), published_checkers(5));
     assert!(
-        wait_for(Duration::from_secs(10), || c.participant("evil")["quarantined"]
-            == true),
+        wait_for(
+            Duration::from_secs(10),
+            || c.participant_row("root", "evil")["quarantined"] == true
+        ),
         "evil lost {} votes and is not quarantined: {}",
         verified_units,
-        c.participant("evil")
+        c.participant_row("root", "evil")
     );
     let quarantined = Instant::now();
     assert!(
         wait_for(Duration::from_secs(10), || {
-            let s = c.status(&first);
+            let s = c.status_as("root", &first);
             s.state != "done" && s.done == 0
         }),
         "what evil decided alone is reopened: {:?}",
-        c.status(&first)
+        c.status_as("root", &first)
     );
     eprintln!(
         "{:.2} s: evil quarantined after losing {verified_units} votes, job {first} reopened in {:.2} s",
@@ -395,20 +318,25 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     // The replay, on open units: nothing of it is taken.
     let mut replays = Replays::default();
     let mut round = 0;
-    let replay_start = Instant::now();
-    while replay_start.elapsed() < Duration::from_secs(3) {
+    // One more round of the replay, then a pause before the next.
+    let mut replay = || {
         round += 1;
+        let since_quarantine = quarantined.elapsed();
         runtime.block_on(replay_once(
             &mut evil,
             &mut session,
             &forged,
             &mut replays,
             round,
-            quarantined.elapsed(),
+            since_quarantine,
         ));
         std::thread::sleep(Duration::from_millis(50));
+    };
+    let replay_start = Instant::now();
+    while replay_start.elapsed() < Duration::from_secs(3) {
+        replay();
     }
-    let status = c.status(&first);
+    let status = c.status_as("root", &first);
     assert_eq!(
         status.done, 0,
         "nothing decided the reopened units while only evil called: {status:?}"
@@ -416,19 +344,10 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
     // An honest worker counts the job, evil replaying all the while.
     let counting = Instant::now();
     c.worker_as("honest-2", "honest", &[]);
-    let mut status = c.status(&first);
+    let mut status = c.status_as("root", &first);
     while status.state != "done" && counting.elapsed() < Duration::from_secs(40) {
-        round += 1;
-        runtime.block_on(replay_once(
-            &mut evil,
-            &mut session,
-            &forged,
-            &mut replays,
-            round,
-            quarantined.elapsed(),
-        ));
-        std::thread::sleep(Duration::from_millis(50));
-        status = c.status(&first);
+        replay();
+        status = c.status_as("root", &first);
     }
     eprintln!(
         "{:.2} s: {round} replays over {:.2} s, none accepted: {replays:?}; the honest worker took {:.2} s",
@@ -441,8 +360,8 @@ fn a_quarantined_participant_cannot_replay_its_forged_counts() {
         "the reopened job is done 40 s after an honest worker started: {status:?}"
     );
     assert_eq!(status.done, units);
-    assert_eq!(c.leaves(&first), checkers_total(6));
-    let evil_record = c.participant("evil");
+    assert_eq!(leaves(&c, &first), published_checkers(6));
+    let evil_record = c.participant_row("root", "evil");
     assert_eq!(evil_record["quarantined"], true, "{evil_record}");
     // Quarantined at its first lost vote: its other votes still waiting
     // for a verdict were dropped with it, so they lose nothing more.
@@ -459,24 +378,17 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
     const ROUNDS: u32 = 10;
     const LAPSE_LIMIT: u32 = 3;
     let start = Instant::now();
-    let mut c = Hostile::start(
+    let mut c = hostile(
         &["lapser", "honest"],
-        &[
-            "--lease-seconds",
-            "3",
-            "--progress-seconds",
-            "3",
-            "--lapse-limit",
-            "3",
-        ],
+        &words("--lease-seconds 3 --progress-seconds 3 --lapse-limit 3"),
     );
-    let job = c.submit_checkers(&["--depth", "5"]);
-    let units = c.status(&job).total;
+    let job = submit_checkers(&c, &["--depth", "5"]);
+    let units = c.status_as("root", &job).total;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut lapser = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(0)));
     let mut leased_rounds = 0;
     for round in 1..=ROUNDS {
-        let status = c.status(&job);
+        let status = c.status_as("root", &job);
         assert_ne!(
             status.state,
             "failed",
@@ -516,10 +428,10 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
         leased_rounds += 1;
         // Silent: no heartbeat, until the coordinator takes the units back.
         let silent = Instant::now();
-        let mut now = c.status(&job);
+        let mut now = c.status_as("root", &job);
         assert!(
             wait_for(Duration::from_secs(15), || {
-                now = c.status(&job);
+                now = c.status_as("root", &job);
                 now.released >= status.released + held || now.state == "failed"
             }),
             "the lapser's {held} units did not go back within 15 s: {now:?}"
@@ -529,7 +441,7 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
             silent.elapsed().as_secs_f64()
         );
     }
-    let status = c.status(&job);
+    let status = c.status_as("root", &job);
     assert_ne!(
         status.state, "failed",
         "the job failed after {leased_rounds} rounds of lapsed leases: {}",
@@ -539,12 +451,12 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
         leased_rounds <= LAPSE_LIMIT,
         "the lapser leased units in {leased_rounds} rounds, past its {LAPSE_LIMIT} lapses"
     );
-    let record = c.participant("lapser");
+    let record = c.participant_row("root", "lapser");
     assert!(figure(&record, "lapses") > 0, "{record}");
     assert_eq!(record["suspended"], true, "{record}");
     let honest_start = Instant::now();
     c.worker_as("honest-1", "honest", &[]);
-    let status = c.wait_done(&job, Duration::from_secs(40));
+    let status = wait_done(&c, &job, Duration::from_secs(40));
     eprintln!(
         "{:.2} s: {leased_rounds} rounds leased; the honest worker finished in {:.2} s: {status:?}",
         start.elapsed().as_secs_f64(),
@@ -555,8 +467,8 @@ fn a_worker_cannot_fail_a_job_by_letting_its_leases_lapse() {
         ("done", units),
         "{status:?}"
     );
-    assert_eq!(c.leaves(&job), checkers_total(5));
-    assert_eq!(c.participant("lapser")["suspended"], true);
+    assert_eq!(leaves(&c, &job), published_checkers(5));
+    assert_eq!(c.participant_row("root", "lapser")["suspended"], true);
 }
 
 /// What the parker got back.
@@ -578,9 +490,9 @@ struct Parked {
 fn units_cannot_be_parked_behind_stale_reports() {
     const PROGRESS_SECONDS: u64 = 3;
     let start = Instant::now();
-    let mut c = Hostile::start(&["parker", "honest"], &["--progress-seconds", "3"]);
-    let job = c.submit_checkers(&["--depth", "6"]);
-    let units = c.status(&job).total;
+    let mut c = hostile(&["parker", "honest"], &["--progress-seconds", "3"]);
+    let job = submit_checkers(&c, &["--depth", "6"]);
+    let units = c.status_as("root", &job).total;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut parker = runtime.block_on(worker_client_as(&c.url, &c.worker_secret(0)));
     let session = runtime.block_on(register_worker(&mut parker, "parker-1"));
@@ -659,13 +571,13 @@ fn units_cannot_be_parked_behind_stale_reports() {
     let honest_start = Instant::now();
     c.worker_as("honest-1", "honest", &[]);
     let mut first_lapse = None;
-    let mut status = c.status(&job);
+    let mut status = c.status_as("root", &job);
     while status.state != "done"
         && status.state != "failed"
         && honest_start.elapsed() < Duration::from_secs(60)
     {
         std::thread::sleep(Duration::from_millis(250));
-        status = c.status(&job);
+        status = c.status_as("root", &job);
         if first_lapse.is_none() && status.released > 0 {
             first_lapse = Some(took.elapsed());
         }
@@ -701,7 +613,7 @@ fn units_cannot_be_parked_behind_stale_reports() {
         "the parker kept at it: {parked:?}"
     );
     assert_eq!(status.done, units);
-    assert_eq!(c.leaves(&job), checkers_total(6));
+    assert_eq!(leaves(&c, &job), published_checkers(6));
     assert!(
         c.server().0.try_wait().unwrap().is_none(),
         "the coordinator still runs"

@@ -7,11 +7,12 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::cluster::Cluster;
-use crate::common::{PERFT, Running, ok, perft, serve, worker};
+use crate::common::jobs::status;
+use crate::common::{Running, ok, perft, serve, serve_command, worker};
 
 fn size(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())
@@ -19,20 +20,6 @@ fn size(path: &Path) -> Option<u64> {
 
 fn wal(data: &Path) -> std::path::PathBuf {
     data.join("journal.sqlite-wal")
-}
-
-/// `(done, total, state)` of a job, from `perft status`.
-pub(crate) fn progress(url: &str, job: &str) -> (u64, u64, String) {
-    let text = ok(perft(url, &["status", job]));
-    let state = text
-        .lines()
-        .find_map(|l| l.strip_prefix("state: "))
-        .unwrap()
-        .to_owned();
-    let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
-    let (done, rest) = units.split_once('/').unwrap();
-    let total = rest.split([' ', '(']).next().unwrap();
-    (done.parse().unwrap(), total.parse().unwrap(), state)
 }
 
 fn submit(url: &str, depth: &str, split: &str) -> String {
@@ -54,14 +41,7 @@ fn submit(url: &str, depth: &str, split: &str) -> String {
 
 /// SIGTERM, and the exit status it ends with.
 pub(crate) fn terminate(server: &mut Running) {
-    let pid = server.0.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    server.terminate();
     let status = server.0.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
@@ -75,14 +55,7 @@ pub(crate) enum Start {
 /// `perft serve` on `data` with `extra`, its log (info) to `log`.
 pub(crate) fn start(data: &Path, extra: &[&str], log: &Path) -> Start {
     let mut server = Running(
-        Command::new(PERFT)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                data.to_str().unwrap(),
-            ])
+        serve_command("127.0.0.1:0", data)
             .args(extra)
             .env_remove("PERFT_TOKEN")
             .env("RUST_LOG", "info")
@@ -156,7 +129,7 @@ fn a_clean_stop_leaves_an_empty_log_and_every_job_in_the_database() {
     let _ = std::fs::remove_file(wal(&data));
     let _ = std::fs::remove_file(data.join("journal.sqlite-shm"));
     let (_server, url) = serve(&data, &[]);
-    assert_eq!(progress(&url, &job).2, "done");
+    assert_eq!(status(&url, &job).state, "done");
 }
 
 /// A job done and one half counted, then a SIGKILL with the last commits
@@ -170,13 +143,13 @@ fn crash_then(damage: impl FnOnce(&Path)) {
     ok(perft(&url, &["watch", &first]));
     let second = submit(&url, "13", "6");
     let deadline = Instant::now() + Duration::from_secs(60);
-    while progress(&url, &second).0 < 3 {
+    while status(&url, &second).done < 3 {
         assert!(Instant::now() < deadline, "nothing counted");
         std::thread::sleep(Duration::from_millis(100));
     }
     // Acknowledged: read back after they were durable.
     let third = submit(&url, "9", "4");
-    let counted = progress(&url, &second).0;
+    let counted = status(&url, &second).done;
     c.kill();
     eprintln!(
         "after SIGKILL: database {:?} bytes, log {:?} bytes",
@@ -191,9 +164,9 @@ fn crash_then(damage: impl FnOnce(&Path)) {
         }
         Start::Started { server: _server, url } => {
             eprintln!("started: nothing acknowledged was in the damaged part");
-            assert_eq!(progress(&url, &first).2, "done");
-            assert!(progress(&url, &second).0 >= counted);
-            progress(&url, &third);
+            assert_eq!(status(&url, &first).state, "done");
+            assert!(status(&url, &second).done >= counted);
+            status(&url, &third);
         }
     }
 }
@@ -250,7 +223,7 @@ fn a_journal_behind_its_mark_is_refused_and_accepting_the_loss_says_so() {
     let Start::Started { mut server, url } = start(&data, &["--accept-journal-loss"], &log) else {
         panic!("--accept-journal-loss did not start");
     };
-    assert_eq!(progress(&url, &job).2, "done");
+    assert_eq!(status(&url, &job).state, "done");
     terminate(&mut server);
     let said = std::fs::read_to_string(&log).unwrap();
     assert!(

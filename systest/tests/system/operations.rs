@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::jobs::submit_to;
 use crate::common::{PERFT, Running, free_port};
 
 fn scrape(port: u16) -> String {
@@ -60,15 +61,7 @@ fn coordinator_and_worker_export_metrics_and_json_logs() {
     );
     wait_for_line(coordinator_metrics, "perft_workers_connected 1");
     let submitted = Command::new(PERFT)
-        .args([
-            "submit",
-            "--coordinator",
-            &url,
-            "--game",
-            "checkers",
-            "--depth",
-            "10",
-        ])
+        .args(submit_to(&url, "--game checkers --depth 10"))
         .output()
         .unwrap();
     let id = String::from_utf8(submitted.stdout).unwrap().trim().to_owned();

@@ -6,118 +6,36 @@
 //! and what it decided is counted again; the last admin cannot be revoked;
 //! a revoked reader's live views end at their next update.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::common::cluster::Cluster;
-use crate::common::{ok, perft_as, wait_for, worker_client_as};
-use perft_core::{Game, GameKind, GameVisitor, Leaves};
+use crate::common::jobs::words;
+use crate::common::{ok, perft_as, published_checkers, wait_for, worker_client_as};
+use perft_core::{Game, GameVisitor, Leaves};
 use perft_proto as pb;
 
-/// The shared cluster with an admin `root` and the given worker
-/// participants; the admin's secret file and each worker's.
-struct Participants {
-    cluster: Cluster,
-    admin: PathBuf,
-    secrets: Vec<PathBuf>,
-}
-
-impl std::ops::Deref for Participants {
-    type Target = Cluster;
-    fn deref(&self) -> &Cluster {
-        &self.cluster
-    }
-}
-
-impl std::ops::DerefMut for Participants {
-    fn deref_mut(&mut self) -> &mut Cluster {
-        &mut self.cluster
-    }
-}
-
-fn cluster(workers: &[&str], extra: &[&str]) -> Participants {
-    let roles: Vec<(&str, &str)> = workers.iter().map(|name| (*name, "worker")).collect();
-    let cluster = Cluster::builder()
+/// A cluster with an admin `root` and the given worker participants,
+/// serving with `extra`.
+fn cluster(workers: &[&str], extra: &[&str]) -> Cluster {
+    Cluster::builder()
         .participant("root", "admin")
-        .participants(&roles)
+        .workers(workers)
         .serve_args(extra)
-        .start();
-    Participants {
-        admin: cluster.secret("root"),
-        secrets: workers.iter().map(|name| cluster.secret(name)).collect(),
-        cluster,
-    }
+        .start()
 }
 
-fn submit(cluster: &Participants, args: &[&str]) -> String {
-    let mut all = vec!["submit"];
-    all.extend_from_slice(args);
-    ok(perft_as(&cluster.url, &cluster.admin, &all)).trim().to_owned()
-}
-
-fn job(cluster: &Participants, id: &str) -> serde_json::Value {
-    serde_json::from_str(&ok(perft_as(
-        &cluster.url,
-        &cluster.admin,
-        &["divide", id, "--format", "json"],
-    )))
-    .unwrap()
-}
-
-fn units_done(cluster: &Participants, id: &str) -> (u64, u64) {
-    let text = ok(perft_as(&cluster.url, &cluster.admin, &["status", id]));
-    let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
-    let (done, rest) = units.split_once('/').unwrap();
-    (
-        done.parse().unwrap(),
-        rest.split_whitespace().next().unwrap().parse().unwrap(),
-    )
-}
-
-fn participants(cluster: &Participants) -> Vec<serde_json::Value> {
-    let text = ok(perft_as(
-        &cluster.url,
-        &cluster.admin,
-        &["participant", "list", "--format", "json"],
-    ));
-    serde_json::from_str::<serde_json::Value>(&text)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-fn participant(cluster: &Participants, name: &str) -> serde_json::Value {
-    participants(cluster)
-        .into_iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no participant {name}"))
-}
-
-fn checkers_total(depth: u32) -> String {
-    GameKind::Checkers
-        .fns()
-        .published(depth)
-        .expect("a published checkers count")
-        .total
-        .leaves
-        .to_string()
+/// (units done, units in all) of job `id`.
+fn units_done(cluster: &Cluster, id: &str) -> (u64, u64) {
+    let status = cluster.status_as("root", id);
+    (status.done, status.total)
 }
 
 #[test]
 fn two_machines_of_one_participant_never_verify_and_two_participants_do() {
     let mut c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
-    let id = submit(
-        &c,
-        &[
-            "--game",
-            "checkers",
-            "--depth",
-            "9",
-            "--split-depth",
-            "3",
-            "--verify",
-        ],
+    let id = c.submit_as(
+        "root",
+        &words("--game checkers --depth 9 --split-depth 3 --verify"),
     );
     c.worker_as("alice-1", "alice", &[]);
     c.worker_as("alice-2", "alice", &[]);
@@ -126,12 +44,12 @@ fn two_machines_of_one_participant_never_verify_and_two_participants_do() {
     assert_eq!(done, 0, "two machines of one participant decided units");
     assert!(total > 0);
     c.worker_as("bob-1", "bob", &[]);
-    ok(perft_as(&c.url, &c.admin, &["watch", &id]));
-    let report = job(&c, &id);
-    assert_eq!(report["leaves"], checkers_total(9));
+    ok(perft_as(&c.url, &c.secret("root"), &["watch", &id]));
+    let report = c.divide_as("root", &id);
+    assert_eq!(report["leaves"], published_checkers(9));
     // Every unit was counted by both participants: one vote each.
-    assert_eq!(participant(&c, "alice")["units"], total.to_string());
-    assert_eq!(participant(&c, "bob")["units"], total.to_string());
+    assert_eq!(c.participant_row("root", "alice")["units"], total.to_string());
+    assert_eq!(c.participant_row("root", "bob")["units"], total.to_string());
 }
 
 /// A packed position's true count.
@@ -218,20 +136,12 @@ async fn register(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_owner() {
     let mut c = cluster(&["evil", "bob", "carol"], &["--lease-seconds", "30"]);
-    let id = submit(
-        &c,
-        &[
-            "--game",
-            "checkers",
-            "--depth",
-            "6",
-            "--split-depth",
-            "2",
-            "--verify",
-        ],
+    let id = c.submit_as(
+        "root",
+        &words("--game checkers --depth 6 --split-depth 2 --verify"),
     );
     // The attack of the shared-token days: two names, the same forged counts.
-    let mut evil = worker_client_as(&c.url, &c.secrets[0]).await;
+    let mut evil = worker_client_as(&c.url, &c.worker_secret(0)).await;
     let a = register(&mut evil, "evil-a", 1).await;
     let b = register(&mut evil, "evil-b", 1).await;
     let (accepted_a, _) = lease_and_report(&mut evil, &a, |n| n / 10 + 1).await;
@@ -247,20 +157,20 @@ async fn forged_counts_from_two_names_are_outvoted_and_counted_against_their_own
     // Two honest participants out-vote it.
     c.worker_as("bob-1", "bob", &[]);
     c.worker_as("carol-1", "carol", &[]);
-    ok(perft_as(&c.url, &c.admin, &["watch", &id]));
-    assert_eq!(job(&c, &id)["leaves"], checkers_total(6));
-    let evil_credit = participant(&c, "evil");
+    ok(perft_as(&c.url, &c.secret("root"), &["watch", &id]));
+    assert_eq!(c.divide_as("root", &id)["leaves"], published_checkers(6));
+    let evil_credit = c.participant_row("root", "evil");
     assert_eq!(evil_credit["lost_votes"], total.to_string(), "{evil_credit}");
-    assert_eq!(participant(&c, "bob")["lost_votes"], "0");
+    assert_eq!(c.participant_row("root", "bob")["lost_votes"], "0");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_id_authorises_nothing_for_another_credential() {
     let c = cluster(&["alice", "mallory"], &[]);
-    let mut alice = worker_client_as(&c.url, &c.secrets[0]).await;
+    let mut alice = worker_client_as(&c.url, &c.worker_secret(0)).await;
     let session = register(&mut alice, "alice-1", 2).await;
     // Mallory holds a valid credential of its own and Alice's session id.
-    let mut mallory = worker_client_as(&c.url, &c.secrets[1]).await;
+    let mut mallory = worker_client_as(&c.url, &c.worker_secret(1)).await;
     let lease = mallory
         .lease_units(pb::LeaseUnitsRequest {
             worker_id: session.clone(),
@@ -288,7 +198,7 @@ async fn a_session_id_authorises_nothing_for_another_credential() {
         .await
         .unwrap();
     // A worker credential reads nothing, and submits nothing.
-    let refused = perft_as(&c.url, &c.secrets[1], &["list"]);
+    let refused = perft_as(&c.url, &c.worker_secret(1), &["list"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("role worker"));
 }
@@ -299,8 +209,11 @@ async fn units_held_without_progress_go_back_to_the_queue() {
         &["squatter", "bob"],
         &["--lease-seconds", "30", "--progress-seconds", "3"],
     );
-    let id = submit(&c, &["--game", "checkers", "--depth", "8", "--split-depth", "4"]);
-    let mut squatter = worker_client_as(&c.url, &c.secrets[0]).await;
+    let id = c.submit_as(
+        "root",
+        &["--game", "checkers", "--depth", "8", "--split-depth", "4"],
+    );
+    let mut squatter = worker_client_as(&c.url, &c.worker_secret(0)).await;
     let session = register(&mut squatter, "parker", 1).await;
     let leased: usize = squatter
         .lease_units(pb::LeaseUnitsRequest {
@@ -331,7 +244,7 @@ async fn units_held_without_progress_go_back_to_the_queue() {
     });
     c.worker_as("bob-1", "bob", &[]);
     let url = c.url.clone();
-    let admin = c.admin.clone();
+    let admin = c.secret("root");
     tokio::task::spawn_blocking(move || ok(perft_as(&url, &admin, &["watch", &id])))
         .await
         .unwrap();
@@ -341,17 +254,17 @@ async fn units_held_without_progress_go_back_to_the_queue() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registrations_alone_do_not_grow_an_automatic_split() {
     let c = cluster(&["phantom"], &[]);
-    let mut phantom = worker_client_as(&c.url, &c.secrets[0]).await;
+    let mut phantom = worker_client_as(&c.url, &c.worker_secret(0)).await;
     for i in 0..320 {
         register(&mut phantom, &format!("ghost-{i}"), 1024).await;
     }
     // Depth 12: its units are small enough that only the unit-count
     // minimum could drive the split deep (32 a registered thread would ask
     // for 10 M units, ply 10); on its own it stops at a few hundred.
-    let id = submit(&c, &["--game", "checkers", "--depth", "12"]);
+    let id = c.submit_as("root", &["--game", "checkers", "--depth", "12"]);
     let (_, total) = units_done(&c, &id);
     assert!(total < 10_000, "{total} units from 320 phantom registrations");
-    ok(perft_as(&c.url, &c.admin, &["cancel", &id]));
+    ok(perft_as(&c.url, &c.secret("root"), &["cancel", &id]));
 }
 
 /// The process ended by itself within `limit`.
@@ -362,7 +275,10 @@ fn exits_within(worker: &mut crate::common::Running, limit: Duration) -> bool {
 #[test]
 fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
     let mut c = cluster(&["alice", "bob"], &["--lease-seconds", "3"]);
-    let id = submit(&c, &["--game", "checkers", "--depth", "11", "--split-depth", "5"]);
+    let id = c.submit_as(
+        "root",
+        &["--game", "checkers", "--depth", "11", "--split-depth", "5"],
+    );
     let alice = c.worker_as("alice-1", "alice", &[]);
     assert!(
         wait_for(Duration::from_secs(60), || units_done(&c, &id).0 >= 20),
@@ -370,7 +286,7 @@ fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
     );
     let revoked = ok(perft_as(
         &c.url,
-        &c.admin,
+        &c.secret("root"),
         &["participant", "revoke", "alice", "--recount"],
     ));
     assert!(revoked.contains("revoked"), "{revoked}");
@@ -378,24 +294,28 @@ fn a_revoked_worker_stops_and_what_it_decided_is_counted_again() {
         exits_within(c.worker_process(alice), Duration::from_secs(3)),
         "one heartbeat is 1 s"
     );
-    let alice_units: u64 = participant(&c, "alice")["units"]
+    let alice_units: u64 = c.participant_row("root", "alice")["units"]
         .as_str()
         .unwrap()
         .parse()
         .unwrap();
     assert_eq!(units_done(&c, &id).0, 0, "every unit alice decided is open again");
     c.worker_as("bob-1", "bob", &[]);
-    ok(perft_as(&c.url, &c.admin, &["watch", &id]));
-    assert_eq!(job(&c, &id)["leaves"], checkers_total(11));
+    ok(perft_as(&c.url, &c.secret("root"), &["watch", &id]));
+    assert_eq!(c.divide_as("root", &id)["leaves"], published_checkers(11));
     let (_, total) = units_done(&c, &id);
-    let bob_units: u64 = participant(&c, "bob")["units"].as_str().unwrap().parse().unwrap();
+    let bob_units: u64 = c.participant_row("root", "bob")["units"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(
         bob_units, total,
         "bob counted every unit, alice's {alice_units} too"
     );
-    assert_eq!(participant(&c, "alice")["revoked"], true);
+    assert_eq!(c.participant_row("root", "alice")["revoked"], true);
     // Its secret opens nothing any more.
-    let refused = perft_as(&c.url, &c.secrets[0], &["participant", "list"]);
+    let refused = perft_as(&c.url, &c.worker_secret(0), &["participant", "list"]);
     assert_eq!(refused.status.code(), Some(2));
 }
 
@@ -408,12 +328,12 @@ fn participant_verbs_refuse_bad_input_in_one_line() {
         (&["participant", "add", "operator"][..], "built in"),
         (&["participant", "revoke", "nobody"][..], "no participant"),
     ] {
-        let out = perft_as(&c.url, &c.admin, args);
+        let out = perft_as(&c.url, &c.secret("root"), args);
         let stderr = crate::common::refused(&out);
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
     // A worker may not manage participants.
-    let out = perft_as(&c.url, &c.secrets[0], &["participant", "add", "x"]);
+    let out = perft_as(&c.url, &c.worker_secret(0), &["participant", "add", "x"]);
     assert!(crate::common::refused(&out).contains("may not manage"));
 }
 
@@ -440,13 +360,13 @@ async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
     let c = cluster(&[], &[]);
     // Root is the only admin and no token is configured: refused, in one
     // line, as FAILED_PRECONDITION.
-    let out = perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]);
+    let out = perft_as(&c.url, &c.secret("root"), &["participant", "revoke", "root"]);
     let stderr = crate::common::refused(&out);
     assert!(stderr.contains("'root' is the last active admin"), "{stderr}");
-    let mut root = participant_client(&c.url, &c.admin).await;
+    let mut root = participant_client(&c.url, &c.secret("root")).await;
     let status = root.revoke_participant(revoke_request("root")).await.unwrap_err();
     assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
-    assert_eq!(participant(&c, "root")["revoked"], false);
+    assert_eq!(c.participant_row("root", "root")["revoked"], false);
 
     // With two more admins, root may go.
     let keys = c.files();
@@ -454,7 +374,7 @@ async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
         let file = keys.join(format!("{name}.secret"));
         ok(perft_as(
             &c.url,
-            &c.admin,
+            &c.secret("root"),
             &[
                 "participant",
                 "add",
@@ -467,7 +387,11 @@ async fn the_last_active_admin_cannot_be_revoked_even_by_itself() {
         ));
         file
     });
-    ok(perft_as(&c.url, &c.admin, &["participant", "revoke", "root"]));
+    ok(perft_as(
+        &c.url,
+        &c.secret("root"),
+        &["participant", "revoke", "root"],
+    ));
 
     // The last two revoke each other at the same moment: exactly one wins,
     // and the other is refused (as the last admin, or as revoked already).
@@ -524,25 +448,14 @@ async fn a_revoked_reader_stops_seeing_the_job_at_its_next_update() {
     let id = ok(perft_as(
         &url,
         &admin,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "14",
-            "--split-depth",
-            "5",
-        ],
+        &words("submit --game checkers --depth 14 --split-depth 5"),
     ))
     .trim()
     .to_owned();
     c.worker_as("alice-1", "alice", &[]);
 
     // Rita watches it on gRPC; every message is stamped as it arrives.
-    let config = crate::common::client_config_as(&url, &reader);
-    let channel = config.endpoint().unwrap().connect().await.unwrap();
-    let mut client =
-        pb::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor());
+    let mut client = crate::common::perft_client_as(&url, &reader).await;
     let mut stream = client
         .watch_job(pb::WatchJobRequest { job_id: id.clone() })
         .await

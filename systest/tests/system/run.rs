@@ -1,28 +1,13 @@
 //! `perft run` as a user runs it: the real binary, its output formats, and
 //! every bad input answered by one line on stderr and exit code 2.
 
-use std::process::{Command, Output};
-
-fn perft(args: &[&str]) -> Output {
-    Command::new(crate::common::PERFT)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("the perft binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "perft failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
-}
+use crate::common::jobs::words;
+use crate::common::local::{perft, refused};
+use crate::common::ok;
 
 #[test]
 fn text_output_is_divide_lines_blank_line_total_then_stats() {
-    let out = stdout(&perft(&["run", "--game", "reversi", "--depth", "3"]));
+    let out = ok(perft(&["run", "--game", "reversi", "--depth", "3"]));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[..8],
@@ -53,24 +38,17 @@ fn text_output_is_divide_lines_blank_line_total_then_stats() {
         "default table, the smallest for a count that stores nothing: {}",
         lines[11]
     );
-    let out = stdout(&perft(&[
-        "run",
-        "--game",
-        "reversi",
-        "--depth",
-        "3",
-        "--threads",
-        "3",
-        "--no-hash",
-    ]));
+    let out = ok(perft(&words(
+        "run --game reversi --depth 3 --threads 3 --no-hash",
+    )));
     assert!(out.contains("\nthreads: 3\ntable: none\n"), "{out}");
     // Checkers has no game-over leaves: no split is printed.
-    let out = stdout(&perft(&["run", "--game", "checkers", "--depth", "2"]));
+    let out = ok(perft(&["run", "--game", "checkers", "--depth", "2"]));
     assert!(out.contains("\n\ntotal: 49\ntime: "), "{out}");
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
-    serde_json::from_str(&stdout(&perft(args))).expect("one JSON object")
+    serde_json::from_str(&ok(perft(args))).expect("one JSON object")
 }
 
 fn sum_divide(report: &serde_json::Value) -> u128 {
@@ -166,7 +144,7 @@ fn json_reports_checkers_from_a_given_position() {
 
 #[test]
 fn csv_has_a_row_per_move_and_a_total_row() {
-    let out = stdout(&perft(&[
+    let out = ok(perft(&[
         "run", "--game", "checkers", "--depth", "3", "--format", "csv",
     ]));
     assert_eq!(
@@ -196,18 +174,6 @@ fn game_over_root_is_one_higher_leaf() {
     assert_eq!(report["divide"], serde_json::json!([]));
 }
 
-/// Runs a command that must fail on its input: exit 2, one line, no panic.
-fn refused(args: &[&str]) -> String {
-    let output = perft(args);
-    assert_eq!(output.status.code(), Some(2), "exit code for {args:?}");
-    assert!(output.stdout.is_empty(), "nothing on stdout for {args:?}");
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "one line for {args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
-}
-
 #[test]
 fn bad_input_exits_2_with_one_clear_line() {
     let unknown = refused(&["run", "--game", "go", "--depth", "3"]);
@@ -231,26 +197,10 @@ fn bad_input_exits_2_with_one_clear_line() {
         "{bad_char}"
     );
 
-    let overlap = refused(&[
-        "run",
-        "--game",
-        "checkers",
-        "--depth",
-        "3",
-        "--position",
-        "B:W14,21:B14",
-    ]);
+    let overlap = refused(&words("run --game checkers --depth 3 --position B:W14,21:B14"));
     assert!(overlap.contains("square 14 is given more than once"), "{overlap}");
 
-    let crowned = refused(&[
-        "run",
-        "--game",
-        "checkers",
-        "--depth",
-        "3",
-        "--position",
-        "B:W21:B30",
-    ]);
+    let crowned = refused(&words("run --game checkers --depth 3 --position B:W21:B30"));
     assert!(
         crowned.contains("dark (B) man on square 30 cannot exist"),
         "{crowned}"
@@ -272,7 +222,7 @@ fn bad_input_exits_2_with_one_clear_line() {
 #[test]
 fn chess_runs_from_fen_and_moves_and_refuses_bad_fens() {
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-    let out = stdout(&perft(&[
+    let out = ok(perft(&[
         "run",
         "--game",
         "chess",
@@ -288,15 +238,15 @@ fn chess_runs_from_fen_and_moves_and_refuses_bad_fens() {
     assert!(!out.contains("higher"), "chess has no game-over split: {out}");
 
     // --moves for every game: played before counting.
-    let out = stdout(&perft(&[
+    let out = ok(perft(&[
         "run", "--game", "chess", "--depth", "1", "--moves", "e2e4", "e7e5", "g1f3",
     ]));
     assert!(out.contains("total: 29\n") && out.contains("b8c6: 1\n"), "{out}");
-    let out = stdout(&perft(&[
+    let out = ok(perft(&[
         "run", "--game", "reversi", "--depth", "1", "--moves", "d3",
     ]));
     assert!(out.contains("total: 3\n"), "{out}");
-    let out = stdout(&perft(&[
+    let out = ok(perft(&[
         "run", "--game", "checkers", "--depth", "1", "--moves", "11-15",
     ]));
     assert!(out.contains("total: 7\n"), "{out}");
@@ -333,7 +283,7 @@ fn chess_runs_from_fen_and_moves_and_refuses_bad_fens() {
 
 #[test]
 fn verify_checks_chess_against_the_published_table() {
-    let out = stdout(&perft(&["verify", "--game", "chess", "--depth", "5"]));
+    let out = ok(perft(&["verify", "--game", "chess", "--depth", "5"]));
     assert!(out.contains("match     total: 4865609\n"), "{out}");
     assert!(out.contains("chess depth 5 matches the published table"), "{out}");
     let missing = refused(&["verify", "--game", "chess", "--depth", "16"]);
@@ -347,7 +297,7 @@ fn verify_checks_chess_against_the_published_table() {
 /// no table, the same totals, and it says so; it takes no engine options.
 #[test]
 fn raw_counts_the_same_on_one_thread_without_table() {
-    let out = stdout(&perft(&["run", "--game", "checkers", "--depth", "9", "--raw"]));
+    let out = ok(perft(&["run", "--game", "checkers", "--depth", "9", "--raw"]));
     assert!(out.contains("\ntotal: 3963680\n"), "{out}");
     assert!(out.contains("\nthreads: 1\ntable: none\nkernel: "), "{out}");
     assert!(
@@ -378,46 +328,22 @@ fn raw_counts_the_same_on_one_thread_without_table() {
 #[test]
 fn the_oeis_convention_counts_a124004() {
     for extra in [&[][..], &["--raw"][..]] {
-        let mut args = vec![
-            "run",
-            "--game",
-            "reversi",
-            "--depth",
-            "10",
-            "--format",
-            "json",
-            "--convention",
-            "oeis",
-        ];
+        let mut args = words("run --game reversi --depth 10 --format json --convention oeis");
         args.extend_from_slice(extra);
-        let report: serde_json::Value = serde_json::from_str(&stdout(&perft(&args))).unwrap();
+        let report: serde_json::Value = serde_json::from_str(&ok(perft(&args))).unwrap();
         assert_eq!(report["leaves"], "24571056");
         assert_eq!(report["convention"], "oeis");
     }
-    let out = stdout(&perft(&["run", "--game", "reversi", "--depth", "10"]));
+    let out = ok(perft(&["run", "--game", "reversi", "--depth", "10"]));
     assert!(
         out.contains("total: 24571284") && out.contains("convention: bik"),
         "{out}"
     );
-    let out = stdout(&perft(&[
-        "verify",
-        "--game",
-        "reversi",
-        "--depth",
-        "11",
-        "--convention",
-        "oeis",
-    ]));
+    let out = ok(perft(&words(
+        "verify --game reversi --depth 11 --convention oeis",
+    )));
     assert!(out.contains("match     total: 212258216"), "{out}");
-    let checkers = perft(&[
-        "verify",
-        "--game",
-        "checkers",
-        "--depth",
-        "3",
-        "--convention",
-        "oeis",
-    ]);
+    let checkers = perft(&words("verify --game checkers --depth 3 --convention oeis"));
     assert_eq!(checkers.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&checkers.stderr).trim(),

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common::cluster::Cluster;
+use crate::common::jobs::submit_to;
 use crate::common::{PERFT, Running, refused, try_serve};
 use perft_proto as pb;
 use perft_proto::perft_service_client::PerftServiceClient;
@@ -138,30 +139,15 @@ fn tls_and_token_guard_every_call() {
 fn limits_refuse_oversized_requests() {
     let c = Cluster::start(&["--max-units", "100"]);
     let url = c.url.clone();
-    let too_many = refused(&perft(&[
-        "submit",
-        "--coordinator",
+    let too_many = refused(&perft(&submit_to(
         &url,
-        "--game",
-        "checkers",
-        "--depth",
-        "8",
-        "--split-depth",
-        "5",
-    ]));
+        "--game checkers --depth 8 --split-depth 5",
+    )));
     assert!(
         too_many.contains("the plan has more than 100 units at split depth 3: use a smaller split depth"),
         "{too_many}"
     );
-    let too_deep = refused(&perft(&[
-        "submit",
-        "--coordinator",
-        &url,
-        "--game",
-        "checkers",
-        "--depth",
-        "41",
-    ]));
+    let too_deep = refused(&perft(&submit_to(&url, "--game checkers --depth 41")));
     assert!(
         too_deep.contains("depth 41 is above the checkers limit of 40"),
         "{too_deep}"

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::cluster::Cluster;
+use crate::common::jobs::words;
 use crate::common::{ok, perft, refused, try_serve_with};
 
 /// Bytes of the journal on disk: the database and its write-ahead log.
@@ -34,15 +35,7 @@ fn a_cancelled_big_plan_gives_its_space_back_and_delete_removes_a_job() {
     let empty = journal_bytes(&data);
     let job = ok(perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "20",
-            "--split-depth",
-            "11",
-        ],
+        &words("submit --game checkers --depth 20 --split-depth 11"),
     ))
     .trim()
     .to_owned();
@@ -132,15 +125,7 @@ fn a_plan_that_does_not_fit_the_data_dir_is_refused() {
     let url = format!("http://{address}");
     let line = refused(&perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "14",
-            "--split-depth",
-            "8",
-        ],
+        &words("submit --game checkers --depth 14 --split-depth 8"),
     ));
     assert!(
         line.contains("units, about") && line.contains("has 70 MB free"),

@@ -3,17 +3,9 @@
 //! per first move as well as in total; bad combinations refused with one
 //! line and exit code 2.
 
-use std::process::{Command, Output};
-
+use crate::common::jobs::words;
+use crate::common::local::{perft, refused};
 use crate::common::published_stats_row as published_row;
-
-fn perft(args: &[&str]) -> Output {
-    Command::new(crate::common::PERFT)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("the perft binary runs")
-}
 
 fn stdout(args: &[&str]) -> String {
     let output = perft(args);
@@ -123,18 +115,9 @@ fn reversi_and_checkers_print_their_own_kinds() {
     assert_eq!(reversi["stats"]["passes"], "0");
     assert_eq!(reversi["leaves"], "24571284");
     // A124004's convention counts the games over at ply 9 for nothing.
-    let oeis = json(&[
-        "run",
-        "--game",
-        "reversi",
-        "--depth",
-        "10",
-        "--stats",
-        "--convention",
-        "oeis",
-        "--format",
-        "json",
-    ]);
+    let oeis = json(&words(
+        "run --game reversi --depth 10 --stats --convention oeis --format json",
+    ));
     assert_eq!(oeis["leaves"], "24571056");
     assert_eq!(oeis["stats"]["game_overs"], (584 - 228).to_string());
     // JSON keeps the kinds in column order.
@@ -190,75 +173,25 @@ fn depth_0_and_1_count_without_a_plan() {
     assert_eq!(report["stats"]["total_checks"], "0");
 }
 
-/// Runs a command that must fail on its input: exit 2, one line, no panic.
-fn refused(args: &[&str]) -> String {
-    let output = perft(args);
-    assert_eq!(output.status.code(), Some(2), "exit code for {args:?}");
-    assert!(output.stdout.is_empty(), "nothing on stdout for {args:?}");
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "one line for {args:?}: {stderr}");
-    assert!(
-        stderr.starts_with("error: ") && !stderr.contains("panicked"),
-        "{stderr}"
-    );
-    stderr
-}
-
 #[test]
 fn bad_combinations_are_refused() {
-    let split = refused(&[
-        "run",
-        "--game",
-        "chess",
-        "--depth",
-        "3",
-        "--stats",
-        "--split-depth",
-        "3",
-    ]);
+    let split = refused(&words("run --game chess --depth 3 --stats --split-depth 3"));
     assert!(
         split.contains("--stats needs a split depth below the depth 3"),
         "{split}"
     );
-    let certificate = refused(&[
-        "run",
-        "--game",
-        "chess",
-        "--depth",
-        "3",
-        "--stats",
-        "--split-depth",
-        "3",
-        "--certificate",
-        "never-written.cert",
-    ]);
+    let certificate = refused(&words(
+        "run --game chess --depth 3 --stats --split-depth 3 --certificate never-written.cert",
+    ));
     assert!(
         certificate.contains("--stats needs a split depth below the depth 3"),
         "{certificate}"
     );
     let deep = refused(&["run", "--game", "chess", "--depth", "17", "--stats"]);
     assert!(deep.contains("depth 17 is above the chess limit of 16"), "{deep}");
-    let convention = refused(&[
-        "run",
-        "--game",
-        "checkers",
-        "--depth",
-        "2",
-        "--stats",
-        "--convention",
-        "oeis",
-    ]);
+    let convention = refused(&words("run --game checkers --depth 2 --stats --convention oeis"));
     assert!(convention.contains("applies to reversi only"), "{convention}");
     // A split above the depth is the plan's own refusal.
-    let above = refused(&[
-        "run",
-        "--game",
-        "chess",
-        "--depth",
-        "3",
-        "--stats",
-        "--split-depth",
-        "0",
-    ]);
+    let above = refused(&words("run --game chess --depth 3 --stats --split-depth 0"));
     assert!(above.contains("split depth 0"), "{above}");
 }

@@ -2,18 +2,8 @@
 //! coordinator and a worker with credentials of their own) gives the same
 //! table as on this machine, and a wrong count still exits 1.
 
-use std::path::Path;
-
 use crate::common::cluster::Cluster;
-use crate::common::perft_as;
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../core/data")
-        .join(name)
-        .display()
-        .to_string()
-}
+use crate::common::{core_data as data, perft_as};
 
 /// The result rows of a suite table, without the timing line.
 fn rows(stdout: &[u8]) -> Vec<String> {

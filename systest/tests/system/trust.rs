@@ -9,22 +9,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::cluster::Cluster;
+use crate::common::jobs::{JobStatus, status, words};
 use crate::common::{PERFT, ok, perft, refused, try_serve_with, wait_for, worker};
 use perft_core::GameKind;
-
-/// `perft status` as (state, units done, units total).
-fn status(url: &str, job: &str) -> (String, u64, u64) {
-    let text = ok(perft(url, &["status", job]));
-    let state = text
-        .lines()
-        .find_map(|l| l.strip_prefix("state: "))
-        .unwrap()
-        .to_owned();
-    let units = text.lines().find_map(|l| l.strip_prefix("units: ")).unwrap();
-    let (done, rest) = units.split_once('/').unwrap();
-    let total = rest.split_whitespace().next().unwrap();
-    (state, done.parse().unwrap(), total.parse().unwrap())
-}
 
 fn submit(url: &str, args: &[&str]) -> String {
     let mut all = vec!["submit"];
@@ -64,16 +51,7 @@ fn one_participant_restarted_under_its_name_never_verifies_itself() {
     let job = ok(crate::common::perft_as(
         &url,
         &admin,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "9",
-            "--split-depth",
-            "3",
-            "--verify",
-        ],
+        &words("submit --game checkers --depth 9 --split-depth 3 --verify"),
     ))
     .trim()
     .to_owned();
@@ -129,7 +107,7 @@ fn a_failing_journal_loses_no_acknowledged_count() {
         &["--game", "checkers", "--depth", "11", "--split-depth", "5"],
     );
     let _workers = [worker(&url, "disk-a", &[]), worker(&url, "disk-b", &[])];
-    assert!(wait_for(Duration::from_secs(60), || status(&url, &job).1 > 20));
+    assert!(wait_for(Duration::from_secs(60), || status(&url, &job).done > 20));
     // The disk fills: writes fail, the coordinator stops taking reports and
     // says so; workers keep their counts.
     std::fs::write(&fault, b"full").unwrap();
@@ -154,7 +132,9 @@ fn a_failing_journal_loses_no_acknowledged_count() {
     server.kill();
     let (_server, address) = start(&address);
     let url = format!("http://{address}");
-    let (state, done, total) = status(&url, &job);
+    let JobStatus {
+        state, done, total, ..
+    } = status(&url, &job);
     assert_eq!((state.as_str(), done), ("done", total));
     assert_published_checkers(&url, &job, 11);
     assert_eq!(ok(perft(&url, &["list"])).matches("checkers").count(), 1);
@@ -170,7 +150,7 @@ fn a_cancel_survives_a_sigkill_right_after_it() {
     );
     ok(perft(&url, &["cancel", &job]));
     c.restart();
-    assert_eq!(status(&url, &job).0, "cancelled");
+    assert_eq!(status(&url, &job).state, "cancelled");
 }
 
 #[test]
@@ -260,7 +240,9 @@ fn a_flipped_bit_in_a_stored_count_is_caught_and_recounted() {
     // is rebuilt from its units and stays done, exact.
     assert_eq!(flip_a_stored_summary(c.data()), job);
     c.restart();
-    let (state, done, total) = status(&url, &job);
+    let JobStatus {
+        state, done, total, ..
+    } = status(&url, &job);
     assert_eq!((state.as_str(), done), ("done", total));
     assert_published_checkers(&url, &job, 9);
     c.kill();
@@ -269,7 +251,9 @@ fn a_flipped_bit_in_a_stored_count_is_caught_and_recounted() {
     // shows how it is reported everywhere).
     flip_a_stored_count(c.data());
     c.restart();
-    let (state, done, total) = status(&url, &job);
+    let JobStatus {
+        state, done, total, ..
+    } = status(&url, &job);
     assert_eq!((state.as_str(), done + 1), ("running", total));
     c.worker("recounter", &[]);
     ok(perft(&url, &["watch", &job]));
@@ -290,15 +274,7 @@ fn a_huge_plan_is_refused_with_bounded_memory() {
     let started = Instant::now();
     let message = refused(&perft(
         &url,
-        &[
-            "submit",
-            "--game",
-            "checkers",
-            "--depth",
-            "40",
-            "--split-depth",
-            "16",
-        ],
+        &words("submit --game checkers --depth 40 --split-depth 16"),
     ));
     eprintln!("refused in {:.2} s: {message}", started.elapsed().as_secs_f64());
     assert!(message.contains("more than 200000 units"), "{message}");
@@ -378,8 +354,12 @@ fn a_failed_job_resumes_with_its_counts() {
             tokio::time::sleep(Duration::from_millis(1300)).await;
         }
     });
-    assert!(wait_for(Duration::from_secs(10), || status(&url, &job).0 == "failed"));
-    let (_, done_before, total) = status(&url, &job);
+    assert!(wait_for(Duration::from_secs(10), || status(&url, &job).state == "failed"));
+    let JobStatus {
+        done: done_before,
+        total,
+        ..
+    } = status(&url, &job);
     assert_eq!(done_before, 1, "the one count accepted stays");
     let resumed = ok(perft(&url, &["resume", &job]));
     assert!(
@@ -399,25 +379,19 @@ fn loadgen_never_touches_a_real_job() {
     let c = Cluster::start(&[]);
     let url = c.url.clone();
     let real = submit(&url, &["--game", "checkers", "--depth", "10"]);
-    let (_, _, units_before) = status(&url, &real);
+    let JobStatus {
+        total: units_before, ..
+    } = status(&url, &real);
     ok(perft(
         &url,
-        &[
-            "loadgen",
-            "--workers",
-            "50",
-            "--game",
-            "checkers",
-            "--depth",
-            "6",
-            "--batch",
-            "8",
-        ],
+        &words("loadgen --workers 50 --game checkers --depth 6 --batch 8"),
     ));
-    let (state, done, total) = status(&url, &real);
+    let JobStatus {
+        state, done, total, ..
+    } = status(&url, &real);
     assert_eq!((state.as_str(), done, total), ("queued", 0, units_before));
     // A job submitted while loadgen's workers are still registered is split
     // as if they were not there.
     let later = submit(&url, &["--game", "checkers", "--depth", "10"]);
-    assert_eq!(status(&url, &later).2, units_before);
+    assert_eq!(status(&url, &later).total, units_before);
 }

@@ -7,18 +7,15 @@ use std::io::Read;
 use std::process::Stdio;
 
 use crate::common::cluster::Cluster;
+use crate::common::jobs::words;
 use crate::common::{ok, perft_as};
 
 #[test]
 fn verification_catches_every_injected_fault() {
     // Verification counts participants: each machine is one.
     let mut c = Cluster::builder()
-        .participants(&[
-            ("root", "admin"),
-            ("faulty", "worker"),
-            ("good1", "worker"),
-            ("good2", "worker"),
-        ])
+        .participant("root", "admin")
+        .workers(&["faulty", "good1", "good2"])
         .start();
     let (url, admin) = (c.url.clone(), c.secret("root"));
     let perft = |args: &[&str]| perft_as(&url, &admin, args);
@@ -31,16 +28,9 @@ fn verification_catches_every_injected_fault() {
     });
     c.worker_as("good1", "good1", &[]);
 
-    let id = ok(perft(&[
-        "submit",
-        "--game",
-        "reversi",
-        "--depth",
-        "10",
-        "--split-depth",
-        "4",
-        "--verify",
-    ]))
+    let id = ok(perft(&words(
+        "submit --game reversi --depth 10 --split-depth 4 --verify",
+    )))
     .trim()
     .to_owned();
     // With two machines every decided unit has the faulty worker's vote, and

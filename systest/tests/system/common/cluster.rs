@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use super::jobs::JobStatus;
 use super::{
     Running, add_participant, free_port, perft, perft_as, serve_with_dashboard, try_serve_with, worker_with,
 };
@@ -27,6 +28,15 @@ impl ClusterBuilder {
     /// its secret is [`Cluster::secret`]`(name)`.
     pub fn participant(mut self, name: &str, role: &str) -> Self {
         self.participants.push((name.to_owned(), role.to_owned()));
+        self
+    }
+
+    /// Worker participants named `names`, in order: the secret of the
+    /// `i`th is [`Cluster::worker_secret`]`(i)`.
+    pub fn workers(mut self, names: &[&str]) -> Self {
+        for name in names {
+            self = self.participant(name, "worker");
+        }
         self
     }
 
@@ -90,7 +100,14 @@ impl ClusterBuilder {
             ]);
             tls
         });
+        let worker_names = self
+            .participants
+            .iter()
+            .filter(|(_, role)| role == "worker")
+            .map(|(name, _)| name.clone())
+            .collect();
         let mut cluster = Cluster {
+            worker_names,
             url: String::new(),
             address: String::new(),
             dashboard: None,
@@ -147,6 +164,8 @@ pub struct Cluster {
     pub dashboard: Option<String>,
     server: Option<Running>,
     workers: Vec<Option<Running>>,
+    /// The participants of role worker it was started with, in order.
+    worker_names: Vec<String>,
     serve_args: Vec<String>,
     with_dashboard: bool,
     /// The log file and its level, when logs go to a file.
@@ -274,6 +293,16 @@ impl Cluster {
         self.files.path().join(format!("{name}.secret"))
     }
 
+    /// The worker participants it was started with, in order.
+    pub fn worker_names(&self) -> &[String] {
+        &self.worker_names
+    }
+
+    /// The secret file of the `i`th worker participant.
+    pub fn worker_secret(&self, i: usize) -> PathBuf {
+        self.secret(&self.worker_names[i])
+    }
+
     /// The coordinator's log file ([`ClusterBuilder::log_to_file`]).
     pub fn log(&self) -> &Path {
         &self.log.as_ref().expect("logs go to a file").0
@@ -297,6 +326,33 @@ impl Cluster {
     /// Runs `perft args` as participant `name`.
     pub fn perft_as(&self, name: &str, args: &[&str]) -> Output {
         perft_as(&self.url, &self.secret(name), args)
+    }
+
+    /// `perft submit args` as participant `name`; returns the job's id.
+    pub fn submit_as(&self, name: &str, args: &[&str]) -> String {
+        let mut all = vec!["submit"];
+        all.extend_from_slice(args);
+        super::ok(self.perft_as(name, &all)).trim().to_owned()
+    }
+
+    /// [`Cluster::submit_as`], then `perft watch` to the job's end, which
+    /// must be done; returns its id.
+    pub fn run_job_as(&self, name: &str, args: &[&str]) -> String {
+        let id = self.submit_as(name, args);
+        let watched = super::ok(self.perft_as(name, &["watch", &id]));
+        assert!(watched.starts_with(&format!("job {id} done: ")), "{watched}");
+        id
+    }
+
+    /// `perft status job` as participant `name`.
+    pub fn status_as(&self, name: &str, job: &str) -> JobStatus {
+        JobStatus::parse(&super::ok(self.perft_as(name, &["status", job])))
+    }
+
+    /// `perft divide job --format json` as participant `name`.
+    pub fn divide_as(&self, name: &str, job: &str) -> serde_json::Value {
+        let text = super::ok(self.perft_as(name, &["divide", job, "--format", "json"]));
+        serde_json::from_str(&text).unwrap()
     }
 
     /// `name`'s row of `perft participant list --format json`, listed by

@@ -5,6 +5,8 @@
 
 pub mod cluster;
 pub mod http;
+pub mod jobs;
+pub mod local;
 pub mod tamper;
 
 use std::io::{BufRead, BufReader};
@@ -29,6 +31,36 @@ impl Running {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+
+    /// SIGTERM, the polite stop: it may drain and clean up. Panics if the
+    /// signal could not be sent; the caller waits for the exit.
+    pub fn terminate(&self) {
+        let pid = self.0.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+}
+
+/// `perft serve` on `listen` and `data`, not yet started, for a test that
+/// sets up the rest of the command itself.
+pub fn serve_command(listen: &str, data: &Path) -> Command {
+    let mut command = Command::new(PERFT);
+    command.args(["serve", "--listen", listen, "--data-dir", data.to_str().unwrap()]);
+    command
+}
+
+/// The path of `name` in `core/data` (suites, published counts).
+pub fn core_data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../core/data")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 /// Starts `perft serve` on `listen` with `extra` arguments; returns it and
@@ -47,9 +79,8 @@ pub fn try_serve_with(
     extra: &[&str],
     configure: impl FnOnce(&mut Command),
 ) -> Option<(Running, String)> {
-    let mut command = Command::new(PERFT);
+    let mut command = serve_command(listen, data);
     command
-        .args(["serve", "--listen", listen, "--data-dir", data.to_str().unwrap()])
         .args(extra)
         .env_remove("PERFT_TOKEN")
         .stdout(Stdio::piped())
@@ -262,6 +293,17 @@ pub fn client_config_as(url: &str, secret_file: &Path) -> perft_proto::connect::
     }
 }
 
+/// A raw `PerftService` client of `url` carrying the credential in
+/// `secret_file`, as the CLI run by that participant calls.
+pub async fn perft_client_as(
+    url: &str,
+    secret_file: &Path,
+) -> perft_proto::perft_service_client::PerftServiceClient<perft_proto::connect::AuthChannel> {
+    let config = client_config_as(url, secret_file);
+    let channel = config.endpoint().unwrap().connect().await.unwrap();
+    perft_proto::perft_service_client::PerftServiceClient::with_interceptor(channel, config.interceptor())
+}
+
 /// A raw `WorkerService` client of `url` carrying the credential in
 /// `secret_file`, as a worker (or an attacker holding it) calls.
 pub async fn worker_client_as(
@@ -303,6 +345,18 @@ pub fn published_stats_row(depth: u32) -> Vec<(&'static str, u128)> {
         .skip(1)
         .map(|(column, value)| (column, value.parse().expect("a number")))
         .collect()
+}
+
+/// The published checkers perft(`depth`), as the CLI prints it.
+pub fn published_checkers(depth: u32) -> String {
+    use perft_core::GameKind;
+    GameKind::Checkers
+        .fns()
+        .published(depth)
+        .expect("a published checkers count")
+        .total
+        .leaves
+        .to_string()
 }
 
 /// Registers a worker of one thread named `name` on a raw client; returns

@@ -60,6 +60,21 @@ pub fn fails_naming(dir: &Path, cert: &Certificate, expected: &str) {
     fails_sampled_naming(dir, cert, &["--fraction", "1", "--seed", "7"], expected);
 }
 
+/// `honest` changed by `edit`, then resealed: only the change is wrong.
+fn edited(honest: &Certificate, edit: impl FnOnce(&mut Certificate)) -> Certificate {
+    let mut forged = honest.clone();
+    edit(&mut forged);
+    resealed(&forged)
+}
+
+/// [`fails_sampled_naming`] with each of [`ANY_SAMPLE`]: checks that need
+/// no count again catch the forgery whatever the sample.
+fn fails_any_sample_naming(dir: &Path, cert: &Certificate, expected: &str) {
+    for sample in ANY_SAMPLE {
+        fails_sampled_naming(dir, cert, sample, expected);
+    }
+}
+
 /// [`fails_naming`] with the sample `sample` asks for.
 pub fn fails_sampled_naming(dir: &Path, cert: &Certificate, sample: &[&str], expected: &str) {
     let path = dir.join("tampered.cert");
@@ -253,30 +268,19 @@ pub fn every_impossible_count_fails_unsampled(dir: &Path, path: &Path) {
 
     // 10^15 leaves below a 5-ply checkers subtree: at most 128 moves a
     // ply make 128^5 = 34359738368.
-    let mut forged = honest.clone();
-    forged.units[13].count.leaves.leaves = 1_000_000_000_000_000;
-    let forged = resealed(&forged);
-    for sample in ANY_SAMPLE {
-        fails_sampled_naming(
-            dir,
-            &forged,
-            sample,
-            "MISMATCH  unit 13: 1000000000000000 leaves, more than a unit of remaining depth 5 can have (34359738368: 128 legal moves at most a ply)",
-        );
-    }
+    let forged = edited(&honest, |forged| {
+        forged.units[13].count.leaves.leaves = 1_000_000_000_000_000
+    });
+    fails_any_sample_naming(
+        dir,
+        &forged,
+        "MISMATCH  unit 13: 1000000000000000 leaves, more than a unit of remaining depth 5 can have (34359738368: 128 legal moves at most a ply)",
+    );
 
     // A game-over ("higher") leaf, which checkers never counts.
-    let mut forged = honest.clone();
-    forged.units[6].count.leaves.higher = 1;
-    let forged = resealed(&forged);
-    for sample in ANY_SAMPLE {
-        fails_sampled_naming(
-            dir,
-            &forged,
-            sample,
-            "MISMATCH  unit 6: 1 game-over leaves, but checkers counts none",
-        );
-    }
+    let forged = edited(&honest, |forged| forged.units[6].count.leaves.higher = 1);
+    let expected = "MISMATCH  unit 6: 1 game-over leaves, but checkers counts none";
+    fails_any_sample_naming(dir, &forged, expected);
 
     // Bytes after the zlib stream: a bad file (exit 2), however many.
     let longer = dir.join("longer.cert");
@@ -311,7 +315,5 @@ pub fn kinds_above_their_leaves_fail_unsampled(dir: &Path, path: &Path) {
         unit.count.leaves.leaves + 1
     );
     let forged = resealed(&forged);
-    for sample in ANY_SAMPLE {
-        fails_sampled_naming(dir, &forged, sample, &expected);
-    }
+    fails_any_sample_naming(dir, &forged, &expected);
 }
