@@ -42,6 +42,10 @@ pub enum ReplyError {
         wanted: usize,
         found: usize,
     },
+    #[error("coordinator sent {0}")]
+    Participant(#[from] perft_proto::ParticipantUnreadable),
+    #[error("the coordinator's answer to adding participant {0} names no participant")]
+    NoParticipant(String),
     #[error("the coordinator's certificate stream is broken: {0}")]
     Certificate(String),
     #[error("{0}")]

@@ -53,17 +53,20 @@ mod certificate;
 mod error;
 mod follow;
 mod job;
+mod participants;
 
 pub use certificate::MAX_CERTIFICATE_BYTES;
 pub use error::{ClientError, ReplyError};
 pub use follow::{Following, Progress};
 pub use job::{Divide, Job, Submission};
-pub use perft_model::DivideLine;
+pub use participants::{AddedParticipant, ParticipantSecret};
+pub use perft_model::{BudgetLine, DivideLine, Participant};
 pub use perft_proto::connect::ClientConfig;
 
 use perft_model::{Count, JobId};
 use perft_proto as pb;
 use perft_proto::connect::{AddToken, AuthChannel};
+use perft_proto::participant_service_client::ParticipantServiceClient;
 use perft_proto::perft_service_client::PerftServiceClient;
 
 /// Answers asked for at once when a list is read page by page.
@@ -76,6 +79,7 @@ pub struct Client {
     config: ClientConfig,
     channel: tonic::transport::Channel,
     pub(crate) jobs: PerftServiceClient<AuthChannel>,
+    pub(crate) participants: ParticipantServiceClient<AuthChannel>,
 }
 
 impl Client {
@@ -102,7 +106,8 @@ impl Client {
 
     fn on(config: &ClientConfig, channel: tonic::transport::Channel, token: AddToken) -> Client {
         Client {
-            jobs: PerftServiceClient::with_interceptor(channel.clone(), token),
+            jobs: PerftServiceClient::with_interceptor(channel.clone(), token.clone()),
+            participants: ParticipantServiceClient::with_interceptor(channel.clone(), token),
             config: config.clone(),
             channel,
         }
@@ -114,7 +119,7 @@ impl Client {
     }
 
     /// The connection, for services this crate does not wrap (health
-    /// checks, participants); calls on it carry no credential unless the
+    /// checks, the worker service); calls on it carry no credential unless the
     /// caller adds [`ClientConfig::interceptor`].
     pub fn channel(&self) -> tonic::transport::Channel {
         self.channel.clone()
