@@ -36,11 +36,11 @@ pub enum ReplyError {
     Value(#[from] perft_proto::UnknownValue),
     #[error("coordinator sent a malformed job id: {0}")]
     JobId(#[from] perft_model::IdError),
-    #[error("coordinator sent {found} kinds of leaves for a {game} job, which has {wanted}")]
-    Kinds {
+    #[error("coordinator sent a count that cannot be one of a {game} job's: {source}")]
+    Count {
         game: perft_core::GameKind,
-        wanted: usize,
-        found: usize,
+        #[source]
+        source: perft_model::CountRefused,
     },
     #[error("coordinator sent {0}")]
     Participant(#[from] perft_proto::ParticipantUnreadable),

@@ -58,11 +58,12 @@ mod participants;
 pub use certificate::MAX_CERTIFICATE_BYTES;
 pub use error::{ClientError, ReplyError};
 pub use follow::{Following, Progress};
-pub use job::{Divide, Job, Submission};
+pub use job::{Backup, Disagreement, Divide, Job, Submission, Vote};
 pub use participants::{AddedParticipant, ParticipantSecret};
 pub use perft_model::{BudgetLine, DivideLine, Participant};
 pub use perft_proto::connect::ClientConfig;
 
+use perft_core::GameKind;
 use perft_model::{Count, JobId};
 use perft_proto as pb;
 use perft_proto::connect::{AddToken, AuthChannel};
@@ -212,8 +213,9 @@ impl Client {
         Ok(Divide::try_from(table.into_inner())?)
     }
 
-    /// Every disagreement of a verified job, as the wire gives them.
-    pub async fn disagreements(&self, id: &JobId) -> Result<Vec<pb::Disagreement>, ClientError> {
+    /// Every disagreement of verified job `job`, its counts checked
+    /// against the job's kinds.
+    pub async fn disagreements(&self, job: &Job) -> Result<Vec<Disagreement>, ClientError> {
         let mut found = Vec::new();
         let mut page_token = String::new();
         loop {
@@ -221,13 +223,15 @@ impl Client {
                 .jobs
                 .clone()
                 .get_disagreements(pb::GetDisagreementsRequest {
-                    job_id: id_text(id),
+                    job_id: id_text(&job.id),
                     page_size: PAGE,
                     page_token,
                 })
                 .await?
                 .into_inner();
-            found.extend(page.disagreements);
+            for disagreement in page.disagreements {
+                found.push(Disagreement::read(disagreement, job)?);
+            }
             if page.next_page_token.is_empty() {
                 return Ok(found);
             }
@@ -236,10 +240,11 @@ impl Client {
     }
 
     /// The counts of done job `id`'s `units` units (a job of explicit
-    /// units), in order, each with `kinds` kinds.
+    /// units of `game`), in order, each with `kinds` kinds.
     pub async fn unit_counts(
         &self,
         id: &JobId,
+        game: GameKind,
         units: usize,
         kinds: usize,
     ) -> Result<Vec<Count>, ClientError> {
@@ -265,16 +270,7 @@ impl Client {
                 .into());
             }
             for count in &page.counts {
-                let found = count.kinds.len();
-                let unit = Count::with_kinds(count.to_core(), &count.kind_counts())
-                    .filter(|_| found == kinds)
-                    .ok_or_else(|| {
-                        ReplyError::UnitCounts(format!(
-                            "the coordinator sends unit {} of job {id} with {found} kinds; {kinds} were asked",
-                            counts.len()
-                        ))
-                    })?;
-                counts.push(unit);
+                counts.push(job::count_of(count, game, kinds)?);
             }
         }
         counts.truncate(units);
@@ -293,9 +289,15 @@ impl Client {
     }
 
     /// Copies the coordinator's journal into `dir` on its own machine.
-    pub async fn backup(&self, dir: &str) -> Result<pb::BackupJournalResponse, ClientError> {
+    pub async fn backup(&self, dir: &str) -> Result<Backup, ClientError> {
         let request = pb::BackupJournalRequest { dir: dir.to_owned() };
-        Ok(self.jobs.clone().backup_journal(request).await?.into_inner())
+        Ok(self
+            .jobs
+            .clone()
+            .backup_journal(request)
+            .await?
+            .into_inner()
+            .into())
     }
 }
 
