@@ -18,12 +18,6 @@ pub async fn connect(coordinator: &CoordinatorArg) -> Result<Client, CliError> {
     Ok(Client::connect(&coordinator.client_config()?).await?)
 }
 
-/// A refused call of a service `perft-client` does not wrap yet
-/// (the load generator's), in the client's words.
-pub fn status_error(status: tonic::Status) -> CliError {
-    perft_client::ClientError::from(status).into()
-}
-
 /// A job id as the user typed it, or why it is none.
 pub fn job_id(text: &str) -> Result<JobId, CliError> {
     JobId::parse(text).map_err(|e| CliError::Usage(e.to_string()))

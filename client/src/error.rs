@@ -46,6 +46,8 @@ pub enum ReplyError {
     Participant(#[from] perft_proto::ParticipantUnreadable),
     #[error("the coordinator's answer to adding participant {0} names no participant")]
     NoParticipant(String),
+    #[error("coordinator sent a malformed worker id: {0}")]
+    SessionId(#[source] perft_model::IdError),
     #[error("the coordinator's certificate stream is broken: {0}")]
     Certificate(String),
     #[error("{0}")]
@@ -82,6 +84,12 @@ impl ClientError {
             ClientError::Status(status) => Some(status.code()),
             _ => None,
         }
+    }
+
+    /// The coordinator refused the call for a budget (or another limit):
+    /// `RESOURCE_EXHAUSTED`.
+    pub fn is_over_budget(&self) -> bool {
+        self.code() == Some(Code::ResourceExhausted)
     }
 
     /// Whether asking again later may succeed: the coordinator is away

@@ -54,14 +54,16 @@ mod error;
 mod follow;
 mod job;
 mod participants;
+mod worker_calls;
 
 pub use certificate::MAX_CERTIFICATE_BYTES;
 pub use error::{ClientError, ReplyError};
-pub use follow::{Following, Progress};
+pub use follow::{Following, Progress, Watch};
 pub use job::{Backup, Disagreement, Divide, Job, Submission, Vote};
 pub use participants::{AddedParticipant, ParticipantSecret};
 pub use perft_model::{BudgetLine, DivideLine, Participant};
-pub use perft_proto::connect::ClientConfig;
+pub use perft_proto::connect::{ClientConfig, Token};
+pub use worker_calls::{LeasedJob, LeasedUnit, Reported, UnitResult, WorkerSession};
 
 use perft_core::GameKind;
 use perft_model::{Count, JobId};
@@ -69,6 +71,7 @@ use perft_proto as pb;
 use perft_proto::connect::{AddToken, AuthChannel};
 use perft_proto::participant_service_client::ParticipantServiceClient;
 use perft_proto::perft_service_client::PerftServiceClient;
+use perft_proto::worker_service_client::WorkerServiceClient;
 
 /// Answers asked for at once when a list is read page by page.
 const PAGE: u32 = 1000;
@@ -81,6 +84,7 @@ pub struct Client {
     channel: tonic::transport::Channel,
     pub(crate) jobs: PerftServiceClient<AuthChannel>,
     pub(crate) participants: ParticipantServiceClient<AuthChannel>,
+    pub(crate) workers: WorkerServiceClient<AuthChannel>,
 }
 
 impl Client {
@@ -108,7 +112,8 @@ impl Client {
     fn on(config: &ClientConfig, channel: tonic::transport::Channel, token: AddToken) -> Client {
         Client {
             jobs: PerftServiceClient::with_interceptor(channel.clone(), token.clone()),
-            participants: ParticipantServiceClient::with_interceptor(channel.clone(), token),
+            participants: ParticipantServiceClient::with_interceptor(channel.clone(), token.clone()),
+            workers: WorkerServiceClient::with_interceptor(channel.clone(), token),
             config: config.clone(),
             channel,
         }
@@ -120,7 +125,7 @@ impl Client {
     }
 
     /// The connection, for services this crate does not wrap (health
-    /// checks, the worker service); calls on it carry no credential unless the
+    /// checks); calls on it carry no credential unless the
     /// caller adds [`ClientConfig::interceptor`].
     pub fn channel(&self) -> tonic::transport::Channel {
         self.channel.clone()
@@ -201,6 +206,12 @@ impl Client {
     /// finished (read from the divide table every few seconds).
     pub fn follow(&self, id: &JobId, first_moves: bool) -> Following {
         follow::start(self.clone(), id.clone(), first_moves)
+    }
+
+    /// Opens one watch of the job: its states as the coordinator sends
+    /// them, until it ends the stream or the connection drops.
+    pub async fn watch(&self, id: &JobId) -> Result<Watch, ClientError> {
+        Watch::open(self, id).await
     }
 
     /// The job's divide table, as far as it is counted.

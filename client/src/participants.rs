@@ -5,6 +5,7 @@
 
 use perft_model::{Participant, Role};
 use perft_proto as pb;
+use perft_proto::connect::{ClientConfig, Token};
 
 use crate::Client;
 use crate::error::{ClientError, ReplyError};
@@ -32,6 +33,17 @@ impl std::fmt::Debug for ParticipantSecret {
 pub struct AddedParticipant {
     pub participant: Participant,
     pub secret: ParticipantSecret,
+}
+
+impl AddedParticipant {
+    /// `base` (an address, its TLS) with this participant's credential:
+    /// the configuration of a client that calls as it.
+    pub fn client_config(&self, base: &ClientConfig) -> Result<ClientConfig, ClientError> {
+        Ok(ClientConfig {
+            token: Some(Token::new(self.secret.expose())?),
+            ..base.clone()
+        })
+    }
 }
 
 impl Client {
