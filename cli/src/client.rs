@@ -4,9 +4,8 @@
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressStyle};
-use perft_client::{Client, Divide, Job, Progress, Submission};
+use perft_client::{Client, Disagreement, Divide, Job, Progress, Submission};
 use perft_model::{JobId, JobState};
-use perft_proto as pb;
 
 use crate::args::{CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, SubmitArgs};
 use crate::cluster::runtime;
@@ -17,12 +16,6 @@ use crate::report::{Report, ReportStats, Source};
 /// A connection to the coordinator the arguments name.
 pub async fn connect(coordinator: &CoordinatorArg) -> Result<Client, CliError> {
     Ok(Client::connect(&coordinator.client_config()?).await?)
-}
-
-/// A refused call of a service `perft-client` does not wrap yet
-/// (participants, the load generator's), in the client's words.
-pub fn status_error(status: tonic::Status) -> CliError {
-    perft_client::ClientError::from(status).into()
 }
 
 /// A job id as the user typed it, or why it is none.
@@ -219,7 +212,7 @@ fn game_with_convention(job: &Job) -> String {
     }
 }
 
-fn print_job(job: &Job, disagreements: &[pb::Disagreement]) -> Result<(), CliError> {
+fn print_job(job: &Job, disagreements: &[Disagreement]) -> Result<(), CliError> {
     outln!("job: {}", job.id)?;
     outln!("game: {}", job.game)?;
     if let Some(convention) = job_convention(job) {
@@ -250,20 +243,14 @@ fn print_job(job: &Job, disagreements: &[pb::Disagreement]) -> Result<(), CliErr
         let votes: Vec<String> = d
             .votes
             .iter()
-            .map(|v| {
-                format!(
-                    "{} counted {}",
-                    v.worker,
-                    pb::count(v.leaves.as_ref().and_then(|l| l.leaves))
-                )
-            })
+            .map(|v| format!("{} counted {}", v.worker, v.count.leaves.leaves))
             .collect();
-        let decided = d.decided.as_ref().map_or("no majority".to_owned(), |l| {
-            format!("took {}", l.to_core().leaves)
+        let decided = d.decided.as_ref().map_or("no majority".to_owned(), |count| {
+            format!("took {}", count.leaves.leaves)
         });
         outln!(
             "disagreement: unit {} ({}): {}; {decided}",
-            d.unit_id,
+            d.unit,
             d.position,
             votes.join(", ")
         )?;
@@ -291,7 +278,7 @@ pub fn status(args: &JobArgs) -> Result<(), CliError> {
         let client = connect(&args.coordinator).await?;
         let job = client.job(&id).await?;
         let disagreements = if job.disagreements > 0 {
-            client.disagreements(&job.id).await?
+            client.disagreements(&job).await?
         } else {
             Vec::new()
         };

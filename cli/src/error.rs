@@ -73,6 +73,17 @@ fn client_message(err: &perft_client::ClientError) -> String {
     }
 }
 
+/// A load's failed call keeps its cause and exit code; anything else
+/// failed (exit code 1).
+impl From<perft_loadgen::LoadgenError> for CliError {
+    fn from(err: perft_loadgen::LoadgenError) -> CliError {
+        match err {
+            perft_loadgen::LoadgenError::Client(e) => CliError::Client(e),
+            e => CliError::Failed(e.to_string()),
+        }
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(err: std::io::Error) -> CliError {
         CliError::Failed(err.to_string())

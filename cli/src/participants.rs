@@ -5,15 +5,13 @@ use std::io::Write;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use perft_coordinator::offline;
-use perft_model::Role;
-use perft_proto as pb;
-use perft_proto::participant_service_client::ParticipantServiceClient;
+use perft_model::{BudgetLine, Participant, Role};
 
 use crate::args::{
     ParticipantAddArgs, ParticipantBudgetArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs,
     ParticipantRevokeArgs,
 };
-use crate::client::{connect, status_error};
+use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
 
@@ -24,35 +22,6 @@ pub fn participant(command: &ParticipantCommand) -> Result<(), CliError> {
         ParticipantCommand::Revoke(args) => revoke(args),
         ParticipantCommand::Lift(args) => lift(args),
         ParticipantCommand::Budget(args) => budget(args),
-    }
-}
-
-async fn client(
-    coordinator: &crate::args::CoordinatorArg,
-) -> Result<ParticipantServiceClient<perft_proto::connect::AuthChannel>, CliError> {
-    let client = connect(coordinator).await?;
-    Ok(ParticipantServiceClient::with_interceptor(
-        client.channel(),
-        client.config().interceptor(),
-    ))
-}
-
-fn role_wire(role: Role) -> pb::Role {
-    match role {
-        Role::Worker => pb::Role::Worker,
-        Role::Submitter => pb::Role::Submitter,
-        Role::Reader => pb::Role::Reader,
-        Role::Admin => pb::Role::Admin,
-    }
-}
-
-fn role_name(raw: i32) -> &'static str {
-    match pb::Role::try_from(raw) {
-        Ok(pb::Role::Worker) => "worker",
-        Ok(pb::Role::Submitter) => "submitter",
-        Ok(pb::Role::Reader) => "reader",
-        Ok(pb::Role::Admin) => "admin",
-        _ => "unknown",
     }
 }
 
@@ -91,16 +60,11 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
         secret.expose().to_owned()
     } else {
         runtime()?.block_on(async {
-            let reply = client(&args.target.coordinator)
+            let added = connect(&args.target.coordinator)
                 .await?
-                .add_participant(pb::AddParticipantRequest {
-                    name: args.name.clone(),
-                    role: role_wire(role).into(),
-                })
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            Ok::<_, CliError>(reply.secret)
+                .add_participant(&args.name, role)
+                .await?;
+            Ok::<_, CliError>(added.secret.expose().to_owned())
         })?
     };
     crate::output::note(format_args!(
@@ -112,30 +76,20 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
 }
 
 /// A budget line as `used/limit` (`*` marks an admin's figure).
-fn budget_cell(line: &pb::BudgetLine) -> String {
-    let limit = if line.unlimited {
-        "unlimited".to_owned()
-    } else {
-        line.limit.to_string()
-    };
+fn budget_cell(line: &BudgetLine) -> String {
+    let limit = line
+        .limit
+        .map_or_else(|| "unlimited".to_owned(), |limit| limit.to_string());
     let mark = if line.overridden { "*" } else { "" };
     format!("{} {}/{limit}{mark}", line.resource, line.used)
 }
 
 fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
-    let participants: Vec<pb::Participant> = if let Some(dir) = &args.target.data_dir {
+    let participants: Vec<Participant> = if let Some(dir) = &args.target.data_dir {
         offline::participants(dir).map_err(|e| CliError::Usage(e.to_string()))?
     } else {
         runtime()?.block_on(async {
-            Ok::<_, CliError>(
-                client(&args.target.coordinator)
-                    .await?
-                    .list_participants(pb::ListParticipantsRequest {})
-                    .await
-                    .map_err(status_error)?
-                    .into_inner()
-                    .participants,
-            )
+            Ok::<_, CliError>(connect(&args.target.coordinator).await?.participants().await?)
         })?
     };
     if args.format == "json" {
@@ -143,12 +97,12 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
             .iter()
             .map(|p| {
                 serde_json::json!({
-                    "name": p.name,
-                    "role": role_name(p.role),
+                    "name": p.name.as_str(),
+                    "role": p.role.name(),
                     "revoked": p.revoked,
                     "quarantined": p.quarantined,
                     "units": p.units.to_string(),
-                    "leaves": pb::count(p.leaves).to_string(),
+                    "leaves": p.leaves.to_string(),
                     "cpu_seconds": p.cpu_seconds,
                     "lost_votes": p.lost_votes.to_string(),
                     "lost_votes_forgiven": p.lost_votes_forgiven.to_string(),
@@ -159,7 +113,7 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
                     "threads": p.threads,
                     "budget": p.budget.iter().map(|line| {
                         (line.resource.clone(), serde_json::json!({
-                            "limit": (!line.unlimited).then(|| line.limit.to_string()),
+                            "limit": line.limit.map(|limit| limit.to_string()),
                             "used": line.used.to_string(),
                             "overridden": line.overridden,
                         }))
@@ -195,13 +149,13 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
             "active"
         };
         table.add_row([
-            p.name.clone(),
-            role_name(p.role).to_owned(),
+            p.name.to_string(),
+            p.role.name().to_owned(),
             state.to_owned(),
             p.machines.to_string(),
             p.threads.to_string(),
             p.units.to_string(),
-            pb::count(p.leaves).to_string(),
+            p.leaves.to_string(),
             format!("{:.1}", p.cpu_seconds),
             p.lost_votes.to_string(),
             p.lapses.to_string(),
@@ -214,15 +168,10 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
 
 fn revoke(args: &ParticipantRevokeArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
-        let p = client(&args.coordinator)
+        let p = connect(&args.coordinator)
             .await?
-            .revoke_participant(pb::RevokeParticipantRequest {
-                name: args.name.clone(),
-                recount: args.recount,
-            })
-            .await
-            .map_err(status_error)?
-            .into_inner();
+            .revoke_participant(&args.name, args.recount)
+            .await?;
         outln!(
             "participant {} revoked{}",
             p.name,
@@ -241,16 +190,10 @@ fn lift(args: &ParticipantLiftArgs) -> Result<(), CliError> {
         asked => asked,
     };
     runtime()?.block_on(async {
-        let p = client(&args.coordinator)
+        let p = connect(&args.coordinator)
             .await?
-            .lift_participant(pb::LiftParticipantRequest {
-                name: args.name.clone(),
-                quarantine,
-                lapses,
-            })
-            .await
-            .map_err(status_error)?
-            .into_inner();
+            .lift_quarantine(&args.name, quarantine, lapses)
+            .await?;
         let lifted = match (quarantine, lapses) {
             (true, true) => "quarantine and suspension",
             (true, false) => "quarantine",
@@ -267,7 +210,7 @@ fn lift(args: &ParticipantLiftArgs) -> Result<(), CliError> {
 }
 
 fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
-    let figures: Vec<pb::BudgetFigure> = [
+    let figures: Vec<(&str, u64)> = [
         ("open_jobs", args.open_jobs),
         ("open_units", args.open_units),
         ("sessions", args.sessions),
@@ -275,12 +218,7 @@ fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
         ("dashboard_sessions", args.dashboard_sessions),
     ]
     .into_iter()
-    .filter_map(|(resource, figure)| {
-        figure.map(|figure| pb::BudgetFigure {
-            resource: resource.to_owned(),
-            figure,
-        })
-    })
+    .filter_map(|(resource, figure)| figure.map(|figure| (resource, figure)))
     .collect();
     if figures.is_empty() && args.reset.is_empty() {
         return Err(CliError::Usage(
@@ -291,16 +229,10 @@ fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
         perft_coordinator::admission::Resource::parse(reset).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     runtime()?.block_on(async {
-        let p = client(&args.coordinator)
+        let p = connect(&args.coordinator)
             .await?
-            .set_budget(pb::SetBudgetRequest {
-                name: args.name.clone(),
-                figures,
-                reset: args.reset.clone(),
-            })
-            .await
-            .map_err(status_error)?
-            .into_inner();
+            .set_budget(&args.name, &figures, &args.reset)
+            .await?;
         let lines: Vec<String> = p.budget.iter().map(budget_cell).collect();
         outln!("participant {} budget: {}", p.name, lines.join(", "))
     })

@@ -50,7 +50,7 @@ pub async fn count_units(
                 job.error.map_or(String::new(), |error| format!(": {error}"))
             )));
         }
-        counts.extend(client.unit_counts(&id, chunk.len(), kinds).await?);
+        counts.extend(client.unit_counts(&id, game, chunk.len(), kinds).await?);
         jobs.push(id.to_string());
     }
     Ok((counts, jobs))

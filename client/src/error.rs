@@ -36,12 +36,18 @@ pub enum ReplyError {
     Value(#[from] perft_proto::UnknownValue),
     #[error("coordinator sent a malformed job id: {0}")]
     JobId(#[from] perft_model::IdError),
-    #[error("coordinator sent {found} kinds of leaves for a {game} job, which has {wanted}")]
-    Kinds {
+    #[error("coordinator sent a count that cannot be one of a {game} job's: {source}")]
+    Count {
         game: perft_core::GameKind,
-        wanted: usize,
-        found: usize,
+        #[source]
+        source: perft_model::CountRefused,
     },
+    #[error("coordinator sent {0}")]
+    Participant(#[from] perft_proto::ParticipantUnreadable),
+    #[error("the coordinator's answer to adding participant {0} names no participant")]
+    NoParticipant(String),
+    #[error("coordinator sent a malformed worker id: {0}")]
+    SessionId(#[source] perft_model::IdError),
     #[error("the coordinator's certificate stream is broken: {0}")]
     Certificate(String),
     #[error("{0}")]
@@ -78,6 +84,12 @@ impl ClientError {
             ClientError::Status(status) => Some(status.code()),
             _ => None,
         }
+    }
+
+    /// The coordinator refused the call for a budget (or another limit):
+    /// `RESOURCE_EXHAUSTED`.
+    pub fn is_over_budget(&self) -> bool {
+        self.code() == Some(Code::ResourceExhausted)
     }
 
     /// Whether asking again later may succeed: the coordinator is away

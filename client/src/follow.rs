@@ -147,3 +147,26 @@ async fn run(
     }
     last.ok_or_else(|| ReplyError::Nothing(id.clone()).into())
 }
+
+/// One `WatchJob` stream as it comes, with no reconnection: for callers
+/// that hold a watch open rather than follow a job (a budget's
+/// measurement). [`Client::follow`] is the one that survives restarts.
+#[derive(Debug)]
+pub struct Watch(tonic::Streaming<pb::Job>);
+
+impl Watch {
+    pub(crate) async fn open(client: &Client, id: &JobId) -> Result<Watch, ClientError> {
+        let request = pb::WatchJobRequest {
+            job_id: id.as_str().to_owned(),
+        };
+        Ok(Watch(client.jobs.clone().watch_job(request).await?.into_inner()))
+    }
+
+    /// The job's next state; `None` once the coordinator ends the stream.
+    pub async fn next(&mut self) -> Result<Option<Job>, ClientError> {
+        match self.0.message().await? {
+            Some(job) => Ok(Some(Job::try_from(job)?)),
+            None => Ok(None),
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! [`ReplyError`], never a wrong figure.
 
 use perft_core::{Convention, GameKind};
-use perft_model::{Count, DivideLine, JobId, JobState};
+use perft_model::{Count, DivideLine, JobId, JobState, UnitId};
 use perft_proto as pb;
 
 use crate::error::ReplyError;
@@ -160,22 +160,7 @@ impl TryFrom<pb::DivideTable> for Divide {
 
     fn try_from(table: pb::DivideTable) -> Result<Divide, ReplyError> {
         let job = Job::try_from(table.job.unwrap_or_default())?;
-        let count = |leaves: Option<pb::Leaves>| -> Result<Count, ReplyError> {
-            let leaves = leaves.unwrap_or_default();
-            let found = leaves.kinds.len();
-            if found != job.kinds() {
-                return Err(ReplyError::Kinds {
-                    game: job.game,
-                    wanted: job.kinds(),
-                    found,
-                });
-            }
-            Count::with_kinds(leaves.to_core(), &leaves.kind_counts()).ok_or(ReplyError::Kinds {
-                game: job.game,
-                wanted: job.kinds(),
-                found,
-            })
-        };
+        let count = |leaves: Option<pb::Leaves>| count_of(&leaves.unwrap_or_default(), job.game, job.kinds());
         let lines = table
             .entries
             .into_iter()
@@ -190,6 +175,83 @@ impl TryFrom<pb::DivideTable> for Divide {
             .collect::<Result<Vec<_>, ReplyError>>()?;
         let total = count(table.total)?;
         Ok(Divide { job, lines, total })
+    }
+}
+
+/// A count on the wire as a count of a job of `game` that counts `kinds`
+/// kinds (0: a plain job), checked as the coordinator checks a worker's.
+pub(crate) fn count_of(leaves: &pb::Leaves, game: GameKind, kinds: usize) -> Result<Count, ReplyError> {
+    leaves
+        .to_count(game.fns(), kinds)
+        .map_err(|source| ReplyError::Count { game, source })
+}
+
+/// A unit of a verified job whose counts disagreed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disagreement {
+    pub unit: UnitId,
+    /// The unit's position as text.
+    pub position: String,
+    /// Every count received, in order.
+    pub votes: Vec<Vote>,
+    /// The majority count taken; `None` while none is reached.
+    pub decided: Option<Count>,
+}
+
+/// One count sent for a unit, and who sent it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vote {
+    /// The participant and machine that sent it, as the coordinator names them.
+    pub worker: String,
+    pub count: Count,
+}
+
+impl Disagreement {
+    /// Reads a disagreement of `job`, its counts checked against the job's
+    /// kinds.
+    pub(crate) fn read(d: pb::Disagreement, job: &Job) -> Result<Disagreement, ReplyError> {
+        let count = |leaves: Option<&pb::Leaves>| {
+            count_of(&leaves.cloned().unwrap_or_default(), job.game, job.kinds())
+        };
+        Ok(Disagreement {
+            unit: UnitId(d.unit_id),
+            votes: d
+                .votes
+                .iter()
+                .map(|vote| {
+                    Ok(Vote {
+                        worker: vote.worker.clone(),
+                        count: count(vote.leaves.as_ref())?,
+                    })
+                })
+                .collect::<Result<_, ReplyError>>()?,
+            decided: d.decided.as_ref().map(|l| count(Some(l))).transpose()?,
+            position: d.position,
+        })
+    }
+}
+
+/// A copy of the coordinator's journal, made on its machine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backup {
+    /// The commit sequence the copy holds (its commit mark says so too).
+    pub sequence: u64,
+    /// The copy's database, in bytes.
+    pub bytes: u64,
+    /// The directory written, as the coordinator resolved it.
+    pub dir: String,
+    /// How long the copy took.
+    pub seconds: f64,
+}
+
+impl From<pb::BackupJournalResponse> for Backup {
+    fn from(reply: pb::BackupJournalResponse) -> Backup {
+        Backup {
+            sequence: reply.sequence,
+            bytes: reply.bytes,
+            dir: reply.dir,
+            seconds: reply.seconds,
+        }
     }
 }
 
@@ -251,5 +313,51 @@ mod tests {
                 .to_string()
                 .contains("malformed job id")
         );
+    }
+
+    #[test]
+    fn a_disagreement_reads_with_its_counts_checked_against_the_job() {
+        let job = Job::try_from(pb::Job {
+            job_id: "j".to_owned(),
+            game: pb::Game::Checkers.into(),
+            state: pb::JobState::Running.into(),
+            verify: true,
+            ..pb::Job::default()
+        })
+        .unwrap();
+        let leaves = |n: u128| pb::Leaves::from(perft_core::Leaves { leaves: n, higher: 0 });
+        let wire = pb::Disagreement {
+            unit_id: 7,
+            position: "W:W21:B1".to_owned(),
+            votes: vec![
+                pb::Vote {
+                    worker: "alice/m1".to_owned(),
+                    leaves: Some(leaves(10)),
+                },
+                pb::Vote {
+                    worker: "bob/m2".to_owned(),
+                    leaves: Some(leaves(11)),
+                },
+            ],
+            decided: None,
+        };
+        let read = Disagreement::read(wire.clone(), &job).unwrap();
+        assert_eq!(read.unit, UnitId(7));
+        assert_eq!(read.votes[1].worker, "bob/m2");
+        assert_eq!(read.votes[1].count.leaves.leaves, 11);
+        assert_eq!(read.decided, None);
+        // A plain job's count with kinds is none of its counts.
+        let mut with_kinds = wire;
+        with_kinds.decided = Some(pb::Leaves::with_kinds(
+            perft_core::Leaves {
+                leaves: 10,
+                higher: 0,
+            },
+            &[1, 2],
+        ));
+        assert!(matches!(
+            Disagreement::read(with_kinds, &job),
+            Err(ReplyError::Count { .. })
+        ));
     }
 }

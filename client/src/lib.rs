@@ -53,18 +53,25 @@ mod certificate;
 mod error;
 mod follow;
 mod job;
+mod participants;
+mod worker_calls;
 
 pub use certificate::MAX_CERTIFICATE_BYTES;
 pub use error::{ClientError, ReplyError};
-pub use follow::{Following, Progress};
-pub use job::{Divide, Job, Submission};
-pub use perft_model::DivideLine;
-pub use perft_proto::connect::ClientConfig;
+pub use follow::{Following, Progress, Watch};
+pub use job::{Backup, Disagreement, Divide, Job, Submission, Vote};
+pub use participants::{AddedParticipant, ParticipantSecret};
+pub use perft_model::{BudgetLine, DivideLine, Participant};
+pub use perft_proto::connect::{ClientConfig, Token};
+pub use worker_calls::{LeasedJob, LeasedUnit, Reported, UnitResult, WorkerSession};
 
+use perft_core::GameKind;
 use perft_model::{Count, JobId};
 use perft_proto as pb;
 use perft_proto::connect::{AddToken, AuthChannel};
+use perft_proto::participant_service_client::ParticipantServiceClient;
 use perft_proto::perft_service_client::PerftServiceClient;
+use perft_proto::worker_service_client::WorkerServiceClient;
 
 /// Answers asked for at once when a list is read page by page.
 const PAGE: u32 = 1000;
@@ -76,6 +83,8 @@ pub struct Client {
     config: ClientConfig,
     channel: tonic::transport::Channel,
     pub(crate) jobs: PerftServiceClient<AuthChannel>,
+    pub(crate) participants: ParticipantServiceClient<AuthChannel>,
+    pub(crate) workers: WorkerServiceClient<AuthChannel>,
 }
 
 impl Client {
@@ -102,7 +111,9 @@ impl Client {
 
     fn on(config: &ClientConfig, channel: tonic::transport::Channel, token: AddToken) -> Client {
         Client {
-            jobs: PerftServiceClient::with_interceptor(channel.clone(), token),
+            jobs: PerftServiceClient::with_interceptor(channel.clone(), token.clone()),
+            participants: ParticipantServiceClient::with_interceptor(channel.clone(), token.clone()),
+            workers: WorkerServiceClient::with_interceptor(channel.clone(), token),
             config: config.clone(),
             channel,
         }
@@ -114,7 +125,7 @@ impl Client {
     }
 
     /// The connection, for services this crate does not wrap (health
-    /// checks, participants); calls on it carry no credential unless the
+    /// checks); calls on it carry no credential unless the
     /// caller adds [`ClientConfig::interceptor`].
     pub fn channel(&self) -> tonic::transport::Channel {
         self.channel.clone()
@@ -197,6 +208,12 @@ impl Client {
         follow::start(self.clone(), id.clone(), first_moves)
     }
 
+    /// Opens one watch of the job: its states as the coordinator sends
+    /// them, until it ends the stream or the connection drops.
+    pub async fn watch(&self, id: &JobId) -> Result<Watch, ClientError> {
+        Watch::open(self, id).await
+    }
+
     /// The job's divide table, as far as it is counted.
     pub async fn divide(&self, id: &JobId) -> Result<Divide, ClientError> {
         let table = self
@@ -207,8 +224,9 @@ impl Client {
         Ok(Divide::try_from(table.into_inner())?)
     }
 
-    /// Every disagreement of a verified job, as the wire gives them.
-    pub async fn disagreements(&self, id: &JobId) -> Result<Vec<pb::Disagreement>, ClientError> {
+    /// Every disagreement of verified job `job`, its counts checked
+    /// against the job's kinds.
+    pub async fn disagreements(&self, job: &Job) -> Result<Vec<Disagreement>, ClientError> {
         let mut found = Vec::new();
         let mut page_token = String::new();
         loop {
@@ -216,13 +234,15 @@ impl Client {
                 .jobs
                 .clone()
                 .get_disagreements(pb::GetDisagreementsRequest {
-                    job_id: id_text(id),
+                    job_id: id_text(&job.id),
                     page_size: PAGE,
                     page_token,
                 })
                 .await?
                 .into_inner();
-            found.extend(page.disagreements);
+            for disagreement in page.disagreements {
+                found.push(Disagreement::read(disagreement, job)?);
+            }
             if page.next_page_token.is_empty() {
                 return Ok(found);
             }
@@ -231,10 +251,11 @@ impl Client {
     }
 
     /// The counts of done job `id`'s `units` units (a job of explicit
-    /// units), in order, each with `kinds` kinds.
+    /// units of `game`), in order, each with `kinds` kinds.
     pub async fn unit_counts(
         &self,
         id: &JobId,
+        game: GameKind,
         units: usize,
         kinds: usize,
     ) -> Result<Vec<Count>, ClientError> {
@@ -260,16 +281,7 @@ impl Client {
                 .into());
             }
             for count in &page.counts {
-                let found = count.kinds.len();
-                let unit = Count::with_kinds(count.to_core(), &count.kind_counts())
-                    .filter(|_| found == kinds)
-                    .ok_or_else(|| {
-                        ReplyError::UnitCounts(format!(
-                            "the coordinator sends unit {} of job {id} with {found} kinds; {kinds} were asked",
-                            counts.len()
-                        ))
-                    })?;
-                counts.push(unit);
+                counts.push(job::count_of(count, game, kinds)?);
             }
         }
         counts.truncate(units);
@@ -288,9 +300,15 @@ impl Client {
     }
 
     /// Copies the coordinator's journal into `dir` on its own machine.
-    pub async fn backup(&self, dir: &str) -> Result<pb::BackupJournalResponse, ClientError> {
+    pub async fn backup(&self, dir: &str) -> Result<Backup, ClientError> {
         let request = pb::BackupJournalRequest { dir: dir.to_owned() };
-        Ok(self.jobs.clone().backup_journal(request).await?.into_inner())
+        Ok(self
+            .jobs
+            .clone()
+            .backup_journal(request)
+            .await?
+            .into_inner()
+            .into())
     }
 }
 

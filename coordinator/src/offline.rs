@@ -2,13 +2,13 @@
 //! command line reaches a journal no coordinator is serving. Adding and
 //! listing participants, a done job's certificate and a journal check each
 //! open the journal for the call (holding its lock, so no coordinator
-//! starts meanwhile) and answer in the forms a running coordinator's API
-//! answers in; nothing of the journal's internals crosses it.
+//! starts meanwhile) and answer in the vocabulary's forms (a listing is
+//! `perft_model::Participant`s, as the client reads a running
+//! coordinator's); nothing of the journal's internals crosses it.
 
 use std::path::Path;
 
-use perft_model::{JobId, Role};
-use perft_proto as pb;
+use perft_model::{JobId, Participant, Role};
 
 use crate::certify::{CertifyError, certificate_file};
 use crate::jobs::Op;
@@ -75,7 +75,7 @@ pub fn add_participant(
 /// Every participant of the journal in `data_dir`, as `ListParticipants`
 /// shows them, less what only a running coordinator knows (machines,
 /// quarantines, budgets).
-pub fn participants(data_dir: &Path) -> Result<Vec<pb::Participant>, OfflineError> {
+pub fn participants(data_dir: &Path) -> Result<Vec<Participant>, OfflineError> {
     let opened = Journal::open(data_dir)?;
     let credit: std::collections::HashMap<_, _> = opened.restored.credit.into_iter().collect();
     Ok(opened
@@ -83,24 +83,24 @@ pub fn participants(data_dir: &Path) -> Result<Vec<pb::Participant>, OfflineErro
         .into_iter()
         .map(|p| {
             let c = credit.get(&p.id).copied().unwrap_or_default();
-            pb::Participant {
-                name: p.id.to_string(),
-                role: pb::Role::from_model(p.role).into(),
+            Participant {
+                role: p.role,
                 revoked: p.revoked,
                 quarantined: false,
+                suspended: false,
                 created_ms: p.created_ms,
                 units: c.units,
-                leaves: Some(c.leaves.into()),
+                leaves: c.leaves,
                 cpu_seconds: c.cpu_ms as f64 / 1000.0,
                 lost_votes: c.lost_votes,
-                machines: 0,
-                threads: 0,
+                lost_votes_forgiven: c.lost_votes_forgiven,
                 lapses: c.lapses,
                 strikes: c.strikes,
-                suspended: false,
-                lost_votes_forgiven: c.lost_votes_forgiven,
+                machines: 0,
+                threads: 0,
                 // Offline, the defaults of the next `perft serve` are unknown.
                 budget: Vec::new(),
+                name: p.id,
             }
         })
         .collect())

@@ -3,7 +3,8 @@
 //!
 //! It owns the shared words: [`JobId`], [`UnitId`], [`Epoch`],
 //! [`ParticipantId`], [`SessionId`], [`MachineName`], [`DeciderName`], a
-//! job's [`JobState`], a participant's [`Role`], and
+//! job's [`JobState`], a participant's [`Role`] and its standing
+//! ([`Participant`]), and
 //! [`Count`], one unit's leaves with their counts by kind, the one form a
 //! count keeps from a worker's result to a certificate. Each id is checked
 //! when it is made from text, so a holder of one never checks it again. It
@@ -14,6 +15,7 @@ mod count;
 mod divide_line;
 mod ids;
 mod job_state;
+mod participant;
 mod role;
 
 pub use count::{Count, CountRefused, MAX_KINDS, kinds_of};
@@ -23,4 +25,5 @@ pub use ids::{
     printable,
 };
 pub use job_state::JobState;
+pub use participant::{BudgetLine, Participant};
 pub use role::{Action, Role, UnknownRole};

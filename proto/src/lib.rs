@@ -14,6 +14,9 @@ pub mod v2 {
 pub use v2::*;
 
 pub mod connect;
+mod participant;
+
+pub use participant::ParticipantUnreadable;
 
 /// The version every call carries in the [`PROTOCOL_HEADER`] metadata;
 /// bumped on any change of meaning in the contract. 3 is `perft.v2`; 4
