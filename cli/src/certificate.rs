@@ -57,18 +57,16 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
             ))
         })?,
     };
+    let id = job_id(&args.job)?;
     let bytes = match &args.data_dir {
-        Some(dir) => offline::certificate(dir, &args.job).map_err(offline_error)?,
-        None => {
-            let id = job_id(&args.job)?;
-            runtime()?.block_on(async {
-                connect(&args.coordinator)
-                    .await?
-                    .certificate(&id)
-                    .await
-                    .map_err(CliError::from)
-            })?
-        }
+        None => runtime()?.block_on(async {
+            connect(&args.coordinator)
+                .await?
+                .certificate(&id)
+                .await
+                .map_err(CliError::from)
+        })?,
+        Some(dir) => offline::certificate(dir, &id).map_err(offline_error)?,
     };
     let cert = Certificate::decode(&bytes).map_err(|e| {
         CliError::Failed(format!(

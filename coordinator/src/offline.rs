@@ -106,13 +106,11 @@ pub fn participants(data_dir: &Path) -> Result<Vec<Participant>, OfflineError> {
         .collect())
 }
 
-/// The certificate file of done job `job_id` in the journal in `data_dir`.
+/// The certificate file of done job `id` in the journal in `data_dir`.
 /// Blocking: reads every unit and compresses them.
-pub fn certificate(data_dir: &Path, job_id: &str) -> Result<Vec<u8>, OfflineError> {
+pub fn certificate(data_dir: &Path, id: &JobId) -> Result<Vec<u8>, OfflineError> {
     let opened = Journal::open(data_dir)?;
-    let id =
-        JobId::parse(job_id).map_err(|_| CertifyError::from(FinishedError::NotFound(job_id.to_owned())))?;
-    Ok(certificate_file(&opened.journal, &id)?)
+    Ok(certificate_file(&opened.journal, id)?)
 }
 
 /// Checks the data dir (or a copy of one) `dir` row by row. Refuses a
