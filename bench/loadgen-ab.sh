@@ -8,7 +8,9 @@
 # then `perft loadgen --own-participants` (Reversi perft(10) split 9,
 # 434,021 one-ply units, batch 8) with the SAME loadgen (AFTER's) against
 # each server; prints each run's loadgen summary line and, at the end, the
-# median results/s of each build, their ratio and each round's ratio. A
+# median results/s of each build, their ratio and each round's ratio. With
+# LOADGEN=each, each build runs its own loadgen: what a change to the
+# worker's side of the calls (the client crate) costs shows too. A
 # build with budgets gets its admin's open units raised past the job's
 # (`perft participant budget root --open-units 1000000`); the simulated
 # workers' participants keep the defaults.
@@ -34,7 +36,9 @@ run() { # BINARY LABEL ROUND
     PERFT_TOKEN=$(cat "$data.secret") "$bin" participant budget root --open-units 1000000 \
         --coordinator "http://$address" >/dev/null
   fi
-  PERFT_TOKEN=$(cat "$data.secret") "$after" loadgen --coordinator "http://$address" \
+  local loadgen=$after
+  [ "${LOADGEN:-after}" = each ] && loadgen=$bin
+  PERFT_TOKEN=$(cat "$data.secret") "$loadgen" loadgen --coordinator "http://$address" \
       --workers "$workers" --depth 10 --own-participants >"$data.loadgen" 2>&1 || true
   # The coordinator's CPU (user + system) over the whole run: less moved
   # by other load on the machine than results/s.
