@@ -84,6 +84,18 @@ impl From<perft_loadgen::LoadgenError> for CliError {
     }
 }
 
+/// An engine comparison's failure in the words `perft check` has always
+/// used: a command text that is none is the user's to fix (it names
+/// `--engine`), the rest failed.
+impl From<perft_compare::CompareError> for CliError {
+    fn from(err: perft_compare::CompareError) -> CliError {
+        match err {
+            e @ perft_compare::CompareError::NoCommandLine { .. } => CliError::Usage(format!("--engine {e}")),
+            e => CliError::Failed(e.to_string()),
+        }
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(err: std::io::Error) -> CliError {
         CliError::Failed(err.to_string())

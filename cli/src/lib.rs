@@ -16,7 +16,6 @@ mod check;
 mod client;
 mod cluster;
 mod docs;
-mod engine;
 mod error;
 mod estimate;
 mod journal;

@@ -2,7 +2,7 @@
 //! a cluster when asked): run, perftree, bench, verify, audit, suite,
 //! estimate and check.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use perft_core::{Convention, GameKind};
 
 use super::cluster::TokenArg;
@@ -261,8 +261,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub engine: String,
     /// How the engine is asked for a divide.
-    #[arg(long, value_enum, default_value_t = crate::engine::Protocol::Perftree)]
-    pub protocol: crate::engine::Protocol,
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Perftree)]
+    pub protocol: ProtocolArg,
     /// The game.
     #[arg(long, value_parser = GameParser, default_value = "chess")]
     pub game: GameKind,
@@ -295,4 +295,29 @@ pub struct CheckArgs {
     /// Also print the positions that agree.
     #[arg(long)]
     pub verbose: bool,
+}
+
+/// `--protocol`: how the engine is asked, as clap lists it; the same
+/// choices as [`perft_compare::Protocol`], which knows nothing of clap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// A UCI engine, started once: `position fen FEN moves ...` and
+    /// `go perft N`, read as Stockfish prints its divide (`move: count`).
+    Uci,
+    /// perftree's script protocol: `CMD DEPTH POSITION MOVES` per divide,
+    /// printing `move count` lines (any game).
+    Perftree,
+    /// `CMD` per divide with three lines on stdin (depth, position, moves),
+    /// printing `move count` lines (any game).
+    Plain,
+}
+
+impl From<ProtocolArg> for perft_compare::Protocol {
+    fn from(arg: ProtocolArg) -> perft_compare::Protocol {
+        match arg {
+            ProtocolArg::Uci => perft_compare::Protocol::Uci,
+            ProtocolArg::Perftree => perft_compare::Protocol::Perftree,
+            ProtocolArg::Plain => perft_compare::Protocol::Plain,
+        }
+    }
 }

@@ -1,16 +1,14 @@
-//! Driving another perft engine for `perft check`: asks it for a divide
+//! Driving another perft engine as a child process: asks it for a divide
 //! (each first move with its leaf count) of a position after some moves,
 //! over one of three protocols.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use clap::ValueEnum;
-
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// How the engine is asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
     /// A UCI engine, started once: `position fen FEN moves ...` and
     /// `go perft N`, read as Stockfish prints its divide (`move: count`).
@@ -23,8 +21,16 @@ pub enum Protocol {
     Plain,
 }
 
-/// A running or runnable engine.
-pub enum Engine {
+/// Another perft engine, ready to be asked for divides; a UCI process is
+/// told to quit and waited for when this is dropped.
+#[derive(Debug)]
+pub struct Engine {
+    connection: Connection,
+}
+
+/// How an [`Engine`] is reached.
+#[derive(Debug)]
+enum Connection {
     /// Started per divide.
     PerDivide {
         /// The program and its leading arguments.
@@ -44,46 +50,54 @@ pub enum Engine {
 }
 
 /// The command line split as a shell would (quotes respected).
-fn split_command(text: &str) -> Result<Vec<String>, CliError> {
+fn split_command(text: &str) -> Result<Vec<String>, CompareError> {
     match shlex::split(text) {
         Some(words) if !words.is_empty() => Ok(words),
-        _ => Err(CliError::Usage(format!(
-            "--engine '{}' is no command line",
-            perft_core::echoed(text)
-        ))),
+        _ => Err(CompareError::NoCommandLine {
+            echoed: perft_core::echoed(text),
+        }),
     }
 }
 
-fn failed(what: &str, err: impl std::fmt::Display) -> CliError {
-    CliError::Failed(format!("the engine {what}: {err}"))
+/// Starts `command` with the given pipes; a refusal names the program.
+fn spawn(command: &[String], run: &mut Command) -> Result<Child, CompareError> {
+    run.spawn().map_err(|source| CompareError::DidNotStart {
+        program: perft_core::echoed(&command[0]),
+        source,
+    })
 }
 
 impl Engine {
     /// Prepares `command` for `protocol`; a UCI engine is started and
     /// initialised here (`UCI_Chess960` set when `chess960`).
-    pub fn start(command: &str, protocol: Protocol, chess960: bool) -> Result<Engine, CliError> {
+    pub fn start(command: &str, protocol: Protocol, chess960: bool) -> Result<Engine, CompareError> {
         let command = split_command(command)?;
         if protocol != Protocol::Uci {
-            return Ok(Engine::PerDivide { command, protocol });
+            return Ok(Engine {
+                connection: Connection::PerDivide { command, protocol },
+            });
         }
-        let mut child = Command::new(&command[0])
-            .args(&command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| failed(&format!("'{}' did not start", perft_core::echoed(&command[0])), e))?;
+        let mut child = spawn(
+            &command,
+            Command::new(&command[0])
+                .args(&command[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit()),
+        )?;
         let input = child
             .stdin
             .take()
-            .ok_or_else(|| failed("has no stdin", "closed"))?;
+            .ok_or(CompareError::NoPipe { stream: "stdin" })?;
         let output = BufReader::new(
             child
                 .stdout
                 .take()
-                .ok_or_else(|| failed("has no stdout", "closed"))?,
+                .ok_or(CompareError::NoPipe { stream: "stdout" })?,
         );
-        let mut engine = Engine::Uci { child, input, output };
+        let mut engine = Engine {
+            connection: Connection::Uci { child, input, output },
+        };
         engine.send("uci")?;
         engine.read_until(|line| line == "uciok")?;
         if chess960 {
@@ -94,26 +108,30 @@ impl Engine {
         Ok(engine)
     }
 
-    fn send(&mut self, line: &str) -> Result<(), CliError> {
-        let Engine::Uci { input, .. } = self else {
+    /// Writes one line to a UCI engine.
+    fn send(&mut self, line: &str) -> Result<(), CompareError> {
+        let Connection::Uci { input, .. } = &mut self.connection else {
             return Ok(());
         };
         writeln!(input, "{line}")
             .and_then(|()| input.flush())
-            .map_err(|e| failed("closed its input", e))
+            .map_err(|source| CompareError::InputClosed { source })
     }
 
-    /// Lines up to and including the first one `last` accepts.
-    fn read_until(&mut self, last: impl Fn(&str) -> bool) -> Result<Vec<String>, CliError> {
-        let Engine::Uci { output, .. } = self else {
+    /// A UCI engine's lines up to and including the first one `last`
+    /// accepts.
+    fn read_until(&mut self, last: impl Fn(&str) -> bool) -> Result<Vec<String>, CompareError> {
+        let Connection::Uci { output, .. } = &mut self.connection else {
             return Ok(Vec::new());
         };
         let mut lines = Vec::new();
         loop {
             let mut line = String::new();
-            let read = output.read_line(&mut line).map_err(|e| failed("output", e))?;
+            let read = output
+                .read_line(&mut line)
+                .map_err(|source| CompareError::Output { source })?;
             if read == 0 {
-                return Err(failed("ended", "its output closed before the answer"));
+                return Err(CompareError::Ended);
             }
             let line = line.trim().to_owned();
             let done = last(&line);
@@ -131,9 +149,9 @@ impl Engine {
         position: &str,
         moves: &[String],
         depth: u32,
-    ) -> Result<Vec<(String, u128)>, CliError> {
-        let lines = match self {
-            Engine::Uci { .. } => {
+    ) -> Result<Vec<(String, u128)>, CompareError> {
+        let lines = match &self.connection {
+            Connection::Uci { .. } => {
                 let moves = if moves.is_empty() {
                     String::new()
                 } else {
@@ -143,45 +161,54 @@ impl Engine {
                 self.send(&format!("go perft {depth}"))?;
                 self.read_until(|line| line.starts_with("Nodes searched"))?
             }
-            Engine::PerDivide { command, protocol } => {
-                let mut run = Command::new(&command[0]);
-                run.args(&command[1..])
-                    .stderr(Stdio::inherit())
-                    .stdout(Stdio::piped());
-                let stdin = if *protocol == Protocol::Perftree {
-                    run.args([depth.to_string(), position.to_owned(), moves.join(" ")]);
-                    None
-                } else {
-                    run.stdin(Stdio::piped());
-                    Some(format!("{depth}\n{position}\n{}\n", moves.join(" ")))
-                };
-                let mut child = run.spawn().map_err(|e| {
-                    failed(&format!("'{}' did not start", perft_core::echoed(&command[0])), e)
-                })?;
-                if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
-                    input
-                        .write_all(text.as_bytes())
-                        .map_err(|e| failed("closed its input", e))?;
-                }
-                let out = child.wait_with_output().map_err(|e| failed("failed", e))?;
-                if !out.status.success() {
-                    return Err(failed(
-                        "failed",
-                        format!(
-                            "{} for depth {depth} of '{position}' after '{}'",
-                            out.status,
-                            moves.join(" ")
-                        ),
-                    ));
-                }
-                String::from_utf8_lossy(&out.stdout)
-                    .lines()
-                    .map(str::to_owned)
-                    .collect()
+            Connection::PerDivide { command, protocol } => {
+                run_once(command, *protocol, position, moves, depth)?
             }
         };
         Ok(parse_divide(&lines))
     }
+}
+
+/// One run of a per-divide engine: its stdout's lines.
+fn run_once(
+    command: &[String],
+    protocol: Protocol,
+    position: &str,
+    moves: &[String],
+    depth: u32,
+) -> Result<Vec<String>, CompareError> {
+    let mut run = Command::new(&command[0]);
+    run.args(&command[1..])
+        .stderr(Stdio::inherit())
+        .stdout(Stdio::piped());
+    let stdin = if protocol == Protocol::Perftree {
+        run.args([depth.to_string(), position.to_owned(), moves.join(" ")]);
+        None
+    } else {
+        run.stdin(Stdio::piped());
+        Some(format!("{depth}\n{position}\n{}\n", moves.join(" ")))
+    };
+    let mut child = spawn(command, &mut run)?;
+    if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
+        input
+            .write_all(text.as_bytes())
+            .map_err(|source| CompareError::InputClosed { source })?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|source| CompareError::Wait { source })?;
+    if !out.status.success() {
+        return Err(CompareError::Exited {
+            status: out.status,
+            depth,
+            position: position.to_owned(),
+            moves: moves.join(" "),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect())
 }
 
 /// `move count` and `move: count` lines; everything else (totals, `info`
@@ -207,10 +234,10 @@ pub fn parse_divide(lines: &[String]) -> Vec<(String, u128)> {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        if let Engine::Uci { .. } = self {
+        if let Connection::Uci { .. } = self.connection {
             let _ = self.send("quit");
         }
-        if let Engine::Uci { child, .. } = self {
+        if let Connection::Uci { child, .. } = &mut self.connection {
             let _ = child.wait();
         }
     }
@@ -243,5 +270,22 @@ mod tests {
                 ("pass".to_owned(), 1)
             ]
         );
+    }
+
+    #[test]
+    fn an_empty_or_unclosed_command_is_no_command_line() {
+        for text in ["", "  ", "'open"] {
+            let err = Engine::start(text, Protocol::Plain, false).unwrap_err();
+            assert!(matches!(err, CompareError::NoCommandLine { .. }), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_failing_per_divide_engine_names_the_divide() {
+        let mut engine = Engine::start("false", Protocol::Perftree, false).unwrap();
+        let err = engine.divide("start", &["e2e4".to_owned()], 2).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("the engine failed: exit status: 1"), "{text}");
+        assert!(text.ends_with("for depth 2 of 'start' after 'e2e4'"), "{text}");
     }
 }
