@@ -52,7 +52,7 @@ pub fn loadgen(args: &LoadgenArgs) -> Result<(), CliError> {
             results as f64 / seconds,
             match &report.source {
                 crate::report::Source::Job { state, .. } => state.as_str(),
-                crate::report::Source::Local { .. } => "local",
+                crate::report::Source::Local(_) => "local",
             },
             report.total.leaves
         )?;

@@ -59,23 +59,27 @@ impl Serialize for JsonKinds<'_> {
 /// Where a count was made: on this machine, or by a cluster job.
 #[derive(Debug, Clone)]
 pub enum Source {
-    Local {
-        /// Counting threads.
-        threads: usize,
-        /// The transposition table, when one was used.
-        table: Option<TableReport>,
-        /// The instruction set the recursion ran on (`x86-64-v3`, ...).
-        kernel: &'static str,
-        /// `perft run --raw`: the bare generator, nothing merged.
-        raw: bool,
-        /// The process's peak resident memory, where the OS tells it.
-        peak_memory_bytes: Option<u64>,
-    },
+    Local(LocalSource),
     Job {
         id: String,
         /// `queued`, `running`, `done`, `failed` or `cancelled`.
         state: String,
     },
+}
+
+/// How a count on this machine was made.
+#[derive(Debug, Clone)]
+pub struct LocalSource {
+    /// Counting threads.
+    pub threads: usize,
+    /// The transposition table, when one was used.
+    pub table: Option<TableReport>,
+    /// The instruction set the recursion ran on (`x86-64-v3`, ...).
+    pub kernel: &'static str,
+    /// `perft run --raw`: the bare generator, nothing merged.
+    pub raw: bool,
+    /// The process's peak resident memory, where the OS tells it.
+    pub peak_memory_bytes: Option<u64>,
 }
 
 /// What the table was and how it served.
@@ -209,15 +213,9 @@ impl Report {
         writeln!(out, "time: {:.3} s", self.seconds)?;
         writeln!(out, "speed: {:.0} leaves/s", self.leaves_per_second())?;
         match &self.source {
-            Source::Local {
-                threads,
-                table,
-                kernel,
-                raw,
-                peak_memory_bytes,
-            } => {
-                writeln!(out, "threads: {threads}")?;
-                match table {
+            Source::Local(local) => {
+                writeln!(out, "threads: {}", local.threads)?;
+                match &local.table {
                     None => writeln!(out, "table: none")?,
                     Some(t) => writeln!(
                         out,
@@ -230,11 +228,11 @@ impl Report {
                         100.0 * t.fill
                     )?,
                 }
-                writeln!(out, "kernel: {kernel}")?;
-                if *raw {
+                writeln!(out, "kernel: {}", local.kernel)?;
+                if local.raw {
                     writeln!(out, "mode: raw (one thread, no table, no merging)")?;
                 }
-                if let Some(bytes) = peak_memory_bytes {
+                if let Some(bytes) = &local.peak_memory_bytes {
                     writeln!(out, "peak memory: {}", human_bytes(*bytes))?;
                 }
             }
@@ -286,18 +284,12 @@ impl Report {
             peak_memory_bytes: None,
         };
         match &self.source {
-            Source::Local {
-                threads,
-                table,
-                kernel,
-                raw,
-                peak_memory_bytes,
-            } => {
-                json.kernel = Some(kernel);
-                json.raw = Some(*raw);
-                json.threads = Some(*threads);
-                json.table = Some(*table);
-                json.peak_memory_bytes = Some(*peak_memory_bytes);
+            Source::Local(local) => {
+                json.kernel = Some(local.kernel);
+                json.raw = Some(local.raw);
+                json.threads = Some(local.threads);
+                json.table = Some(local.table);
+                json.peak_memory_bytes = Some(local.peak_memory_bytes);
             }
             Source::Job { id, state } => {
                 json.job = Some(id);
@@ -392,13 +384,13 @@ impl LocalRun {
             divide,
             stats,
             seconds: self.seconds,
-            source: Source::Local {
+            source: Source::Local(LocalSource {
                 threads: self.threads,
                 table: self.table,
                 kernel: G::best_kernel().name(),
                 raw: self.raw,
                 peak_memory_bytes: peak_memory_bytes(),
-            },
+            }),
         }
     }
 }

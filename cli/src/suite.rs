@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use perft_core::{Game, GameVisitor, Plain, SuiteLine, TranspositionTable, divide_parallel, parse_suite};
 
-use crate::args::{CoordinatorArg, SuiteArgs};
+use crate::args::SuiteArgs;
 use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
@@ -104,11 +104,7 @@ fn on_cluster(
     lines: &[SuiteLine],
     packed: &[Vec<u8>],
 ) -> Result<Vec<Checked>, CliError> {
-    let coordinator = CoordinatorArg {
-        coordinator: url.to_owned(),
-        token: args.token.clone(),
-        tls_ca: args.tls_ca.clone(),
-    };
+    let coordinator = args.cluster.coordinator(url);
     let mut by_depth: BTreeMap<u32, Vec<(usize, u128)>> = BTreeMap::new();
     for (i, line) in lines.iter().enumerate() {
         for &(depth, expected) in &line.expected {

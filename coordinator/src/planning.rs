@@ -30,6 +30,24 @@ pub struct PlanRequest {
     pub stats: bool,
 }
 
+impl PlanRequest {
+    /// From the start to `depth`, expanded exactly `split_depth` plies
+    /// however small the units, plain counts in the default convention: a
+    /// caller that fixes the split (tests, above all) changes only that.
+    pub fn split_at(depth: u32, split_depth: u32) -> PlanRequest {
+        PlanRequest {
+            position: None,
+            depth,
+            split_depth: Some(split_depth),
+            min_units: 1,
+            min_unit_leaves: f64::INFINITY,
+            max_units: 1 << 20,
+            convention: None,
+            stats: false,
+        }
+    }
+}
+
 /// A plan with the game erased: the root and moves as text for people, the
 /// units' positions packed ([`Game::pack`]).
 #[derive(Clone, Debug)]

@@ -213,27 +213,10 @@ mod tests {
         let opened = Journal::open(dir).unwrap();
         let (journal, _) = (opened.journal, opened.restored.jobs);
         let journal = Arc::new(journal);
-        let request = PlanRequest {
-            position: None,
-            depth: 7,
-            split_depth: Some(3),
-            min_units: 1,
-            min_unit_leaves: f64::INFINITY,
-            max_units: 1 << 20,
-            convention: None,
-            stats: false,
-        };
-        let planned = plan(GameKind::Checkers, &request).unwrap();
+        let planned = plan(GameKind::Checkers, &PlanRequest::split_at(7, 3)).unwrap();
         let units = planned.units.len();
-        let spec = JobSpec {
-            game: GameKind::Checkers,
-            convention: None,
-            position: planned.position.clone(),
-            depth: 7,
-            verify: false,
-            owner: perft_model::ParticipantId::parse("test").unwrap(),
-            stats: false,
-        };
+        let owner = perft_model::ParticipantId::parse("test").unwrap();
+        let spec = JobSpec::plain(GameKind::Checkers, &planned, 7, owner);
         for op in plan_ops(&j(), &spec, &planned) {
             journal.send(vec![op]).wait().await.unwrap();
         }

@@ -38,6 +38,20 @@ fn count_some(jobs: &mut Jobs, worker: &str, max: usize) -> usize {
     counted
 }
 
+/// Who submits every job here.
+fn owner() -> ParticipantId {
+    ParticipantId::parse("test").unwrap()
+}
+
+/// A plain checkers job of `depth` split at `split`: its spec and plan.
+fn checkers(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
+    let planned = plan(GameKind::Checkers, &PlanRequest::split_at(depth, split)).unwrap();
+    (
+        JobSpec::plain(GameKind::Checkers, &planned, depth, owner()),
+        planned,
+    )
+}
+
 /// Journals a plan as the coordinator does, then hands it to the jobs.
 async fn submit(journal: &Journal, jobs: &mut Jobs, id: &str, spec: &JobSpec, planned: PlannedJob) {
     let id = JobId::parse(id).unwrap();
@@ -50,27 +64,8 @@ async fn submit(journal: &Journal, jobs: &mut Jobs, id: &str, spec: &JobSpec, pl
 #[tokio::test]
 async fn a_reopened_journal_resumes_jobs_with_their_results() {
     let dir = tempfile::tempdir().unwrap();
-    let request = PlanRequest {
-        position: None,
-        depth: 8,
-        split_depth: Some(3),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
-        stats: false,
-    };
-    let planned = plan(GameKind::Checkers, &request).unwrap();
+    let (spec, planned) = checkers(8, 3);
     let units = planned.units.len();
-    let spec = JobSpec {
-        game: GameKind::Checkers,
-        convention: None,
-        position: planned.position.clone(),
-        depth: 8,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
-    };
 
     let half = {
         let opened = Journal::open(dir.path()).unwrap();
@@ -166,24 +161,13 @@ async fn counted_job(
     depth: u32,
 ) {
     let request = PlanRequest {
-        position: None,
-        depth,
-        split_depth: Some(3),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
         convention,
-        stats: false,
+        ..PlanRequest::split_at(depth, 3)
     };
     let planned = plan(game, &request).unwrap();
     let spec = JobSpec {
-        game,
         convention: game.resolve_convention(convention).unwrap(),
-        position: planned.position.clone(),
-        depth,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
+        ..JobSpec::plain(game, &planned, depth, owner())
     };
     submit(journal, jobs, id, &spec, planned).await;
     while let Some(group) = jobs.lease(&LeaseHolder::named("w").unwrap(), 64, None).pop() {
@@ -304,31 +288,12 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
 #[tokio::test]
 async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_job() {
     let dir = tempfile::tempdir().unwrap();
-    let request = PlanRequest {
-        position: None,
-        depth: 12,
-        split_depth: Some(9),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
-        stats: false,
-    };
-    let planned = plan(GameKind::Checkers, &request).unwrap();
+    let (spec, planned) = checkers(12, 9);
     assert!(
         planned.units.len() > perft_coordinator::journal::CHUNK_UNITS,
         "{} units",
         planned.units.len()
     );
-    let spec = JobSpec {
-        game: GameKind::Checkers,
-        convention: None,
-        position: planned.position.clone(),
-        depth: 12,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
-    };
     {
         let opened = Journal::open(dir.path()).unwrap();
         let (journal, _) = (opened.journal, opened.restored.jobs);
@@ -373,15 +338,27 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
     );
 }
 
-#[test]
-fn a_newer_journal_is_refused() {
+/// Runs `sql` on the database of the journal in `dir`, then opens the
+/// journal: it must refuse, and says why.
+fn refused_after(dir: &std::path::Path, sql: &str) -> JournalError {
+    let db = rusqlite::Connection::open(dir.join("journal.sqlite")).unwrap();
+    db.execute_batch(sql).unwrap();
+    drop(db);
+    Journal::open(dir).unwrap_err()
+}
+
+/// What a new journal says on opening once its schema version reads
+/// `version`.
+fn refused_at_schema(version: u32) -> JournalError {
     let dir = tempfile::tempdir().unwrap();
     drop(Journal::open(dir.path()).unwrap());
-    let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
-    db.execute("UPDATE meta SET value = 99 WHERE key = 'schema_version'", [])
-        .unwrap();
-    drop(db);
-    let err = Journal::open(dir.path()).unwrap_err();
+    let sql = format!("UPDATE meta SET value = {version} WHERE key = 'schema_version'");
+    refused_after(dir.path(), &sql)
+}
+
+#[test]
+fn a_newer_journal_is_refused() {
+    let err = refused_at_schema(99);
     assert!(matches!(err, JournalError::Newer { found: 99, .. }), "{err}");
     assert!(
         err.to_string()
@@ -399,10 +376,7 @@ fn a_damaged_or_foreign_file_is_refused() {
     assert!(err.to_string().contains("is damaged"), "{err}");
 
     let other = tempfile::tempdir().unwrap();
-    let db = rusqlite::Connection::open(other.path().join("journal.sqlite")).unwrap();
-    db.execute("CREATE TABLE photos (id INTEGER)", []).unwrap();
-    drop(db);
-    let err = Journal::open(other.path()).unwrap_err();
+    let err = refused_after(other.path(), "CREATE TABLE photos (id INTEGER)");
     assert!(err.to_string().contains("not a Deep Perft journal"), "{err}");
 }
 
@@ -426,13 +400,7 @@ fn an_empty_or_missing_database_beside_its_log_is_refused() {
 
 #[test]
 fn an_older_journal_and_a_locked_dir_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    drop(Journal::open(dir.path()).unwrap());
-    let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
-    db.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'", [])
-        .unwrap();
-    drop(db);
-    let err = Journal::open(dir.path()).unwrap_err();
+    let err = refused_at_schema(1);
     assert!(matches!(err, JournalError::Older { found: 1, .. }), "{err}");
 
     let locked = tempfile::tempdir().unwrap();
@@ -450,66 +418,44 @@ fn an_older_journal_and_a_locked_dir_are_refused() {
 
 /// Journals one small checkers job named `name`.
 async fn one_job(dir: &std::path::Path, name: &str) {
-    let request = PlanRequest {
-        position: None,
-        depth: 4,
-        split_depth: Some(1),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
-        stats: false,
-    };
-    let planned = plan(GameKind::Checkers, &request).unwrap();
-    let spec = JobSpec {
-        game: GameKind::Checkers,
-        convention: None,
-        position: planned.position.clone(),
-        depth: 4,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
-    };
+    let (spec, planned) = checkers(4, 1);
     let opened = Journal::open(dir).unwrap();
     let mut jobs = Jobs::default();
     submit(&opened.journal, &mut jobs, name, &spec, planned).await;
 }
 
+/// A journal holding job `j`, or none, damaged by `sql`: opening it is
+/// refused, saying `says`.
+async fn refused_damaged(job: bool, sql: &str, says: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    if job {
+        one_job(dir.path(), "j").await;
+    } else {
+        drop(Journal::open(dir.path()).unwrap());
+    }
+    let err = refused_after(dir.path(), sql);
+    assert!(matches!(err, JournalError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains(says), "{err}");
+}
+
 #[tokio::test]
 async fn ids_the_journal_holds_malformed_refuse_it() {
-    let damaged = |dir: &std::path::Path, sql: &str| {
-        let db = rusqlite::Connection::open(dir.join("journal.sqlite")).unwrap();
-        db.execute_batch(sql).unwrap();
-        drop(db);
-        let err = Journal::open(dir).unwrap_err();
-        assert!(matches!(err, JournalError::Corrupt { .. }), "{err}");
-        err.to_string()
-    };
-
-    let dir = tempfile::tempdir().unwrap();
-    one_job(dir.path(), "j").await;
-    let err = damaged(dir.path(), "UPDATE jobs SET id = 'a' || char(10) || 'b'");
-    assert!(
-        err.contains("is damaged (job id 'a\\nb' must be 1 to 64 bytes of printable characters)"),
-        "{err}"
-    );
-
-    let dir = tempfile::tempdir().unwrap();
-    one_job(dir.path(), "j").await;
-    let err = damaged(dir.path(), "UPDATE jobs SET owner = 'lab a'");
-    assert!(
-        err.contains("is damaged (job j: participant name 'lab a' must be 1 to 64 of A-Z a-z 0-9 . _ -)"),
-        "{err}"
-    );
-
-    let dir = tempfile::tempdir().unwrap();
-    drop(Journal::open(dir.path()).unwrap());
-    let err = damaged(
-        dir.path(),
+    refused_damaged(
+        true,
+        "UPDATE jobs SET id = 'a' || char(10) || 'b'",
+        "is damaged (job id 'a\\nb' must be 1 to 64 bytes of printable characters)",
+    )
+    .await;
+    refused_damaged(
+        true,
+        "UPDATE jobs SET owner = 'lab a'",
+        "is damaged (job j: participant name 'lab a' must be 1 to 64 of A-Z a-z 0-9 . _ -)",
+    )
+    .await;
+    refused_damaged(
+        false,
         "INSERT INTO credit (participant, units, leaves, cpu_ms, lost_votes) VALUES ('', 1, zeroblob(32), 0, 0)",
-    );
-    assert!(
-        err.contains("is damaged (credit: participant name '' must be 1 to 64 of A-Z a-z 0-9 . _ -)"),
-        "{err}"
-    );
+        "is damaged (credit: participant name '' must be 1 to 64 of A-Z a-z 0-9 . _ -)",
+    )
+    .await;
 }

@@ -5,7 +5,7 @@
 use clap::{Args, ValueEnum};
 use perft_core::{Convention, GameKind};
 
-use super::cluster::TokenArg;
+use super::cluster::{CoordinatorArg, TokenArg};
 use super::engine::EngineArgs;
 use super::values::{Format, GameParser, convention_parser};
 
@@ -161,11 +161,7 @@ pub struct AuditArgs {
     #[arg(long, value_name = "URL")]
     pub on: Option<String>,
     #[command(flatten)]
-    pub token: TokenArg,
-    /// With --on: PEM file of the CA that signed the coordinator's TLS
-    /// certificate.
-    #[arg(long, value_name = "PEM", requires = "on")]
-    pub tls_ca: Option<std::path::PathBuf>,
+    pub cluster: OnCluster,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -189,13 +185,32 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "URL")]
     pub on: Option<String>,
     #[command(flatten)]
+    pub cluster: OnCluster,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// How to reach the coordinator named by a command's `--on`: the
+/// credential and the CA, shared by the commands that may count there.
+#[derive(Debug, Args)]
+pub struct OnCluster {
+    #[command(flatten)]
     pub token: TokenArg,
     /// With --on: PEM file of the CA that signed the coordinator's TLS
     /// certificate.
     #[arg(long, value_name = "PEM", requires = "on")]
     pub tls_ca: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub engine: EngineArgs,
+}
+
+impl OnCluster {
+    /// The coordinator at `url`, reached with these.
+    pub fn coordinator(&self, url: &str) -> CoordinatorArg {
+        CoordinatorArg {
+            coordinator: url.to_owned(),
+            token: self.token.clone(),
+            tls_ca: self.tls_ca.clone(),
+        }
+    }
 }
 
 /// A share that is not one.

@@ -10,7 +10,7 @@ use std::path::Path;
 use perft_certificate::Certificate;
 use perft_certificate::audit::{hex, pass_probability, sample_indices, shown_leaves};
 
-use crate::args::{AuditArgs, CoordinatorArg};
+use crate::args::AuditArgs;
 use crate::error::CliError;
 use recount::{Audit, recount_on_cluster};
 
@@ -93,11 +93,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(e.to_string()))??;
     let mut place = String::new();
     if let Some(url) = on {
-        let coordinator = CoordinatorArg {
-            coordinator: url.clone(),
-            token: args.token.clone(),
-            tls_ca: args.tls_ca.clone(),
-        };
+        let coordinator = args.cluster.coordinator(url);
         let cluster = recount_on_cluster(&coordinator, &cert, &findings.sampled)?;
         findings.problems.extend(cluster.problems);
         findings.recounted = findings.sampled.len();

@@ -68,6 +68,20 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// A job of `planned` to `depth` owned by `owner`: the game's default
+    /// convention, counted once, no statistics; other jobs change a field.
+    pub fn plain(game: GameKind, planned: &PlannedJob, depth: u32, owner: ParticipantId) -> JobSpec {
+        JobSpec {
+            game,
+            convention: game.conventions().first().copied(),
+            position: planned.position.clone(),
+            depth,
+            verify: false,
+            owner,
+            stats: false,
+        }
+    }
+
     /// How many kinds each count carries: the game's with statistics,
     /// else none.
     pub fn kinds(&self) -> usize {

@@ -44,27 +44,45 @@ fn worker(name: &str) -> LeaseHolder {
 
 /// A plain checkers job of `depth` split at `split`, planned.
 pub(super) fn planned(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
-    let request = PlanRequest {
-        position: None,
+    let planned = plan(GameKind::Checkers, &PlanRequest::split_at(depth, split)).unwrap();
+    let spec = JobSpec::plain(
+        GameKind::Checkers,
+        &planned,
         depth,
-        split_depth: Some(split),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
-        stats: false,
-    };
-    let planned = plan(GameKind::Checkers, &request).unwrap();
-    let spec = JobSpec {
-        game: GameKind::Checkers,
-        convention: None,
-        position: planned.position.clone(),
-        depth,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
-    };
+        ParticipantId::parse("test").unwrap(),
+    );
     (spec, planned)
+}
+
+/// A table holding one job, `j`: [`planned`]'s of `depth` split at
+/// `split`, verified or not; and how many units it has.
+fn with_job(depth: u32, split: u32, verify: bool) -> (Jobs, usize) {
+    let mut jobs = Jobs::default();
+    let (mut spec, planned) = planned(depth, split);
+    spec.verify = verify;
+    let units = planned.units.len();
+    jobs.submit(id("j"), spec, planned);
+    (jobs, units)
+}
+
+/// Job `j`'s divide, checked done with the published checkers
+/// perft(`depth`).
+fn done_exactly(jobs: &Jobs, depth: u32) -> DivideView {
+    let divide = jobs.divide(&id("j")).unwrap();
+    assert_eq!(divide.job.state, JobState::Done);
+    assert_eq!(
+        divide.total.leaves,
+        GameKind::Checkers.fns().published(depth).unwrap().total
+    );
+    divide
+}
+
+/// `times` times over, `name` leases a unit and its session is lost.
+fn lapse(jobs: &mut Jobs, name: &str, times: u64) {
+    for _ in 0..times {
+        assert!(!lease(jobs, &worker(name), 1).is_empty());
+        jobs.expire(&lost(name));
+    }
 }
 
 /// Counts a leased unit the slow, obvious way.
@@ -75,12 +93,21 @@ fn count(unit: &Flat) -> Count {
     ))
 }
 
+/// Reports `unit`'s true count as `by`, under the unit's lease.
+fn report_count(jobs: &mut Jobs, unit: &Flat, by: &str) -> Reported {
+    jobs.report(
+        &id(&unit.job_id),
+        unit.unit_id,
+        unit.epoch,
+        count(unit),
+        0,
+        &worker(by),
+    )
+}
+
 #[test]
 fn a_job_runs_to_done_with_the_exact_divide() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(7, 3);
-    let units = planned.units.len();
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, units) = with_job(7, 3, false);
     assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Queued);
     let leased = lease(&mut jobs, &worker("w"), usize::MAX);
     assert_eq!(leased.len(), units);
@@ -90,15 +117,10 @@ fn a_job_runs_to_done_with_the_exact_divide() {
         "nothing left to lease"
     );
     for unit in &leased {
-        assert_eq!(
-            jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("w")),
-            Reported::Accepted
-        );
+        assert_eq!(report_count(&mut jobs, unit, "w"), Reported::Accepted);
     }
-    let divide = jobs.divide(&id("j")).unwrap();
-    assert_eq!(divide.job.state, JobState::Done);
+    let divide = done_exactly(&jobs, 7);
     let published = GameKind::Checkers.fns().published(7).unwrap();
-    assert_eq!(divide.total.leaves, published.total);
     assert_eq!(divide.job.leaves_done, published.total.leaves);
     let direct = perft_core::divide(&Checkers::start(), 7);
     assert_eq!(divide.moves.len(), direct.moves.len());
@@ -113,9 +135,7 @@ fn a_job_runs_to_done_with_the_exact_divide() {
 
 #[test]
 fn duplicate_and_late_results_are_counted_once() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(6, 2);
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, _) = with_job(6, 2, false);
     let first = lease(&mut jobs, &worker("slow"), 1).remove(0);
     // The slow worker's lease runs out; the unit goes to another worker.
     assert_eq!(jobs.expire(&lost("slow")), 1);
@@ -123,68 +143,21 @@ fn duplicate_and_late_results_are_counted_once() {
     assert_eq!((second.unit_id, second.job_id.as_str()), (first.unit_id, "j"));
     assert!(second.epoch > first.epoch);
     // Only the lease the unit holds counts: the lapsed one is refused.
+    assert_eq!(report_count(&mut jobs, &first, "slow"), Reported::Stale);
+    assert_eq!(report_count(&mut jobs, &second, "fast"), Reported::Accepted);
     assert_eq!(
-        jobs.report(
-            &id("j"),
-            first.unit_id,
-            first.epoch,
-            count(&first),
-            0,
-            &worker("slow")
-        ),
-        Reported::Stale
-    );
-    assert_eq!(
-        jobs.report(
-            &id("j"),
-            second.unit_id,
-            second.epoch,
-            count(&second),
-            0,
-            &worker("fast")
-        ),
-        Reported::Accepted
-    );
-    assert_eq!(
-        jobs.report(
-            &id("j"),
-            second.unit_id,
-            second.epoch,
-            count(&second),
-            0,
-            &worker("fast")
-        ),
+        report_count(&mut jobs, &second, "fast"),
         Reported::Ignored,
         "a duplicate"
     );
-    assert_eq!(
-        jobs.report(
-            &id("j"),
-            first.unit_id,
-            first.epoch,
-            count(&first),
-            0,
-            &worker("slow")
-        ),
-        Reported::Ignored
-    );
+    assert_eq!(report_count(&mut jobs, &first, "slow"), Reported::Ignored);
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_done, view.units_released), (1, 1));
     // A late result for a unit back in the queue is refused, and the unit
     // is handed out again.
     let third = lease(&mut jobs, &worker("slow"), 1).remove(0);
     jobs.expire(&lost("slow"));
-    assert_eq!(
-        jobs.report(
-            &id("j"),
-            third.unit_id,
-            third.epoch,
-            count(&third),
-            0,
-            &worker("slow")
-        ),
-        Reported::Stale
-    );
+    assert_eq!(report_count(&mut jobs, &third, "slow"), Reported::Stale);
     let rest = lease(&mut jobs, &worker("fast"), usize::MAX);
     assert!(rest.iter().all(|u| u.unit_id != first.unit_id));
     assert!(rest.iter().any(|u| u.unit_id == third.unit_id));
@@ -198,17 +171,7 @@ fn duplicate_and_late_results_are_counted_once() {
     );
     // Another participant's lease, or a made-up epoch: refused.
     let held = rest[0].clone();
-    assert_eq!(
-        jobs.report(
-            &id("j"),
-            held.unit_id,
-            held.epoch,
-            count(&held),
-            0,
-            &worker("other")
-        ),
-        Reported::Stale
-    );
+    assert_eq!(report_count(&mut jobs, &held, "other"), Reported::Stale);
     assert_eq!(
         jobs.report(
             &id("j"),
@@ -224,9 +187,7 @@ fn duplicate_and_late_results_are_counted_once() {
 
 #[test]
 fn lost_sessions_lose_their_leases_and_released_units_return() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(6, 2);
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, _) = with_job(6, 2, false);
     let held = lease(&mut jobs, &worker("w"), 2);
     assert_eq!(jobs.held_by(&worker("w").session), 2);
     assert_eq!(jobs.view(&id("j")).unwrap().units_leased, 2);
@@ -259,10 +220,8 @@ fn lost_sessions_lose_their_leases_and_released_units_return() {
 
 #[test]
 fn units_go_out_in_stretches_of_plan_order_and_counters_follow() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(6, 3);
-    let total = planned.units.len() as u64;
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, units) = with_job(6, 3, false);
+    let total = units as u64;
     let a = lease(&mut jobs, &worker("a"), 5);
     let b = lease(&mut jobs, &worker("b"), 5);
     assert_eq!(a.iter().map(|u| u.unit_id.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
@@ -281,7 +240,7 @@ fn units_go_out_in_stretches_of_plan_order_and_counters_follow() {
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!((view.units_leased, view.units_queued), (10, total - 10));
     for unit in &a {
-        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("a"));
+        report_count(&mut jobs, unit, "a");
     }
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!(
@@ -293,10 +252,8 @@ fn units_go_out_in_stretches_of_plan_order_and_counters_follow() {
 
 #[test]
 fn a_lost_sessions_stretch_is_taken_over_whole_by_the_next_session() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(6, 3);
-    let total = planned.units.len() as u64;
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, units) = with_job(6, 3, false);
+    let total = units as u64;
     assert_eq!(lease(&mut jobs, &worker("a"), 1)[0].unit_id.0, 0);
     let half = 1 + (total - 1) / 2;
     assert_eq!(lease(&mut jobs, &worker("b"), 1)[0].unit_id.0, half);
@@ -312,21 +269,14 @@ fn a_lost_sessions_stretch_is_taken_over_whole_by_the_next_session() {
 
 #[test]
 fn a_finished_job_releases_its_units() {
-    let mut jobs = Jobs::default();
-    let (spec, plan_j) = planned(5, 2);
-    jobs.submit(id("j"), spec, plan_j);
+    let (mut jobs, _) = with_job(5, 2, false);
     assert!(jobs.unit_bytes() > 0);
     let all = lease(&mut jobs, &worker("w"), usize::MAX);
     for unit in &all {
-        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("w"));
+        report_count(&mut jobs, unit, "w");
     }
-    let divide = jobs.divide(&id("j")).unwrap();
-    assert_eq!(divide.job.state, JobState::Done);
+    done_exactly(&jobs, 5);
     assert_eq!(jobs.unit_bytes(), 0, "a done job keeps its summary only");
-    assert_eq!(
-        divide.total.leaves,
-        GameKind::Checkers.fns().published(5).unwrap().total
-    );
     let (spec, plan_c) = planned(5, 2);
     jobs.submit(id("c"), spec, plan_c);
     assert!(jobs.unit_bytes() > 0);
@@ -336,14 +286,9 @@ fn a_finished_job_releases_its_units() {
 
 #[test]
 fn one_participants_lapses_never_fail_a_job_but_three_participants_do() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(5, 1);
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, _) = with_job(5, 1, false);
     // One participant, session after session: suspended, the job runs on.
-    for _ in 0..DEFAULT_LAPSE_LIMIT {
-        assert!(!lease(&mut jobs, &worker("w"), 1).is_empty());
-        jobs.expire(&lost("w"));
-    }
+    lapse(&mut jobs, "w", DEFAULT_LAPSE_LIMIT);
     assert!(jobs.is_suspended(&worker("w").identity));
     assert!(lease(&mut jobs, &worker("w"), 1).is_empty(), "suspended");
     assert_eq!(jobs.view(&id("j")).unwrap().state, JobState::Running);
@@ -371,13 +316,8 @@ fn one_participants_lapses_never_fail_a_job_but_three_participants_do() {
 
 #[test]
 fn the_owners_own_lapses_fail_its_job_after_eight() {
-    let mut jobs = Jobs::default();
-    let (spec, planned) = planned(5, 1);
-    jobs.submit(id("j"), spec, planned);
-    for _ in 0..MAX_UNIT_FAILURES {
-        assert!(!lease(&mut jobs, &worker("anonymous"), 1).is_empty());
-        jobs.expire(&lost("anonymous"));
-    }
+    let (mut jobs, _) = with_job(5, 1, false);
+    lapse(&mut jobs, "anonymous", u64::from(MAX_UNIT_FAILURES));
     let view = jobs.view(&id("j")).unwrap();
     assert_eq!(view.state, JobState::Failed);
     assert!(view.error.unwrap().contains("lost its lease 8 times"));
@@ -393,17 +333,7 @@ fn jobs_run_in_order_and_cancel_frees_units() {
     let first = lease(&mut jobs, &worker("w"), 3);
     assert!(first.iter().all(|u| u.job_id == "a"));
     assert_eq!(jobs.cancel(&id("a")).unwrap().state, JobState::Cancelled);
-    assert_eq!(
-        jobs.report(
-            &id("a"),
-            first[0].unit_id,
-            first[0].epoch,
-            count(&first[0]),
-            0,
-            &worker("w")
-        ),
-        Reported::Ignored
-    );
+    assert_eq!(report_count(&mut jobs, &first[0], "w"), Reported::Ignored);
     let next = lease(&mut jobs, &worker("w"), 3);
     assert!(next.iter().all(|u| u.job_id == "b"));
     assert_eq!(
@@ -418,11 +348,7 @@ fn jobs_run_in_order_and_cancel_frees_units() {
 
 #[test]
 fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
-    let mut jobs = Jobs::default();
-    let (mut spec, planned) = planned(6, 2);
-    spec.verify = true;
-    let units = planned.units.len();
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, units) = with_job(6, 2, true);
     // Every unit goes to two different workers; the liar adds one leaf.
     let from_honest = lease(&mut jobs, &worker("honest"), usize::MAX);
     let from_liar = lease(&mut jobs, &worker("liar"), usize::MAX);
@@ -439,14 +365,7 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
         );
     }
     for unit in &from_honest {
-        jobs.report(
-            &id("j"),
-            unit.unit_id,
-            unit.epoch,
-            count(unit),
-            0,
-            &worker("honest"),
-        );
+        report_count(&mut jobs, unit, "honest");
     }
     assert_eq!(
         jobs.view(&id("j")).unwrap().units_done,
@@ -457,21 +376,9 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
     let tie_breaks = lease(&mut jobs, &worker("third"), usize::MAX);
     assert_eq!(tie_breaks.len(), units);
     for unit in &tie_breaks {
-        jobs.report(
-            &id("j"),
-            unit.unit_id,
-            unit.epoch,
-            count(unit),
-            0,
-            &worker("third"),
-        );
+        report_count(&mut jobs, unit, "third");
     }
-    let divide = jobs.divide(&id("j")).unwrap();
-    assert_eq!(divide.job.state, JobState::Done);
-    assert_eq!(
-        divide.total.leaves,
-        GameKind::Checkers.fns().published(6).unwrap().total
-    );
+    let divide = done_exactly(&jobs, 6);
     assert_eq!(divide.job.disagreements, units as u64);
     let (found, next) = jobs.disagreements(&id("j"), 0, 1000).unwrap();
     assert_eq!((found.len(), next), (units, None));
@@ -491,9 +398,7 @@ fn verification_catches_a_lying_worker_and_keeps_the_table_exact() {
 
 #[test]
 fn the_sessions_holding_a_jobs_units_are_known() {
-    let mut jobs = Jobs::default();
-    let (spec, planned_job) = planned(6, 2);
-    jobs.submit(id("j"), spec, planned_job);
+    let (mut jobs, _) = with_job(6, 2, false);
     let (spec, planned_job) = planned(5, 2);
     jobs.submit(id("k"), spec, planned_job);
     let first = lease(&mut jobs, &worker("a"), 3);
@@ -504,7 +409,7 @@ fn the_sessions_holding_a_jobs_units_are_known() {
     );
     assert_eq!(jobs.holders_of(&id("k")), vec![]);
     let unit = &first[0];
-    jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("a"));
+    report_count(&mut jobs, unit, "a");
     assert_eq!(
         jobs.holders_of(&id("j")),
         vec![(worker("a").session, 2), (worker("b").session, 1)]
@@ -549,14 +454,8 @@ fn a_statistics_job_sums_its_units_kinds_into_the_local_divide() {
     let (mut spec, _) = planned(6, 2);
     spec.stats = true;
     let request = PlanRequest {
-        position: None,
-        depth: 6,
-        split_depth: Some(2),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
         stats: true,
+        ..PlanRequest::split_at(6, 2)
     };
     let planned = plan(GameKind::Checkers, &request).unwrap();
     jobs.submit(id("s"), spec, planned);
@@ -590,16 +489,12 @@ fn a_statistics_job_sums_its_units_kinds_into_the_local_divide() {
 
 #[test]
 fn an_owner_alone_on_a_verified_job_leases_every_unit_once_then_waits() {
-    let mut jobs = Jobs::default();
-    let (mut spec, planned) = planned(7, 3);
-    spec.verify = true;
-    let units = planned.units.len();
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, units) = with_job(7, 3, true);
     // One unit a call, as a worker asks: each counted unit waits for
     // another owner, and the owner's next lease passes over all of them.
     let mut alone = Vec::new();
     while let Some(unit) = lease(&mut jobs, &worker("a"), 1).pop() {
-        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(&unit), 0, &worker("a"));
+        report_count(&mut jobs, &unit, "a");
         alone.push(unit.unit_id);
     }
     assert_eq!(alone.len(), units);
@@ -617,23 +512,14 @@ fn an_owner_alone_on_a_verified_job_leases_every_unit_once_then_waits() {
     expected.reverse();
     assert_eq!(confirming.iter().map(|u| u.unit_id).collect::<Vec<_>>(), expected);
     for unit in &confirming {
-        jobs.report(&id("j"), unit.unit_id, unit.epoch, count(unit), 0, &worker("b"));
+        report_count(&mut jobs, unit, "b");
     }
-    let divide = jobs.divide(&id("j")).unwrap();
-    assert_eq!(divide.job.state, JobState::Done);
-    assert_eq!(
-        divide.total.leaves,
-        GameKind::Checkers.fns().published(7).unwrap().total
-    );
+    done_exactly(&jobs, 7);
 }
 
 #[test]
 fn a_unit_whose_only_lease_expired_goes_back_to_its_owner() {
-    let mut jobs = Jobs::default();
-    let (mut spec, planned) = planned(6, 2);
-    spec.verify = true;
-    let units = planned.units.len();
-    jobs.submit(id("j"), spec, planned);
+    let (mut jobs, units) = with_job(6, 2, true);
     // "a" leases everything, then its worker is lost before counting.
     let first = lease(&mut jobs, &worker("a"), usize::MAX);
     assert_eq!(first.len(), units);

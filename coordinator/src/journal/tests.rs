@@ -23,24 +23,14 @@ pub(super) async fn journaled_job(
     stats: bool,
 ) -> (JobId, PlannedJob) {
     let request = PlanRequest {
-        position: None,
-        depth,
-        split_depth: Some(1),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
         stats,
+        ..PlanRequest::split_at(depth, 1)
     };
     let planned = plan(game, &request).unwrap();
     let spec = JobSpec {
-        game,
-        convention: None,
-        position: planned.position.clone(),
-        depth,
         verify,
-        owner: ParticipantId::parse("test").unwrap(),
         stats,
+        ..JobSpec::plain(game, &planned, depth, ParticipantId::parse("test").unwrap())
     };
     let id = JobId::parse(name).unwrap();
     let opened = Journal::open(dir).unwrap();

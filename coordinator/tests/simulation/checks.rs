@@ -5,7 +5,7 @@
 
 use perft_coordinator::jobs::Restored;
 use perft_model::Count;
-use perft_model::JobState;
+use perft_model::{JobId, JobState};
 
 use super::actors::{Actor, Kind};
 use super::model::Broken;
@@ -13,6 +13,17 @@ use super::trace::{note, note_step, start_drain_trace};
 use super::world::{PROGRESS_MS, World};
 
 impl World {
+    /// The leaves of job `id`'s divide, as the table sums them now.
+    fn table_total(&self, id: &JobId) -> Result<u128, Broken> {
+        Ok(self
+            .jobs
+            .divide(id)
+            .map_err(|e| e.to_string())?
+            .total
+            .leaves
+            .leaves)
+    }
+
     /// After every step: the table says what the model says.
     pub(super) fn check(&mut self) -> Result<(), Broken> {
         if !self.oracle {
@@ -27,13 +38,7 @@ impl World {
             } else {
                 self.model.units_leased(j)
             };
-            let total = self
-                .jobs
-                .divide(id)
-                .map_err(|e| e.to_string())?
-                .total
-                .leaves
-                .leaves;
+            let total = self.table_total(id)?;
             if view.state != model.state
                 || view.units_done != model.decided.len() as u64
                 || view.units_leased != leased
@@ -233,13 +238,7 @@ impl World {
                 .map(|(u, _)| *u)
                 .collect();
             self.stats.wrong_standing += wrong.len() as u64;
-            let total = self
-                .jobs
-                .divide(id)
-                .map_err(|e| e.to_string())?
-                .total
-                .leaves
-                .leaves;
+            let total = self.table_total(id)?;
             if wrong.is_empty() && total != plan.published {
                 return Err(format!(
                     "end: {id} is done with {total} leaves, not the published perft({}) = {}",

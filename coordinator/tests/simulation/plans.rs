@@ -28,17 +28,7 @@ pub struct Plan {
 
 impl Plan {
     fn new(depth: u32) -> Plan {
-        let request = PlanRequest {
-            position: None,
-            depth,
-            split_depth: Some(2),
-            min_units: 1,
-            min_unit_leaves: f64::INFINITY,
-            max_units: 1 << 20,
-            convention: None,
-            stats: false,
-        };
-        let planned = plan(GameKind::Checkers, &request).expect("a checkers plan");
+        let planned = plan(GameKind::Checkers, &PlanRequest::split_at(depth, 2)).expect("a checkers plan");
         let units = &planned.units;
         let truth: Vec<Count> = (0..units.len())
             .map(|i| {
@@ -106,14 +96,10 @@ impl Plan {
 
     /// The job's spec.
     pub fn spec(&self, verify: bool) -> JobSpec {
+        let owner = ParticipantId::parse("submitter").expect("a participant name");
         JobSpec {
-            game: GameKind::Checkers,
-            convention: None,
-            position: self.planned.position.clone(),
-            depth: self.depth,
             verify,
-            owner: ParticipantId::parse("submitter").expect("a participant name"),
-            stats: false,
+            ..JobSpec::plain(GameKind::Checkers, &self.planned, self.depth, owner)
         }
     }
 }

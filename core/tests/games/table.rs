@@ -2,7 +2,7 @@
 //! size stays within the budget, and counts are the same with and without
 //! it, on one thread or several.
 
-use perft_core::table::{Layout, MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount};
+use perft_core::table::{Layout, MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount, TableKey};
 use perft_core::{
     Checkers, Chess, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft,
 };
@@ -19,17 +19,18 @@ fn expected(key: &[u64; 2], depth: u32) -> StoredCount {
     }
 }
 
-#[test]
-fn racing_writers_and_readers_only_ever_see_what_was_stored() {
-    // 4 buckets (64 bytes go to alignment), 64 keys x 4 depths: constant
-    // eviction and contention.
-    let table = TranspositionTable::with_bytes(5 * 64, 2).unwrap();
-    assert_eq!(table.entries(), 8);
-    let keys: Vec<[u64; 2]> = (0..64u64).map(|i| [i * 0x0101_0101, !i]).collect();
+/// Four threads each make 300,000 random stores and probes of `keys` at 4
+/// depths, storing `count_of(key, depth)`: every hit must be exactly that,
+/// and there must be hits to check.
+fn race<K: TableKey + std::fmt::Debug>(
+    table: &TranspositionTable,
+    keys: &[K],
+    count_of: impl Fn(&K, u32) -> StoredCount + Sync,
+) {
+    let count_of = &count_of;
     let hits: u64 = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..4u64)
             .map(|thread| {
-                let (table, keys) = (&table, &keys);
                 scope.spawn(move || {
                     let mut hits = 0u64;
                     let mut state = thread + 1;
@@ -40,9 +41,9 @@ fn racing_writers_and_readers_only_ever_see_what_was_stored() {
                         let key = &keys[(state >> 33) as usize % keys.len()];
                         let depth = MIN_STORED_DEPTH + (state >> 20) as u32 % 4;
                         if state & (1 << 40) != 0 {
-                            table.store(key, depth, expected(key, depth));
+                            table.store(key, depth, count_of(key, depth));
                         } else if let Some(found) = table.probe(key, depth) {
-                            assert_eq!(found, expected(key, depth), "hit for {key:?} at depth {depth}");
+                            assert_eq!(found, count_of(key, depth), "hit for {key:?} at depth {depth}");
                             hits += 1;
                         }
                     }
@@ -53,6 +54,16 @@ fn racing_writers_and_readers_only_ever_see_what_was_stored() {
         workers.into_iter().map(|w| w.join().unwrap()).sum()
     });
     assert!(hits > 1000, "the race must produce hits to check, got {hits}");
+}
+
+#[test]
+fn racing_writers_and_readers_only_ever_see_what_was_stored() {
+    // 4 buckets (64 bytes go to alignment), 64 keys x 4 depths: constant
+    // eviction and contention.
+    let table = TranspositionTable::with_bytes(5 * 64, 2).unwrap();
+    assert_eq!(table.entries(), 8);
+    let keys: Vec<[u64; 2]> = (0..64u64).map(|i| [i * 0x0101_0101, !i]).collect();
+    race(&table, &keys, expected);
 }
 
 #[test]
@@ -83,33 +94,7 @@ fn compact_racing_writers_and_readers_only_ever_see_what_was_stored() {
         leaves: expected(&[key[0], key[1] ^ key[2]], depth).leaves >> 9,
         higher: 0,
     };
-    let hits: u64 = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..4u64)
-            .map(|thread| {
-                let (table, keys) = (&table, &keys);
-                scope.spawn(move || {
-                    let mut hits = 0u64;
-                    let mut state = thread + 1;
-                    for _ in 0..300_000 {
-                        state = state
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                        let key = &keys[(state >> 33) as usize % keys.len()];
-                        let depth = MIN_STORED_DEPTH + (state >> 20) as u32 % 4;
-                        if state & (1 << 40) != 0 {
-                            table.store(key, depth, count_of(key, depth));
-                        } else if let Some(found) = table.probe(key, depth) {
-                            assert_eq!(found, count_of(key, depth), "hit for {key:?} at depth {depth}");
-                            hits += 1;
-                        }
-                    }
-                    hits
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).sum()
-    });
-    assert!(hits > 1000, "the race must produce hits to check, got {hits}");
+    race(&table, &keys, count_of);
 }
 
 #[test]

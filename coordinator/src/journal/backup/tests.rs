@@ -147,16 +147,7 @@ async fn backup_stall() {
     let id = JobId::parse("big").unwrap();
     let opened = Journal::open(&data).unwrap();
     let journal = std::sync::Arc::new(opened.journal);
-    let request = crate::planning::PlanRequest {
-        position: None,
-        depth: 14,
-        split_depth: Some(1),
-        min_units: 1,
-        min_unit_leaves: f64::INFINITY,
-        max_units: 1 << 20,
-        convention: None,
-        stats: false,
-    };
+    let request = crate::planning::PlanRequest::split_at(14, 1);
     let mut planned = crate::planning::plan(GameKind::Checkers, &request).unwrap();
     let stride = planned.units.stride();
     let mut units = crate::columns::UnitColumns::new(stride);
@@ -170,15 +161,8 @@ async fn backup_stall() {
         units.push(&position, &[weight], 1.0).unwrap();
     }
     planned.units = units;
-    let spec = crate::jobs::JobSpec {
-        game: GameKind::Checkers,
-        convention: None,
-        position: planned.position.clone(),
-        depth: 14,
-        verify: false,
-        owner: ParticipantId::parse("test").unwrap(),
-        stats: false,
-    };
+    let owner = ParticipantId::parse("test").unwrap();
+    let spec = crate::jobs::JobSpec::plain(GameKind::Checkers, &planned, 14, owner);
     let started = Instant::now();
     for op in super::super::plan_ops(&id, &spec, &planned) {
         journal.send(vec![op]).wait().await.unwrap();

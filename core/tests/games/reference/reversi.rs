@@ -60,6 +60,17 @@ pub fn swapped(cells: &Cells) -> Cells {
     })
 }
 
+/// The cells after the side to move plays `sq`, from the opponent's point
+/// of view.
+fn played(cells: &Cells, sq: usize) -> Cells {
+    let mut next = *cells;
+    for at in reference_flips(cells, sq) {
+        next[at] = 1;
+    }
+    next[sq] = 1;
+    swapped(&next)
+}
+
 /// Perft by the rules as the README states them: a side with no move
 /// passes if the opponent can move (the pass is a ply); a node where
 /// neither side can move is one leaf, counted as `higher` when it lies
@@ -82,14 +93,7 @@ pub fn reference_perft(cells: &Cells, depth: u32) -> Leaves {
     }
     moves
         .into_iter()
-        .map(|sq| {
-            let mut next = *cells;
-            for at in reference_flips(cells, sq) {
-                next[at] = 1;
-            }
-            next[sq] = 1;
-            reference_perft(&swapped(&next), depth - 1)
-        })
+        .map(|sq| reference_perft(&played(cells, sq), depth - 1))
         .sum()
 }
 
@@ -163,13 +167,6 @@ pub fn reference_stats(cells: &Cells, depth: u32, bik: bool, passed: bool) -> Re
     }
     moves
         .into_iter()
-        .map(|sq| {
-            let mut next = *cells;
-            for at in reference_flips(cells, sq) {
-                next[at] = 1;
-            }
-            next[sq] = 1;
-            reference_stats(&swapped(&next), depth - 1, bik, false)
-        })
+        .map(|sq| reference_stats(&played(cells, sq), depth - 1, bik, false))
         .fold(ReferenceStats::default(), |a, b| a + b)
 }
