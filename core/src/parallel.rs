@@ -55,7 +55,7 @@ pub fn count_units<G: Game, M: Measure<G>>(
 pub const UNITS_PER_THREAD: usize = 32;
 
 /// A divide and the lookups its table served.
-pub type Counted<G, M> = (Divide<<G as Game>::Move, <M as Measure<G>>::Count>, TableStats);
+pub type DivideWithProbes<G, M> = (Divide<<G as Game>::Move, <M as Measure<G>>::Count>, TableStats);
 
 /// Divide of `depth` plies below `root` under measure `M`, planned with
 /// transpositions merged and counted on `threads` threads sharing `table`.
@@ -66,7 +66,7 @@ pub fn divide_parallel<G: Game, M: Measure<G>>(
     depth: u32,
     threads: usize,
     table: Option<&M::Table>,
-) -> Result<Counted<G, M>, PlanError> {
+) -> Result<DivideWithProbes<G, M>, PlanError> {
     if depth <= M::UNIT_PLIES {
         return Ok((divide_by::<G, M>(root, depth), TableStats::default()));
     }
@@ -87,7 +87,7 @@ pub fn divide_plan<G: Game, M: Measure<G>>(
     plan: &Plan<G>,
     threads: usize,
     table: Option<&M::Table>,
-) -> Counted<G, M> {
+) -> DivideWithProbes<G, M> {
     let (counts, stats) =
         count_units::<G, M>(plan.units().positions(), plan.remaining_depth(), threads, table);
     (plan.divide::<M>(&counts), stats)
