@@ -90,7 +90,7 @@ impl Client {
         Ok(WorkerSession {
             workers,
             id: SessionId::parse(&reply.worker_id).map_err(ReplyError::SessionId)?,
-            heartbeat_every: Duration::from_millis(u64::from(reply.heartbeat_interval_ms)),
+            heartbeat_every: reply.heartbeat_every(),
         })
     }
 }

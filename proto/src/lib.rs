@@ -107,6 +107,18 @@ impl Leaves {
     }
 }
 
+/// Heartbeats are never asked for more often than this: a coordinator's
+/// reply of 0 would otherwise spin a worker (and stop `tokio`'s interval).
+pub const MIN_HEARTBEAT_MS: u32 = 100;
+
+impl RegisterResponse {
+    /// How often the session must heartbeat, as the coordinator asks, but
+    /// never more often than [`MIN_HEARTBEAT_MS`].
+    pub fn heartbeat_every(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(u64::from(self.heartbeat_interval_ms.max(MIN_HEARTBEAT_MS)))
+    }
+}
+
 impl Game {
     /// The wire's name for a game of the registry (`GAME_` and its name).
     pub fn from_kind(kind: perft_core::GameKind) -> Game {
@@ -228,6 +240,19 @@ pub fn count(n: Option<U128>) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_heartbeat_of_zero_from_a_coordinator_cannot_spin_a_worker() {
+        let asked = |ms| {
+            RegisterResponse {
+                heartbeat_interval_ms: ms,
+                ..RegisterResponse::default()
+            }
+            .heartbeat_every()
+        };
+        assert_eq!(asked(0), std::time::Duration::from_millis(100));
+        assert_eq!(asked(5_000), std::time::Duration::from_secs(5));
+    }
 
     #[test]
     fn u128_round_trips_through_halves() {

@@ -83,8 +83,8 @@ async fn register(client: &mut WorkerServiceClient<AuthChannel>, config: &Config
         .await?
         .into_inner();
     Ok(Session {
+        heartbeat: reply.heartbeat_every(),
         id: reply.worker_id,
-        heartbeat: Duration::from_millis(u64::from(reply.heartbeat_interval_ms.max(100))),
     })
 }
 
