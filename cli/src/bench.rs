@@ -255,7 +255,7 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
         perft_core::divide(&root, args.depth).total
     } else {
         let threads = args.engine.threads();
-        crate::run::count_local(&root, args.depth, threads, args.engine.table())?.total
+        crate::run::count_local(&root, args.game, args.depth, threads, args.engine.table())?.total
     };
     Ok(Measurement {
         leaves: leaves.leaves.to_string(),

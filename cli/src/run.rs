@@ -2,11 +2,12 @@
 //! by kind (`--stats`): one path for both, generic over what is counted
 //! ([`Measure`]).
 
+use std::path::Path;
 use std::time::Instant;
 
 use perft_core::{
-    ByKind, Counted, Divide, Game, GameStats, GameVisitor, Measure, Plain, Plan, SharedTable, StatsVisitor,
-    count_units, divide_by, local_plan, table_size,
+    ByKind, Counted, Divide, Game, GameKind, GameStats, GameVisitor, Measure, Plain, Plan, SharedTable,
+    StatsVisitor, count_units, divide_by, local_plan, table_size,
 };
 
 use crate::args::{Format, PerftreeArgs, RunArgs, TableChoice};
@@ -36,7 +37,14 @@ where
     } else {
         let threads = args.engine.threads();
         tracing::info!(game = G::NAME, depth = args.depth, threads, stats = args.stats, position = %root, "counting");
-        (threads, count_planned::<G, M>(&root, args, threads)?)
+        let job = LocalJob {
+            game: args.game,
+            depth: args.depth,
+            split_depth: args.split_depth,
+            table: args.engine.table(),
+            certificate: args.certificate.as_deref(),
+        };
+        (threads, count_planned::<G, M>(&root, &job, threads)?)
     };
     let run = LocalRun {
         depth: args.depth,
@@ -48,22 +56,32 @@ where
     Ok(report(&root, &result, run))
 }
 
-/// Plans `root` (to `--split-depth`, or into enough units for the
-/// threads), counts the units with the table `--hash` asks for (by default
-/// sized to the plan) and sums the divide; writes the certificate when
-/// `--certificate` asks for one. A depth too shallow to leave the units
-/// their plies ([`Measure::UNIT_PLIES`]) is counted without a plan.
+/// What shapes a planned local count: `perft run`'s options, or `perft
+/// bench`'s (no split depth, no certificate).
+struct LocalJob<'a> {
+    game: GameKind,
+    depth: u32,
+    split_depth: Option<u32>,
+    table: TableChoice,
+    certificate: Option<&'a Path>,
+}
+
+/// Plans `root` (to the split depth, or into enough units for the
+/// threads), counts the units with the table `job.table` asks for (by
+/// default sized to the plan) and sums the divide; writes the certificate
+/// when one is asked for. A depth too shallow to leave the units their
+/// plies ([`Measure::UNIT_PLIES`]) is counted without a plan.
 fn count_planned<G: Game, M: Measure<G>>(
     root: &G,
-    args: &RunArgs,
+    job: &LocalJob<'_>,
     threads: usize,
 ) -> Result<LocalCount<G, M>, CliError>
 where
     M::Count: Into<perft_model::Count>,
 {
-    let depth = args.depth;
+    let depth = job.depth;
     let shallow = depth <= M::UNIT_PLIES;
-    if let Some(split) = args.split_depth
+    if let Some(split) = job.split_depth
         && M::UNIT_PLIES > 0
         && split + M::UNIT_PLIES > depth
     {
@@ -71,7 +89,7 @@ where
             "--stats needs a split depth below the depth {depth} (units count the last ply), got {split}"
         )));
     }
-    if shallow && args.certificate.is_some() {
+    if shallow && job.certificate.is_some() {
         return Err(CliError::Usage(if M::UNIT_PLIES == 0 {
             "a certificate needs a depth of at least 1".to_owned()
         } else {
@@ -80,42 +98,45 @@ where
             )
         }));
     }
-    let plan = match args.split_depth {
+    let plan = match job.split_depth {
         Some(split) => Plan::new(*root, depth, split),
         None if shallow => return Ok((divide_by::<G, M>(root, depth), None)),
         None => local_plan(root, depth, threads),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for::<G, M>(args.engine.table(), || table_size::plan_stored_positions(&plan))?;
+    let table = table_for::<G, M>(job.table, || table_size::plan_stored_positions(&plan))?;
     let (counts, probes) = count_units::<G, M>(
         plan.units().positions(),
         plan.remaining_depth(),
         threads,
         table.as_ref(),
     );
-    if let Some(path) = &args.certificate {
+    if let Some(path) = job.certificate {
         write_certificate(path, |local| {
-            perft_certificate::from_plan::<G, M>(args.game, &plan, &counts, local)
+            perft_certificate::from_plan::<G, M>(job.game, &plan, &counts, local)
         })?;
     }
     let table = table.map(|table| TableReport::new(&table, probes));
     Ok((plan.divide::<M>(&counts), table))
 }
 
-/// A local count of plain leaves on `threads` threads, planned, then
-/// counted with the table `choice` asks for: what `perft bench` times.
+/// A local count of plain leaves of `game` on `threads` threads, planned,
+/// then counted with the table `choice` asks for: what `perft bench` times.
 pub fn count_local<G: Game>(
     root: &G,
+    game: GameKind,
     depth: u32,
     threads: usize,
     choice: TableChoice,
 ) -> Result<Divide<G::Move>, CliError> {
-    if depth == 0 {
-        return Ok(divide_by::<G, Plain>(root, depth));
-    }
-    let plan = local_plan(root, depth, threads).map_err(|e| CliError::Usage(e.to_string()))?;
-    let table = table_for::<G, Plain>(choice, || table_size::plan_stored_positions(&plan))?;
-    Ok(perft_core::divide_plan::<G, Plain>(&plan, threads, table.as_ref()).0)
+    let job = LocalJob {
+        game,
+        depth,
+        split_depth: None,
+        table: choice,
+        certificate: None,
+    };
+    Ok(count_planned::<G, Plain>(root, &job, threads)?.0)
 }
 
 /// The table `choice` asks for ([`TableChoice::local_bytes`]) under
