@@ -4,7 +4,7 @@
 //! people.
 
 use perft_core::{
-    ByKind, Convention, Game, GameKind, GameStats, Plan, PlanError, StatsVisitor, perft, perft_stats,
+    ByKind, Convention, Game, GameKind, GameStats, Measure, Plain, Plan, PlanError, StatsVisitor, perft,
 };
 
 use crate::columns::UnitColumns;
@@ -129,19 +129,26 @@ pub enum PlanningError {
 
 struct Planner<'r>(&'r PlanRequest, GameKind);
 
-/// Settled counts: with their kinds in a statistics job.
-fn count_of<G: GameStats>(pos: &G, depth: u32, stats: bool) -> Count {
-    if stats {
-        Count::from(perft_stats(pos, depth))
-    } else {
-        Count::plain(perft(pos, depth))
-    }
-}
-
 impl StatsVisitor for Planner<'_> {
     type Output = Result<PlannedJob, PlanningError>;
 
+    /// The one runtime choice of what is counted, made into a type.
     fn visit<G: GameStats>(self) -> Self::Output {
+        if self.0.stats {
+            self.plan::<G, ByKind>()
+        } else {
+            self.plan::<G, Plain>()
+        }
+    }
+}
+
+impl Planner<'_> {
+    /// Plans the job, its settled counts (and a root with no moves) counted
+    /// under measure `M`.
+    fn plan<G: GameStats, M: Measure<G>>(self) -> Result<PlannedJob, PlanningError>
+    where
+        M::Count: Into<Count>,
+    {
         let Planner(req, game) = self;
         let root: G = match &req.position {
             None => G::start(),
@@ -164,7 +171,7 @@ impl StatsVisitor for Planner<'_> {
                 limit: G::MAX_DEPTH,
             });
         }
-        if req.stats && req.depth < 2 {
+        if req.depth <= M::UNIT_PLIES {
             return Err(PlanningError::StatsTooShallow);
         }
         if root.legal_moves().into_iter().next().is_none() {
@@ -174,7 +181,7 @@ impl StatsVisitor for Planner<'_> {
                 remaining_depth: req.depth,
                 first_moves: Vec::new(),
                 settled: Vec::new(),
-                root_leaves: Some(count_of(&root, req.depth, req.stats)),
+                root_leaves: Some(M::perft(&root, req.depth).into()),
                 units: UnitColumns::new(G::PACKED_BYTES),
             });
         }
@@ -197,14 +204,7 @@ impl StatsVisitor for Planner<'_> {
             .iter()
             .map(|&mv| root.format_move(mv))
             .collect();
-        let settled = if req.stats {
-            plan.settled_counts::<ByKind>()
-                .into_iter()
-                .map(Count::from)
-                .collect()
-        } else {
-            plan.settled().iter().copied().map(Count::plain).collect()
-        };
+        let settled = plan.settled_counts::<M>().into_iter().map(Into::into).collect();
         let (positions, weight_ends, weights) = plan.into_units().into_parts();
         let estimates = estimate_sizes(&positions, remaining_depth);
         let mut packed = Vec::with_capacity(positions.len() * G::PACKED_BYTES);

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use perft_core::stats::StatsRequestError;
+use perft_core::stats::{GameStats, StatsVisitor};
 use perft_core::{
-    Convention, ConventionRefused, Counter, Game, GameKind, GameVisitor, Leaves, TranspositionTable,
+    ByKind, Convention, ConventionRefused, Game, GameKind, GameVisitor, Measure, Plain, TranspositionTable,
 };
 use perft_model::{Count, Epoch, JobId, UnitId};
 use tokio::sync::mpsc::UnboundedSender;
@@ -71,8 +72,6 @@ pub enum UnitRefused {
     Convention(#[from] ConventionRefused),
     #[error(transparent)]
     Unit(#[from] StatsRequestError),
-    #[error("{0} kinds of leaves, more than a count holds")]
-    Kinds(usize),
 }
 
 /// Test builds only: makes every n-th count of this worker wrong (one leaf
@@ -160,16 +159,42 @@ impl Tables {
     }
 }
 
+/// Counts one unit of a game chosen at run time: leaves alone
+/// ([`GameVisitor`], with the process's table) or by kind
+/// ([`StatsVisitor`], without one: the plain table holds no kinds).
 struct CountUnit<'a> {
     lease: &'a UnitLease,
     tables: &'a Tables,
-    game: GameKind,
 }
 
 impl GameVisitor for CountUnit<'_> {
-    type Output = Result<Leaves, StatsRequestError>;
+    type Output = Result<Count, StatsRequestError>;
 
     fn visit<G: Game>(self) -> Self::Output {
+        let table = self.tables.for_game::<G>(self.lease.game);
+        let count = self.count::<G, Plain>(table.as_deref())?;
+        if let Some(table) = table {
+            self.tables.sample_fill(&table);
+        }
+        Ok(count)
+    }
+}
+
+impl StatsVisitor for CountUnit<'_> {
+    type Output = Result<Count, StatsRequestError>;
+
+    fn visit<G: GameStats>(self) -> Self::Output {
+        self.count::<G, ByKind>(None)
+    }
+}
+
+impl CountUnit<'_> {
+    /// The unit's count under measure `M`, its table lookups added to the
+    /// worker's figures.
+    fn count<G: Game, M: Measure<G>>(&self, table: Option<&M::Table>) -> Result<Count, StatsRequestError>
+    where
+        M::Count: Into<Count>,
+    {
         // Packed by the coordinator: no text to parse, but still checked.
         let pos = G::unpack(&self.lease.position)?;
         if self.lease.depth > G::MAX_DEPTH {
@@ -179,20 +204,15 @@ impl GameVisitor for CountUnit<'_> {
                 max: G::MAX_DEPTH,
             });
         }
-        let table = self.tables.for_game::<G>(self.game);
-        let mut counter = Counter::new(table.as_deref());
-        let leaves = counter.perft(&pos, self.lease.depth);
-        metrics::counter!("perft_worker_table_probes_total").increment(counter.stats.probes);
-        metrics::counter!("perft_worker_table_hits_total").increment(counter.stats.hits);
+        let mut counter = M::counter(table);
+        let count = M::count(&mut counter, &pos, self.lease.depth);
+        let probes = M::probes(&counter);
+        metrics::counter!("perft_worker_table_probes_total").increment(probes.probes);
+        metrics::counter!("perft_worker_table_hits_total").increment(probes.hits);
         let totals = &self.tables.totals;
-        totals
-            .table_probes
-            .fetch_add(counter.stats.probes, Ordering::Relaxed);
-        totals.table_hits.fetch_add(counter.stats.hits, Ordering::Relaxed);
-        if let Some(table) = table {
-            self.tables.sample_fill(&table);
-        }
-        Ok(leaves)
+        totals.table_probes.fetch_add(probes.probes, Ordering::Relaxed);
+        totals.table_hits.fetch_add(probes.hits, Ordering::Relaxed);
+        Ok(count.into())
     }
 }
 
@@ -207,20 +227,16 @@ fn count_lease(
     let game = lease.game;
     // Reversi's conventions share one table: their entries are told apart
     // by their depth tags.
-    let counted = if lease.stats {
-        count_stats(&lease)
-    } else {
-        game.dispatch_in(
-            lease.convention,
-            CountUnit {
-                lease: &lease,
-                tables,
-                game,
-            },
-        )
-        .map_err(UnitRefused::from)
-        .and_then(|counted| Ok(Count::plain(counted?)))
+    let unit = CountUnit {
+        lease: &lease,
+        tables,
     };
+    let counted = if lease.stats {
+        game.dispatch_stats_in(lease.convention, unit)
+    } else {
+        game.dispatch_in(lease.convention, unit)
+    };
+    let counted = counted.map_err(UnitRefused::from).and_then(|count| Ok(count?));
     let count = match counted {
         Ok(count) => count,
         Err(reason) => return Outcome::Refused { lease, reason },
@@ -248,14 +264,6 @@ fn count_lease(
         count,
         cpu_seconds,
     }
-}
-
-/// Counts a unit of a statistics job: its leaves by kind, on this thread
-/// without a table (the plain table holds no kinds).
-fn count_stats(lease: &UnitLease) -> Result<Count, UnitRefused> {
-    let fns = lease.game.fns_in(lease.convention)?;
-    let stats = fns.count_packed_stats(&lease.position, lease.depth)?;
-    Count::with_kinds(stats.leaves, &stats.counts).ok_or(UnitRefused::Kinds(stats.counts.len()))
 }
 
 /// Counting threads fed by a channel of leases.
@@ -365,7 +373,7 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use perft_core::{Checkers, Reversi};
+    use perft_core::{Checkers, Counter, Reversi};
 
     /// A game switch waits for the threads still on the old table, then
     /// empties and reuses that same allocation: never two tables.
