@@ -27,8 +27,27 @@
 //! # let url = format!("http://{}", listener.local_addr()?);
 //! # tokio::spawn(perft_coordinator::serve(opened, listener, None, std::future::pending()));
 //! # let config = perft_proto::connect::ClientConfig { url: url.clone(), token: None, tls_ca: None };
-//! # let worker = perft_worker::Config { coordinator: config.clone(), threads: 1, table_bytes: None, name: "doc".into() };
-//! # tokio::spawn(perft_worker::run(worker, std::future::pending()));
+//! # // A worker in a few lines: lease, count with perft-core, report.
+//! # let counter = Client::connect(&config).await?;
+//! # tokio::spawn(async move {
+//! #     use perft_core::{Checkers, Game, perft};
+//! #     use perft_client::{JobReport, UnitResult};
+//! #     let mut session = counter.register_worker("doc", 1, None).await?;
+//! #     loop {
+//! #         let leased = session.lease(64).await?;
+//! #         let mut reports = Vec::new();
+//! #         for job in leased.jobs {
+//! #             let results = job.units.into_iter().map(|unit| UnitResult {
+//! #                 count: perft_model::Count::plain(perft(&Checkers::unpack(&unit.position).unwrap(), job.depth)),
+//! #                 unit: unit.unit, epoch: unit.epoch, tag: unit.tag, cpu_seconds: 0.0,
+//! #             }).collect();
+//! #             reports.push(JobReport::counted(job.job, results));
+//! #         }
+//! #         if reports.is_empty() { tokio::time::sleep(leased.retry_after.max(std::time::Duration::from_millis(20))).await; }
+//! #         else { session.report(reports).await?; }
+//! #     }
+//! #     #[allow(unreachable_code)] Ok::<(), perft_client::ClientError>(())
+//! # });
 //! // A coordinator runs at `url`, and a worker with it.
 //! let client = Client::connect(&config).await?;
 //! let id = client.submit(&Submission::new(GameKind::Checkers, 6)).await?;
@@ -61,9 +80,11 @@ pub use error::{ClientError, ReplyError};
 pub use follow::{Following, Progress, Watch};
 pub use job::{Backup, Disagreement, Divide, Job, Submission, Vote};
 pub use participants::{AddedParticipant, ParticipantSecret};
-pub use perft_model::{BudgetLine, DivideLine, Participant};
+pub use perft_model::{BudgetLine, DivideLine, Participant, WorkerFigures};
 pub use perft_proto::connect::{ClientConfig, Token};
-pub use worker_calls::{LeasedJob, LeasedUnit, Reported, UnitResult, WorkerSession};
+pub use worker_calls::{
+    JobReport, Leased, LeasedJob, LeasedUnit, Reported, UnitRef, UnitResult, UnreadableJob, WorkerSession,
+};
 
 use perft_core::GameKind;
 use perft_model::{Count, JobId};

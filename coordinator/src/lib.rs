@@ -162,17 +162,6 @@ impl Default for Config {
     }
 }
 
-/// What a worker last said of itself in a heartbeat.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct WorkerStats {
-    pub table_probes: u64,
-    pub table_hits: u64,
-    pub table_fill: f64,
-    pub table_bytes: u64,
-    pub units_done: u64,
-    pub leaves_done: u128,
-}
-
 /// A registered worker session: the registry (`Coordinator.workers`) is
 /// the one place that knows whether a session lives. Every call of the
 /// session refreshes `last_seen`; its leases live while it lives and
@@ -195,7 +184,7 @@ pub(crate) struct Worker {
     pub only_job: Option<JobId>,
     /// Shutting down: it leases nothing more and hands back its units.
     pub draining: bool,
-    pub stats: Option<WorkerStats>,
+    pub stats: Option<perft_model::WorkerFigures>,
 }
 
 /// State shared by the services and the reaper. The jobs belong to the

@@ -200,9 +200,9 @@ pub const IDLE_GAUGE_SECONDS: u64 = 15;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::WorkerStats;
+    use perft_model::WorkerFigures;
 
-    fn worker(name: &str, threads: u32, stats: Option<WorkerStats>) -> Worker {
+    fn worker(name: &str, threads: u32, stats: Option<WorkerFigures>) -> Worker {
         Worker {
             participant: ParticipantId::parse(name).unwrap(),
             label: std::sync::Arc::from(format!("{name}/{name}-host")),
@@ -216,8 +216,8 @@ mod tests {
         }
     }
 
-    fn stats(probes: u64, hits: u64, fill: f64, units: u64, leaves: u128) -> Option<WorkerStats> {
-        Some(WorkerStats {
+    fn stats(probes: u64, hits: u64, fill: f64, units: u64, leaves: u128) -> Option<WorkerFigures> {
+        Some(WorkerFigures {
             table_probes: probes,
             table_hits: hits,
             table_fill: fill,

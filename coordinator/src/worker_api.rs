@@ -17,7 +17,7 @@ use tonic::{Request, Response, Status};
 use crate::admission::Principal;
 use crate::jobs::{LeaseHolder, Reported};
 use crate::participants::Caller;
-use crate::{Coordinator, Worker, WorkerStats};
+use crate::{Coordinator, Worker};
 use perft_model::Action;
 use perft_model::MAX_KINDS;
 use perft_model::{Epoch, JobId, MachineName, SessionId, UnitId};
@@ -334,18 +334,7 @@ impl pb::worker_service_server::WorkerService for WorkerApi {
             }
             worker.draining |= req.draining;
             if let Some(stats) = req.stats {
-                worker.stats = Some(WorkerStats {
-                    table_probes: stats.table_probes,
-                    table_hits: stats.table_hits.min(stats.table_probes),
-                    table_fill: if stats.table_fill.is_finite() {
-                        stats.table_fill.clamp(0.0, 1.0)
-                    } else {
-                        0.0
-                    },
-                    table_bytes: stats.table_bytes,
-                    units_done: stats.units_done,
-                    leaves_done: pb::count(stats.leaves_done),
-                });
+                worker.stats = Some(perft_model::WorkerFigures::from(stats).sanitized());
             }
         }
         Ok(Response::new(pb::HeartbeatResponse {}))

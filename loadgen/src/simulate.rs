@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use perft_client::{Client, ClientConfig, UnitResult};
+use perft_client::{Client, ClientConfig, ClientError, JobReport, UnitResult};
 use perft_core::{Game, GameVisitor, Leaves, perft};
 use perft_model::{Count, JobId, Role};
 
@@ -116,6 +116,10 @@ async fn simulated_worker(
     let mut idle = 0;
     loop {
         let leased = session.lease(batch).await?;
+        if let Some(unreadable) = leased.unreadable.into_iter().next() {
+            return Err(ClientError::from(unreadable.reason).into());
+        }
+        let leased = leased.jobs;
         if leased.is_empty() {
             idle += 1;
             if idle >= IDLE_LEASES {
@@ -144,7 +148,7 @@ async fn simulated_worker(
                     })
                 })
                 .collect::<Result<Vec<_>, LoadgenError>>()?;
-            reports.push((group.job, results));
+            reports.push(JobReport::counted(group.job, results));
         }
         let sent_at = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
         let sent = Instant::now();

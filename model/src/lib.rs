@@ -17,6 +17,7 @@ mod ids;
 mod job_state;
 mod participant;
 mod role;
+mod worker_figures;
 
 pub use count::{Count, CountRefused, MAX_KINDS, kinds_of};
 pub use divide_line::DivideLine;
@@ -27,3 +28,4 @@ pub use ids::{
 pub use job_state::JobState;
 pub use participant::{BudgetLine, Participant};
 pub use role::{Action, Role, UnknownRole};
+pub use worker_figures::WorkerFigures;

@@ -237,6 +237,33 @@ pub fn count(n: Option<U128>) -> u128 {
     n.map_or(0, u128::from)
 }
 
+impl From<perft_model::WorkerFigures> for WorkerStats {
+    fn from(figures: perft_model::WorkerFigures) -> WorkerStats {
+        WorkerStats {
+            table_probes: figures.table_probes,
+            table_hits: figures.table_hits,
+            table_fill: figures.table_fill,
+            table_bytes: figures.table_bytes,
+            units_done: figures.units_done,
+            leaves_done: Some(figures.leaves_done.into()),
+        }
+    }
+}
+
+impl From<WorkerStats> for perft_model::WorkerFigures {
+    /// As sent: the receiver sanitizes ([`perft_model::WorkerFigures::sanitized`]).
+    fn from(stats: WorkerStats) -> perft_model::WorkerFigures {
+        perft_model::WorkerFigures {
+            table_probes: stats.table_probes,
+            table_hits: stats.table_hits,
+            table_fill: stats.table_fill,
+            table_bytes: stats.table_bytes,
+            units_done: stats.units_done,
+            leaves_done: count(stats.leaves_done),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,12 +17,12 @@ mod pacing;
 use std::future::Future;
 use std::time::Duration;
 
+use perft_client::{
+    Client, ClientConfig, ClientError, JobReport, Leased, UnitRef, UnitResult, WorkerFigures, WorkerSession,
+};
 use perft_model::{Count, Epoch, JobId, UnitId};
-use perft_proto as pb;
-use perft_proto::connect::{AuthChannel, ClientConfig};
-use perft_proto::worker_service_client::WorkerServiceClient;
 use tokio::sync::mpsc;
-use tonic::{Code, Status};
+use tonic::Code;
 
 pub use compute::{Outcome, Pool, Totals, UnitLease};
 use pacing::Pacing;
@@ -66,55 +66,35 @@ impl Backoff {
     }
 }
 
-/// A registration with the coordinator.
-#[derive(Debug, Clone)]
-struct Session {
-    id: String,
-    heartbeat: Duration,
-}
-
-async fn register(client: &mut WorkerServiceClient<AuthChannel>, config: &Config) -> Result<Session, Status> {
-    let reply = client
-        .register(pb::RegisterRequest {
-            name: config.name.clone(),
-            threads: config.threads as u32,
-            only_job: String::new(),
-        })
-        .await?
-        .into_inner();
-    Ok(Session {
-        heartbeat: reply.heartbeat_every(),
-        id: reply.worker_id,
-    })
+/// Whether a refused call is final: retrying cannot help (an
+/// incompatible protocol, a refused credential or role, a budget).
+fn is_refusal(err: &ClientError) -> bool {
+    matches!(
+        err.code(),
+        Some(
+            Code::FailedPrecondition
+                | Code::Unauthenticated
+                | Code::PermissionDenied
+                | Code::InvalidArgument
+                | Code::ResourceExhausted
+        )
+    )
 }
 
 /// Registers, retrying while the coordinator cannot be reached. A refusal
-/// (an incompatible protocol) is final.
-async fn register_until_done(
-    client: &mut WorkerServiceClient<AuthChannel>,
-    config: &Config,
-) -> Result<Session, WorkerError> {
+/// is final.
+async fn register_until_done(client: &Client, config: &Config) -> Result<WorkerSession, WorkerError> {
     let mut backoff = Backoff::new();
+    let threads = u32::try_from(config.threads).unwrap_or(u32::MAX);
     loop {
-        match register(client, config).await {
+        match client.register_worker(&config.name, threads, None).await {
             Ok(session) => {
-                tracing::info!(worker = %session.id, "registered");
+                tracing::info!(worker = %session.id(), "registered");
                 return Ok(session);
             }
-            Err(status)
-                if matches!(
-                    status.code(),
-                    Code::FailedPrecondition
-                        | Code::Unauthenticated
-                        | Code::PermissionDenied
-                        | Code::InvalidArgument
-                        | Code::ResourceExhausted
-                ) =>
-            {
-                return Err(WorkerError::Refused(status.message().to_owned()));
-            }
-            Err(status) => {
-                tracing::warn!(error = %status.message(), "coordinator unreachable; retrying");
+            Err(err) if is_refusal(&err) => return Err(WorkerError::Refused(err.to_string())),
+            Err(err) => {
+                tracing::warn!(url = %config.coordinator.url, error = %err, "coordinator unreachable; retrying");
                 backoff.wait().await;
             }
         }
@@ -190,52 +170,41 @@ impl Unreported {
     }
 
     /// The report: what is kept, grouped per job.
-    fn request(&self, worker: &str) -> pb::ReportResultsRequest {
-        let mut jobs: Vec<pb::JobReport> = Vec::new();
+    fn reports(&self) -> Vec<JobReport> {
+        let mut jobs: Vec<JobReport> = Vec::new();
         for kept in &self.0 {
-            let at = match jobs.iter().position(|j| j.job_id == kept.job_id.as_str()) {
+            let at = match jobs.iter().position(|j| j.job == kept.job_id) {
                 Some(at) => at,
                 None => {
-                    jobs.push(pb::JobReport {
-                        job_id: kept.job_id.as_str().to_owned(),
-                        ..pb::JobReport::default()
-                    });
+                    jobs.push(JobReport::counted(kept.job_id.clone(), Vec::new()));
                     jobs.len() - 1
                 }
             };
             match &kept.count {
-                Some(count) => jobs[at].results.push(pb::UnitResult {
-                    unit_id: kept.unit_id.0,
-                    epoch: kept.epoch.0,
-                    leaves: Some(pb::Leaves::from(count)),
-                    lease_tag: kept.lease_tag.clone(),
+                Some(count) => jobs[at].results.push(UnitResult {
+                    unit: kept.unit_id,
+                    epoch: kept.epoch,
+                    tag: kept.lease_tag.clone(),
+                    count: *count,
                     cpu_seconds: kept.cpu_seconds,
                 }),
-                None => jobs[at].released.push(pb::UnitRef {
-                    unit_id: kept.unit_id.0,
-                    epoch: kept.epoch.0,
-                    lease_tag: kept.lease_tag.clone(),
+                None => jobs[at].released.push(UnitRef {
+                    unit: kept.unit_id,
+                    epoch: kept.epoch,
+                    tag: kept.lease_tag.clone(),
                 }),
             }
         }
-        pb::ReportResultsRequest {
-            worker_id: worker.to_owned(),
-            jobs,
-        }
+        jobs
     }
 
     /// Sends everything; kept for the next try if the call fails.
-    async fn flush(
-        &mut self,
-        client: &mut WorkerServiceClient<AuthChannel>,
-        worker: &str,
-    ) -> Result<(), Status> {
+    async fn flush(&mut self, session: &mut WorkerSession) -> Result<(), ClientError> {
         if self.is_empty() {
             return Ok(());
         }
-        match client.report_results(self.request(worker)).await {
+        match session.report(self.reports()).await {
             Ok(reply) => {
-                let reply = reply.into_inner();
                 if reply.refused > 0 {
                     tracing::error!(
                         refused = reply.refused,
@@ -247,82 +216,64 @@ impl Unreported {
             // The coordinator will never take these counts (a fault of this
             // worker): they are handed back, so the units are counted
             // again (elsewhere, or here once the fault is gone).
-            Err(status)
-                if status.code() == Code::InvalidArgument && self.0.iter().any(|k| k.count.is_some()) =>
+            Err(err)
+                if err.code() == Some(Code::InvalidArgument) && self.0.iter().any(|k| k.count.is_some()) =>
             {
-                tracing::error!(error = %status.message(), results = self.0.len(), "the coordinator refused these counts; handing the units back");
+                tracing::error!(error = %err, results = self.0.len(), "the coordinator refused these counts; handing the units back");
                 for kept in &mut self.0 {
                     kept.count = None;
                 }
-                return Box::pin(self.flush(client, worker)).await;
+                return Box::pin(self.flush(session)).await;
             }
-            Err(status) => return Err(status),
+            Err(err) => return Err(err),
         }
         self.0.clear();
         Ok(())
     }
 }
 
-/// The heartbeat: this worker's figures, and whether it is leaving.
-fn heartbeat_request(worker: &str, pool: &Pool, draining: bool) -> pb::HeartbeatRequest {
+/// This worker's figures, for its heartbeats.
+fn figures(pool: &Pool) -> WorkerFigures {
     let totals = pool.totals();
     let load = |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed);
-    pb::HeartbeatRequest {
-        worker_id: worker.to_owned(),
-        stats: Some(pb::WorkerStats {
-            table_probes: load(&totals.table_probes),
-            table_hits: load(&totals.table_hits),
-            table_fill: load(&totals.table_fill_ppm) as f64 / 1e6,
-            table_bytes: pool.table_bytes(),
-            units_done: load(&totals.units_done),
-            leaves_done: Some(u128::from(load(&totals.leaves_done)).into()),
-        }),
-        draining,
+    WorkerFigures {
+        table_probes: load(&totals.table_probes),
+        table_hits: load(&totals.table_hits),
+        table_fill: load(&totals.table_fill_ppm) as f64 / 1e6,
+        table_bytes: pool.table_bytes(),
+        units_done: load(&totals.units_done),
+        leaves_done: u128::from(load(&totals.leaves_done)),
     }
 }
 
-/// Flattens a lease answer into the units the threads count; a group of
-/// an unknown game or convention is handed back.
-fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> Vec<UnitLease> {
-    let mut units = Vec::new();
-    for group in reply.jobs {
-        let job_id = match JobId::parse(&group.job_id) {
-            Ok(job_id) => job_id,
-            Err(reason) => {
-                // It could not be named in a hand-back either: its leases lapse.
-                tracing::error!(%reason, "units of a job with a malformed id; leaving them to lapse");
-                continue;
-            }
-        };
-        let kind = pb::game_kind(group.game).and_then(|game| {
-            let convention = pb::convention(group.convention)?;
-            Ok((game, convention))
-        });
-        let (game, convention) = match kind {
-            Ok(kind) => kind,
-            Err(reason) => {
+/// Flattens a lease answer into the units the threads count; a group this
+/// worker cannot read is handed back (or, with no job id to name it in,
+/// left to lapse).
+fn leased_units(leased: Leased, unreported: &mut Unreported) -> Vec<UnitLease> {
+    for group in leased.unreadable {
+        let reason = &group.reason;
+        match group.job {
+            Some(job_id) => {
                 tracing::error!(job = %job_id, %reason, "units of an unknown game or convention; handing them back");
                 for unit in group.units {
-                    unreported.hand_back(
-                        job_id.clone(),
-                        UnitId(unit.unit_id),
-                        Epoch(unit.epoch),
-                        unit.lease_tag,
-                    );
+                    unreported.hand_back(job_id.clone(), unit.unit, unit.epoch, unit.tag);
                 }
-                continue;
             }
-        };
+            None => tracing::error!(%reason, "units of a job with a malformed id; leaving them to lapse"),
+        }
+    }
+    let mut units = Vec::new();
+    for group in leased.jobs {
         units.extend(group.units.into_iter().map(|unit| UnitLease {
-            job_id: job_id.clone(),
-            game,
-            convention,
+            job_id: group.job.clone(),
+            game: group.game,
+            convention: group.convention,
             depth: group.depth,
             stats: group.stats,
-            unit_id: UnitId(unit.unit_id),
-            epoch: Epoch(unit.epoch),
+            unit_id: unit.unit,
+            epoch: unit.epoch,
             position: unit.position,
-            lease_tag: unit.lease_tag,
+            lease_tag: unit.tag,
         }));
     }
     units
@@ -331,21 +282,17 @@ fn leased_units(reply: pb::LeaseUnitsResponse, unreported: &mut Unreported) -> V
 /// Runs the worker until `shutdown` resolves (then drains) or the
 /// coordinator refuses it.
 pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
-    let endpoint = config
-        .coordinator
-        .endpoint()
-        .map_err(|e| WorkerError::BadAddress(config.coordinator.url.clone(), e.to_string()))?;
     // Lazy: the worker starts even while the coordinator is away.
-    let mut client =
-        WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), config.coordinator.interceptor());
+    let client = Client::lazy(&config.coordinator)
+        .map_err(|e| WorkerError::BadAddress(config.coordinator.url.clone(), e.to_string()))?;
     let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
     let pool = Pool::start(config.threads, config.table_bytes, outcomes_tx);
     let mut pacing = Pacing::new(config.threads);
     // When the oldest count not yet reported must go.
     let mut report_by: Option<tokio::time::Instant> = None;
     let mut unreported = Unreported::default();
-    let mut session = register_until_done(&mut client, &config).await?;
-    let mut heartbeat = tokio::time::interval(session.heartbeat);
+    let mut session = register_until_done(&client, &config).await?;
+    let mut heartbeat = tokio::time::interval(session.heartbeat_every);
     let mut backoff = Backoff::new();
     let mut idle_until = tokio::time::Instant::now();
     tokio::pin!(shutdown);
@@ -354,26 +301,20 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         // Top up the local queue so the threads never wait on the network.
         let wanted = pacing.lease_due(pool.in_flight());
         if let Some(wanted) = wanted.filter(|_| tokio::time::Instant::now() >= idle_until) {
-            let request = pb::LeaseUnitsRequest {
-                worker_id: session.id.clone(),
-                max_units: wanted as u32,
-            };
-            match client.lease_units(request).await {
-                Ok(reply) => {
+            match session.lease(u32::try_from(wanted).unwrap_or(u32::MAX)).await {
+                Ok(leased) => {
                     backoff.reset();
-                    let reply = reply.into_inner();
-                    let retry_after = reply.retry_after_ms;
-                    let units = leased_units(reply, &mut unreported);
+                    let retry_after = leased.retry_after;
+                    let units = leased_units(leased, &mut unreported);
                     if units.is_empty() {
-                        idle_until = tokio::time::Instant::now()
-                            + Duration::from_millis(u64::from(retry_after.max(50)));
+                        idle_until = tokio::time::Instant::now() + retry_after.max(Duration::from_millis(50));
                     }
                     for unit in units {
                         pool.push(unit);
                     }
                 }
-                Err(status) => {
-                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                Err(err) => {
+                    handle_error(&err, &client, &config, &mut session, &mut backoff).await?;
                     continue;
                 }
             }
@@ -403,24 +344,23 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 }
                 if unreported.len() >= pacing.batch() {
                     report_by = None;
-                    if let Err(status) = unreported.flush(&mut client, &session.id).await {
-                        handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                    if let Err(err) = unreported.flush(&mut session).await {
+                        handle_error(&err, &client, &config, &mut session, &mut backoff).await?;
                     }
                 }
             }
             () = tokio::time::sleep_until(report_wake), if report_by.is_some() => {
                 report_by = None;
-                if let Err(status) = unreported.flush(&mut client, &session.id).await {
-                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                if let Err(err) = unreported.flush(&mut session).await {
+                    handle_error(&err, &client, &config, &mut session, &mut backoff).await?;
                 }
             }
             _ = heartbeat.tick() => {
-                let beat = client.heartbeat(heartbeat_request(&session.id, &pool, false)).await;
-                if let Err(status) = beat {
-                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                if let Err(err) = session.heartbeat(Some(&figures(&pool)), false).await {
+                    handle_error(&err, &client, &config, &mut session, &mut backoff).await?;
                 }
-                if let Err(status) = unreported.flush(&mut client, &session.id).await {
-                    handle_error(&status, &mut client, &config, &mut session, &mut backoff).await?;
+                if let Err(err) = unreported.flush(&mut session).await {
+                    handle_error(&err, &client, &config, &mut session, &mut backoff).await?;
                 }
             }
             () = tokio::time::sleep_until(wake) => {}
@@ -430,15 +370,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     // Shutdown: hand back what has not started, finish the rest, report.
     tracing::info!("stopping: handing back queued units and finishing the others");
     // Told first, so the coordinator knows it left rather than died.
-    let _ = client
-        .heartbeat(heartbeat_request(&session.id, &pool, true))
-        .await;
+    let _ = session.heartbeat(Some(&figures(&pool)), true).await;
     for lease in pool.take_queued() {
         unreported.release(&lease);
     }
     // What is counted or handed back goes now, not after the running units.
-    if let Err(status) = unreported.flush(&mut client, &session.id).await {
-        tracing::warn!(error = %status.message(), "could not report yet; trying again once the running units finish");
+    if let Err(err) = unreported.flush(&mut session).await {
+        tracing::warn!(error = %err, "could not report yet; trying again once the running units finish");
     }
     while pool.in_flight() > 0 {
         if let Some(outcome) = outcomes.recv().await {
@@ -450,10 +388,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         unreported.add(outcome);
     }
     let mut tries = 0;
-    while let Err(status) = unreported.flush(&mut client, &session.id).await {
+    while let Err(err) = unreported.flush(&mut session).await {
         tries += 1;
         if tries >= 5 {
-            tracing::error!(error = %status.message(), "could not report before exiting; the leases will expire");
+            tracing::error!(error = %err, "could not report before exiting; the leases will expire");
             break;
         }
         backoff.wait().await;
@@ -469,20 +407,20 @@ fn far() -> tokio::time::Instant {
 /// credential (revoked, or never valid) or role ends the worker: retrying
 /// cannot help. Anything else: wait and retry.
 async fn handle_error(
-    status: &Status,
-    client: &mut WorkerServiceClient<AuthChannel>,
+    err: &ClientError,
+    client: &Client,
     config: &Config,
-    session: &mut Session,
+    session: &mut WorkerSession,
     backoff: &mut Backoff,
 ) -> Result<(), WorkerError> {
-    if matches!(status.code(), Code::Unauthenticated | Code::PermissionDenied) {
-        return Err(WorkerError::Refused(status.message().to_owned()));
+    if matches!(err.code(), Some(Code::Unauthenticated | Code::PermissionDenied)) {
+        return Err(WorkerError::Refused(err.to_string()));
     }
-    if status.code() == Code::NotFound {
+    if err.code() == Some(Code::NotFound) {
         tracing::warn!("the coordinator does not know this worker; registering again");
         *session = register_until_done(client, config).await?;
     } else {
-        tracing::warn!(error = %status.message(), "coordinator call failed; retrying");
+        tracing::warn!(url = %config.coordinator.url, error = %err, "coordinator call failed; retrying");
         backoff.wait().await;
     }
     Ok(())

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::Coordinator;
 use crate::jobs::{Disagreement, DivideView, JobError, JobView, Jobs};
-use crate::{Coordinator, WorkerStats};
+use perft_model::WorkerFigures;
 use perft_model::{JobId, MachineName, ParticipantId, SessionId};
 
 /// Why a read has no answer.
@@ -48,7 +49,7 @@ pub(super) struct WorkerRead {
     pub draining: bool,
     /// Time since its last call.
     pub silent_for: Duration,
-    pub stats: Option<WorkerStats>,
+    pub stats: Option<WorkerFigures>,
 }
 
 /// Disagreements shown on a job page; the API says when there are more.
