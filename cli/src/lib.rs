@@ -43,7 +43,7 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return error::clap_exit(&err),
     };
-    init_tracing(cli.log_format);
+    init_tracing(cli.log_format, default_log_filter(&cli.command));
     let outcome = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Perftree(args) => run::perftree(&args),
@@ -80,14 +80,27 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings only), so
-/// stdout carries nothing but the result.
-fn init_tracing(format: args::LogFormat) {
-    // Warnings only: nothing a stranger can trigger per connection (a
-    // failed TLS handshake is tonic's debug line
-    // `tonic::transport::server::io_stream`, shown with RUST_LOG).
+/// What is logged without `RUST_LOG`: the long-running roles say at
+/// `info` what they do (registrations, jobs, summaries); a one-shot verb
+/// only warns, so its stderr stays quiet beside its result.
+fn default_log_filter(command: &Command) -> &'static str {
+    match command {
+        Command::Serve(_) | Command::Worker(_) => {
+            "warn,perft_coordinator=info,perft_worker=info,perft_cli=info"
+        }
+        _ => "warn",
+    }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: [`default_log_filter`]),
+/// so stdout carries nothing but the result.
+fn init_tracing(format: args::LogFormat, default_filter: &str) {
+    // Nothing a stranger can trigger per connection: our own crates log
+    // at info only what an authenticated caller did (a failed TLS
+    // handshake is tonic's debug line `tonic::transport::server::io_stream`,
+    // shown with RUST_LOG).
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
     // A log line that cannot be written is dropped: a server must outlive
     // the reader of its stderr (the default would report the failure on
     // stderr, and panic doing so).

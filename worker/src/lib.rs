@@ -11,6 +11,7 @@
 //! shared table; it must not decide anything about a job: what to count,
 //! whether a count stands and what is done are the coordinator's.
 
+mod activity;
 mod compute;
 mod pacing;
 
@@ -20,10 +21,12 @@ use std::time::Duration;
 use perft_client::{
     Client, ClientConfig, ClientError, JobReport, Leased, UnitRef, UnitResult, WorkerFigures, WorkerSession,
 };
+use perft_core::Kernel;
 use perft_model::{Count, Epoch, JobId, UnitId};
 use tokio::sync::mpsc;
 use tonic::Code;
 
+use activity::Activity;
 pub use compute::{Outcome, Pool, Totals, UnitLease};
 use pacing::Pacing;
 
@@ -84,12 +87,21 @@ fn is_refusal(err: &ClientError) -> bool {
 /// Registers, retrying while the coordinator cannot be reached. A refusal
 /// is final.
 async fn register_until_done(client: &Client, config: &Config) -> Result<WorkerSession, WorkerError> {
+    tracing::info!(url = %config.coordinator.url, name = %config.name, "registering with the coordinator");
     let mut backoff = Backoff::new();
     let threads = u32::try_from(config.threads).unwrap_or(u32::MAX);
     loop {
         match client.register_worker(&config.name, threads, None).await {
             Ok(session) => {
-                tracing::info!(worker = %session.id(), "registered");
+                tracing::info!(
+                    worker = %session.id(),
+                    name = %config.name,
+                    url = %config.coordinator.url,
+                    threads = config.threads,
+                    table_bytes = config.table_bytes.unwrap_or(0),
+                    kernel = %Kernel::best_of(&[Kernel::X86_64V4, Kernel::X86_64V3]),
+                    "registered"
+                );
                 return Ok(session);
             }
             Err(err) if is_refusal(&err) => return Err(WorkerError::Refused(err.to_string())),
@@ -295,6 +307,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let mut heartbeat = tokio::time::interval(session.heartbeat_every);
     let mut backoff = Backoff::new();
     let mut idle_until = tokio::time::Instant::now();
+    let mut activity = Activity::new();
+    let mut summary = tokio::time::interval_at(
+        tokio::time::Instant::now() + activity::SUMMARY_EVERY,
+        activity::SUMMARY_EVERY,
+    );
     tokio::pin!(shutdown);
 
     loop {
@@ -306,7 +323,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                     backoff.reset();
                     let retry_after = leased.retry_after;
                     let units = leased_units(leased, &mut unreported);
+                    activity.leased(&units);
                     if units.is_empty() {
+                        activity.idle();
                         idle_until = tokio::time::Instant::now() + retry_after.max(Duration::from_millis(50));
                     }
                     for unit in units {
@@ -336,10 +355,12 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             () = &mut shutdown => break,
             Some(outcome) = outcomes.recv() => {
                 pacing.saw(&outcome);
+                activity.finished(&outcome);
                 unreported.add(outcome);
                 // Gather whatever else finished; report once enough waits.
                 while let Ok(more) = outcomes.try_recv() {
                     pacing.saw(&more);
+                    activity.finished(&more);
                     unreported.add(more);
                 }
                 if unreported.len() >= pacing.batch() {
@@ -363,6 +384,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                     handle_error(&err, &client, &config, &mut session, &mut backoff).await?;
                 }
             }
+            _ = summary.tick() => activity.summary(),
             () = tokio::time::sleep_until(wake) => {}
         }
     }
@@ -372,6 +394,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     // Told first, so the coordinator knows it left rather than died.
     let _ = session.heartbeat(Some(&figures(&pool)), true).await;
     for lease in pool.take_queued() {
+        activity.handed_back(&lease);
         unreported.release(&lease);
     }
     // What is counted or handed back goes now, not after the running units.
@@ -380,13 +403,16 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     }
     while pool.in_flight() > 0 {
         if let Some(outcome) = outcomes.recv().await {
+            activity.finished(&outcome);
             unreported.add(outcome);
         }
     }
     pool.join();
     while let Ok(outcome) = outcomes.try_recv() {
+        activity.finished(&outcome);
         unreported.add(outcome);
     }
+    activity.stopped();
     let mut tries = 0;
     while let Err(err) = unreported.flush(&mut session).await {
         tries += 1;

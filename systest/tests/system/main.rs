@@ -19,6 +19,7 @@ mod done_damage;
 mod edges;
 mod engine_authors;
 mod estimate;
+mod first_hour;
 mod hostile;
 mod hostile_participants;
 mod journal_loss;

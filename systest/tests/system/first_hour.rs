@@ -1,0 +1,73 @@
+//! What a new user sees in the first hour: a worker's log says whom it
+//! joined, what it counts and how fast, without being asked to.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::cluster::Cluster;
+use crate::common::jobs::words;
+use crate::common::ok;
+
+/// A worker started without `RUST_LOG` logs, at `info`, its registration
+/// (name, coordinator, threads, table, kernel) and each job's start and
+/// end with its rate, in plain text when its stderr is a file.
+#[test]
+fn a_worker_log_holds_its_registration_and_job_lines() {
+    let mut c = Cluster::start(&[]);
+    let log_path = c.files().join("worker.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let worker = c.worker_with("volunteer", None, &[], |worker| {
+        worker.env_remove("RUST_LOG").stderr(Stdio::from(log));
+    });
+    let id = ok(c.perft(&words("submit --game checkers --depth 9 --split-depth 3")))
+        .trim()
+        .to_owned();
+    let watched = ok(c.perft(&["watch", &id]));
+    assert!(watched.starts_with(&format!("job {id} done: ")), "{watched}");
+    // The job's end is logged once the coordinator has nothing more for it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let text = loop {
+        let text = std::fs::read_to_string(&log_path).unwrap();
+        if text.contains("done with the job's units") || Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    c.worker_process(worker).terminate();
+    let registered = text
+        .lines()
+        .find(|line| line.contains(" registered"))
+        .unwrap_or_else(|| panic!("no registration line in:\n{text}"));
+    for field in [
+        "INFO",
+        "name=volunteer",
+        &format!("url={}", c.url),
+        "threads=1",
+        "table_bytes=16777216",
+        "kernel=",
+    ] {
+        assert!(registered.contains(field), "{field} missing from: {registered}");
+    }
+    let started = text
+        .lines()
+        .find(|line| line.contains("counting units of a job"))
+        .unwrap_or_else(|| panic!("no job line in:\n{text}"));
+    assert!(
+        started.contains(&format!("job={id}")) && started.contains("game=checkers"),
+        "{started}"
+    );
+    let done = text
+        .lines()
+        .find(|line| line.contains("done with the job's units"))
+        .unwrap_or_else(|| panic!("no job end in:\n{text}"));
+    // Every unit of the job was counted here; the leaves are those this
+    // worker enumerated (fewer than the job's published 24,571,284: the
+    // coordinator credits merged transpositions by their weights).
+    let units = crate::common::jobs::status(&c.url, &id).total;
+    assert!(
+        done.contains(&format!("job={id}")) && done.contains(&format!("units={units} ")),
+        "{done}"
+    );
+    assert!(done.contains("leaves_per_second="), "{done}");
+    assert!(!text.contains('\u{1b}'), "no colour codes in a file:\n{text}");
+}
