@@ -11,12 +11,13 @@ use std::time::Instant;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use cpu_time::ProcessTime;
-use perft_core::{Convention, Game, GameKind, GameVisitor};
+use perft_core::{Convention, Game, GameKind, GameVisitor, Plain};
+use perft_local::{LocalJob, count_planned, peak_memory_bytes};
 use serde::{Deserialize, Serialize};
 
 use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format};
 use crate::error::CliError;
-use crate::report::{human_bytes, peak_memory_bytes};
+use crate::report::human_bytes;
 
 /// One benchmark case.
 #[derive(Debug, Clone, Copy)]
@@ -255,7 +256,8 @@ fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
         perft_core::divide(&root, args.depth).total
     } else {
         let threads = args.engine.threads();
-        crate::run::count_local(&root, args.game, args.depth, threads, args.engine.table())?.total
+        let job = LocalJob::new(args.game, args.depth, threads, args.engine.table());
+        count_planned::<G, Plain>(&root, &job)?.divide.total
     };
     Ok(Measurement {
         leaves: leaves.leaves.to_string(),

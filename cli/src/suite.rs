@@ -65,7 +65,7 @@ impl GameVisitor for RunSuite<'_> {
                 .collect();
             return on_cluster(args, url, lines, &packed);
         }
-        let table = match args.engine.table_bytes_or(256 << 20) {
+        let table = match args.engine.table().bytes_or(|| 256 << 20) {
             None => None,
             Some(bytes) => Some(
                 TranspositionTable::for_game::<G>(bytes)
