@@ -1,11 +1,12 @@
 //! Why a count on this machine did not happen: a job its plan or table
-//! cannot hold, or a certificate that cannot be made.
+//! cannot hold, a certificate that cannot be made, a benchmark whose runs
+//! disagree.
 
 use perft_core::{PlanError, TableTooSmall};
 
 /// What stopped a local count. Every variant but
-/// [`LocalError::Certificate`] is the caller's to fix by asking
-/// differently ([`LocalError::is_request`]).
+/// [`LocalError::Certificate`] and the benchmark's are the caller's to fix
+/// by asking differently ([`LocalError::is_request`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {
     /// A count by kind was given a split depth that leaves its units no
@@ -39,6 +40,22 @@ pub enum LocalError {
     /// them.
     #[error("cannot make the certificate: {0}")]
     Certificate(#[source] perft_certificate::BuildError),
+    /// A benchmark case was summed over no runs.
+    #[error("no runs of {game} depth {depth} to sum")]
+    NoRuns {
+        /// The case's game.
+        game: &'static str,
+        /// The case's depth.
+        depth: u32,
+    },
+    /// Runs of one benchmark case counted different leaves.
+    #[error("runs of {game} depth {depth} disagree")]
+    RunsDisagree {
+        /// The case's game.
+        game: &'static str,
+        /// The case's depth.
+        depth: u32,
+    },
 }
 
 impl LocalError {
@@ -46,6 +63,9 @@ impl LocalError {
     /// position) would avoid the error, rather than the count or the
     /// machine having failed.
     pub fn is_request(&self) -> bool {
-        !matches!(self, LocalError::Certificate(_))
+        !matches!(
+            self,
+            LocalError::Certificate(_) | LocalError::NoRuns { .. } | LocalError::RunsDisagree { .. }
+        )
     }
 }

@@ -22,6 +22,7 @@
 //! # Ok::<(), perft_local::LocalError>(())
 //! ```
 
+pub mod bench;
 mod count;
 mod error;
 mod memory;
