@@ -36,6 +36,21 @@ pub enum LocalError {
     /// The table asked for holds no entry.
     #[error("{0}")]
     Table(#[source] TableTooSmall),
+    /// A suite's table of `bytes` holds no entry.
+    #[error("a table of {bytes} bytes holds no entry")]
+    SuiteTable {
+        /// The bytes asked for.
+        bytes: u64,
+    },
+    /// A suite line's position cannot be planned to one of its depths.
+    #[error("line {line}: {source}")]
+    SuiteLine {
+        /// The suite file's 1-based line.
+        line: usize,
+        /// Why it cannot be planned.
+        #[source]
+        source: PlanError,
+    },
     /// The counts were made but their certificate cannot be built from
     /// them.
     #[error("cannot make the certificate: {0}")]

@@ -27,10 +27,12 @@ mod count;
 mod error;
 mod memory;
 mod recount;
+mod suite;
 mod table;
 
 pub use count::{LocalCount, LocalJob, count_planned, count_raw};
 pub use error::LocalError;
 pub use memory::{available_memory_bytes, peak_memory_bytes};
 pub use recount::recount;
+pub use suite::{SuiteCount, count_suite};
 pub use table::{TableChoice, TableReport, table_for};
