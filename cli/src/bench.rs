@@ -1,99 +1,16 @@
-//! `perft bench`: fixed cases per game, each run in a child process (so its
-//! peak memory is its own) several times, reporting medians.
-//!
-//! "raw" cases measure the bare move generator: one thread, no table, no
-//! merging of transpositions, every leaf enumerated, comparable with other
-//! engines' published speeds. "table" cases measure the whole engine:
-//! planner, transposition table and threads.
+//! `perft bench`: the benchmark cases (`perft_local::bench`), each run in
+//! a child process (so its peak memory is its own) several times, and the
+//! table of their medians.
 
 use std::process::Command;
-use std::time::Instant;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use cpu_time::ProcessTime;
-use perft_core::{Convention, Game, GameKind, GameVisitor};
-use serde::{Deserialize, Serialize};
+use perft_core::{Convention, Game, GameVisitor};
+use perft_local::bench::{Case, CaseEngine, CaseResult, Measurement, cases, measure};
 
 use crate::args::{BenchArgs, BenchCaseArgs, EngineArgs, Format};
 use crate::error::CliError;
-use crate::report::{human_bytes, peak_memory_bytes};
-
-/// One benchmark case.
-#[derive(Debug, Clone, Copy)]
-struct Case {
-    game: GameKind,
-    /// The counting convention, for games with a choice.
-    convention: Option<Convention>,
-    depth: u32,
-    /// `None`: raw; `Some(size)`: the whole engine with a table of `size`.
-    table: Option<&'static str>,
-}
-
-/// The table size of every table case.
-const BENCH_TABLE: &str = "2G";
-
-/// Every game's cases, in registry order, each convention of a game with
-/// a choice in turn.
-fn cases(full: bool) -> Vec<Case> {
-    let mut cases = Vec::new();
-    for &game in GameKind::ALL {
-        let conventions: Vec<Option<Convention>> = match game.conventions() {
-            [] => vec![None],
-            some => some.iter().copied().map(Some).collect(),
-        };
-        for convention in conventions {
-            let bench = game
-                .fns_in(convention)
-                .expect("the game's own conventions")
-                .bench();
-            let game_cases = if full { bench.full } else { bench.quick };
-            cases.extend(game_cases.iter().map(|case| Case {
-                game,
-                convention,
-                depth: case.depth,
-                table: case.table.then_some(BENCH_TABLE),
-            }));
-        }
-    }
-    cases
-}
-
-/// What a child process measured in one run of a case.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Measurement {
-    pub leaves: String,
-    pub seconds: f64,
-    pub cpu_seconds: f64,
-    pub peak_memory_bytes: Option<u64>,
-}
-
-/// A case's medians over its runs.
-#[derive(Debug, Serialize)]
-struct CaseResult {
-    game: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    convention: Option<&'static str>,
-    depth: u32,
-    mode: &'static str,
-    threads: usize,
-    table: Option<String>,
-    runs: u64,
-    leaves: String,
-    median_seconds: f64,
-    median_cpu_seconds: f64,
-    leaves_per_second: u64,
-    peak_memory_bytes: Option<u64>,
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
+use crate::report::human_bytes;
 
 /// Runs one case `runs` times in child processes.
 fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliError> {
@@ -129,34 +46,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
             .map_err(|e| CliError::Failed(format!("bench-case output: {e}")))?;
         measured.push(m);
     }
-    let seconds = median(measured.iter().map(|m| m.seconds).collect());
-    let leaves = measured[0].leaves.clone();
-    if measured.iter().any(|m| m.leaves != leaves) {
-        return Err(CliError::Failed(format!(
-            "runs of {} depth {} disagree",
-            case.game.name(),
-            case.depth
-        )));
-    }
-    let count: f64 = leaves.parse().unwrap_or(0.0);
-    Ok(CaseResult {
-        game: case.game.name(),
-        convention: case.convention.map(Convention::name),
-        depth: case.depth,
-        mode: if case.table.is_some() { "table" } else { "raw" },
-        threads,
-        table: case.table.map(str::to_owned),
-        runs,
-        leaves,
-        median_seconds: seconds,
-        median_cpu_seconds: median(measured.iter().map(|m| m.cpu_seconds).collect()),
-        leaves_per_second: if seconds > 0.0 {
-            (count / seconds) as u64
-        } else {
-            0
-        },
-        peak_memory_bytes: measured.iter().filter_map(|m| m.peak_memory_bytes).max(),
-    })
+    Ok(CaseResult::of_runs(case, threads, &measured)?)
 }
 
 /// `perft bench`.
@@ -247,31 +137,22 @@ fn game_label(result: &CaseResult) -> String {
     }
 }
 
-fn measure<G: Game>(args: &BenchCaseArgs) -> Result<Measurement, CliError> {
-    let root = G::start();
-    let started = Instant::now();
-    let cpu = ProcessTime::now();
-    let leaves = if args.raw {
-        perft_core::divide(&root, args.depth).total
-    } else {
-        let threads = args.engine.threads();
-        crate::run::count_local(&root, args.game, args.depth, threads, args.engine.table())?.total
-    };
-    Ok(Measurement {
-        leaves: leaves.leaves.to_string(),
-        seconds: started.elapsed().as_secs_f64(),
-        cpu_seconds: cpu.elapsed().as_secs_f64(),
-        peak_memory_bytes: peak_memory_bytes(),
-    })
-}
-
 /// [`measure`] for the game chosen on the command line.
-struct Measure<'a>(&'a BenchCaseArgs);
+struct MeasureCase<'a>(&'a BenchCaseArgs);
 
-impl GameVisitor for Measure<'_> {
+impl GameVisitor for MeasureCase<'_> {
     type Output = Result<Measurement, CliError>;
     fn visit<G: Game>(self) -> Self::Output {
-        measure::<G>(self.0)
+        let args = self.0;
+        let engine = if args.raw {
+            CaseEngine::Raw
+        } else {
+            CaseEngine::Planned {
+                threads: args.engine.threads(),
+                table: args.engine.table(),
+            }
+        };
+        Ok(measure::<G>(args.game, args.depth, engine)?)
     }
 }
 
@@ -279,7 +160,7 @@ impl GameVisitor for Measure<'_> {
 pub fn bench_case(args: &BenchCaseArgs) -> Result<(), CliError> {
     let m = args
         .game
-        .dispatch_in(args.convention, Measure(args))
+        .dispatch_in(args.convention, MeasureCase(args))
         .map_err(|e| CliError::Usage(e.to_string()))??;
     serde_json::to_writer(std::io::stdout().lock(), &m).map_err(|e| CliError::Failed(e.to_string()))
 }

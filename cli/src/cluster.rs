@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use crate::args::{ServeArgs, TableChoice, WorkerArgs, available_memory_bytes, read_pem};
+use perft_local::available_memory_bytes;
+
+use crate::args::{ServeArgs, WorkerArgs, read_pem};
 use crate::error::CliError;
 
 /// Serves Prometheus metrics on `address` (inside the runtime). With
@@ -176,13 +178,10 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
     let config = perft_worker::Config {
         coordinator: args.coordinator.client_config()?,
         threads: args.engine.threads(),
-        table_bytes: match args.engine.table() {
-            TableChoice::Off => None,
-            TableChoice::Bytes(bytes) => Some(bytes),
-            TableChoice::Default => Some(perft_core::table_size::worker_table_bytes(
-                available_memory_bytes(),
-            )),
-        },
+        table_bytes: args
+            .engine
+            .table()
+            .bytes_or(|| perft_core::table_size::worker_table_bytes(available_memory_bytes())),
         name,
     };
     runtime()?

@@ -96,6 +96,21 @@ impl From<perft_compare::CompareError> for CliError {
     }
 }
 
+/// A local count's failure in the words `perft run`, `bench`, `audit` and
+/// `suite` have always used: what asking differently avoids is the user's
+/// to fix (a too deep split names `--stats`), the rest failed.
+impl From<perft_local::LocalError> for CliError {
+    fn from(err: perft_local::LocalError) -> CliError {
+        match err {
+            perft_local::LocalError::SplitTooDeep { depth, split } => CliError::Usage(format!(
+                "--stats needs a split depth below the depth {depth} (units count the last ply), got {split}"
+            )),
+            e if e.is_request() => CliError::Usage(e.to_string()),
+            e => CliError::Failed(e.to_string()),
+        }
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(err: std::io::Error) -> CliError {
         CliError::Failed(err.to_string())

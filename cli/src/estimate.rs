@@ -50,7 +50,7 @@ impl GameVisitor for Estimate<'_> {
             paths: args.paths,
             time_budget: args.time_budget,
             seed: args.seed,
-            table_bytes: args.engine.table_bytes_or(1 << 30),
+            table_bytes: args.engine.table().bytes_or(|| 1 << 30),
         };
         let e = perft_estimate::estimate(root, &request).map_err(|e: EstimateError| {
             if e.is_request() {

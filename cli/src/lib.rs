@@ -2,9 +2,10 @@
 //! tests' copy of it) is a global allocator and a call to [`main`].
 //!
 //! It owns the edges people touch: arguments, output (text, JSON, CSV,
-//! progress bars) and exit codes. Counting is `perft-core`'s, serving the
-//! coordinator's, working the worker's; a verb here parses, calls one of
-//! them, and renders what comes back.
+//! progress bars) and exit codes. Counting is `perft-core`'s (arranged on
+//! this machine by `perft-local`), serving the coordinator's, working the
+//! worker's; a verb here parses, calls one of them, and renders what comes
+//! back.
 
 #[macro_use]
 mod output;
@@ -21,7 +22,6 @@ mod estimate;
 mod journal;
 mod loadgen;
 mod loadgen_hold;
-mod local_certificate;
 mod participants;
 mod progress;
 mod report;

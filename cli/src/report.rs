@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use perft_core::{Leaves, SharedTable, TableStats};
+use perft_core::Leaves;
+use perft_local::{TableReport, peak_memory_bytes};
 use serde::Serialize;
 
 use crate::args::Format;
@@ -80,45 +81,6 @@ pub struct LocalSource {
     pub raw: bool,
     /// The process's peak resident memory, where the OS tells it.
     pub peak_memory_bytes: Option<u64>,
-}
-
-/// What the table was and how it served.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct TableReport {
-    pub bytes: u64,
-    pub entries: u64,
-    pub probes: u64,
-    pub hits: u64,
-    /// Share of entries in use at the end, sampled.
-    pub fill: f64,
-}
-
-impl TableReport {
-    pub fn new(table: &impl SharedTable, stats: TableStats) -> TableReport {
-        TableReport {
-            bytes: table.bytes(),
-            entries: table.entries(),
-            probes: stats.probes,
-            hits: stats.hits,
-            fill: table.fill(100_000),
-        }
-    }
-
-    fn hit_rate(&self) -> f64 {
-        if self.probes == 0 {
-            0.0
-        } else {
-            self.hits as f64 / self.probes as f64
-        }
-    }
-}
-
-/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
-pub fn peak_memory_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// `1.0 GiB`-style sizes for people.

@@ -1,10 +1,12 @@
 //! `perft suite FILE.epd`: counts every position of an EPD perft suite at
-//! its depths and prints a table, mismatches first; exit 1 on a mismatch.
+//! its depths (on this machine through `perft_local`, or on a cluster) and
+//! prints a table, mismatches first; exit 1 on a mismatch.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use perft_core::{Game, GameVisitor, Plain, SuiteLine, TranspositionTable, divide_parallel, parse_suite};
+use perft_core::{Game, GameVisitor, SuiteLine, parse_suite};
+use perft_local::{SuiteCount, count_suite};
 
 use crate::args::SuiteArgs;
 use crate::client::connect;
@@ -12,15 +14,6 @@ use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::root::{root_position, with_chess960_notation};
 use crate::units_on_cluster::count_units;
-
-/// One compared count.
-struct Checked {
-    line: usize,
-    depth: u32,
-    expected: u128,
-    counted: u128,
-    position: String,
-}
 
 /// Reads and parses the suite file; a bad line is a usage error naming it.
 pub fn read_suite(path: &std::path::Path) -> Result<Vec<SuiteLine>, CliError> {
@@ -50,7 +43,7 @@ pub fn suite_positions<G: Game>(
 struct RunSuite<'a>(&'a SuiteArgs, &'a [SuiteLine]);
 
 impl GameVisitor for RunSuite<'_> {
-    type Output = Result<Vec<Checked>, CliError>;
+    type Output = Result<Vec<SuiteCount>, CliError>;
     fn visit<G: Game>(self) -> Self::Output {
         let RunSuite(args, lines) = self;
         let positions: Vec<G> = suite_positions(&args.file, lines, args.chess960)?;
@@ -65,34 +58,13 @@ impl GameVisitor for RunSuite<'_> {
                 .collect();
             return on_cluster(args, url, lines, &packed);
         }
-        let table = match args.engine.table_bytes_or(256 << 20) {
-            None => None,
-            Some(bytes) => Some(
-                TranspositionTable::for_game::<G>(bytes)
-                    .ok_or_else(|| CliError::Usage(format!("a table of {bytes} bytes holds no entry")))?,
-            ),
-        };
-        let threads = args.engine.threads();
-        let mut checked = Vec::new();
-        for (line, pos) in lines.iter().zip(&positions) {
-            let mut depths = line.expected.clone();
-            depths.sort_unstable();
-            for (depth, expected) in depths {
-                if args.max_depth.is_some_and(|max| depth > max) {
-                    continue;
-                }
-                let (result, _) = divide_parallel::<G, Plain>(pos, depth, threads, table.as_ref())
-                    .map_err(|e| CliError::Usage(format!("line {}: {e}", line.line)))?;
-                checked.push(Checked {
-                    line: line.line,
-                    depth,
-                    expected,
-                    counted: result.total.leaves,
-                    position: line.position.clone(),
-                });
-            }
-        }
-        Ok(checked)
+        Ok(count_suite(
+            lines,
+            &positions,
+            args.max_depth,
+            args.engine.threads(),
+            args.engine.table(),
+        )?)
     }
 }
 
@@ -103,7 +75,7 @@ fn on_cluster(
     url: &str,
     lines: &[SuiteLine],
     packed: &[Vec<u8>],
-) -> Result<Vec<Checked>, CliError> {
+) -> Result<Vec<SuiteCount>, CliError> {
     let coordinator = args.cluster.coordinator(url);
     let mut by_depth: BTreeMap<u32, Vec<(usize, u128)>> = BTreeMap::new();
     for (i, line) in lines.iter().enumerate() {
@@ -120,7 +92,7 @@ fn on_cluster(
             let positions: Vec<Vec<u8>> = entries.iter().map(|&(i, _)| packed[i].clone()).collect();
             let (counts, _) = count_units(&client, args.game, None, depth, &positions, false).await?;
             for (&(i, expected), counted) in entries.iter().zip(counts) {
-                checked.push(Checked {
+                checked.push(SuiteCount {
                     line: lines[i].line,
                     depth,
                     expected,

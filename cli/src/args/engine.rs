@@ -2,6 +2,7 @@
 //! option or from the memory available.
 
 use clap::Args;
+use perft_local::TableChoice;
 
 /// How the engine counts on this machine: threads and table.
 #[derive(Debug, Clone, Args)]
@@ -20,37 +21,6 @@ pub struct EngineArgs {
     pub no_hash: bool,
 }
 
-/// The table the options ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableChoice {
-    /// `--no-hash`.
-    Off,
-    /// `--hash SIZE`, in bytes.
-    Bytes(u64),
-    /// No option: the default size, which depends on the work and memory.
-    Default,
-}
-
-impl TableChoice {
-    /// The bytes of a local count's table: the option's, or by default
-    /// sized to the `stored` positions the work promises (worked out only
-    /// then) in entries of `entry_bytes`, within half the available memory,
-    /// so that a small count does not pay for zeroing a big table. `None`:
-    /// no table.
-    pub fn local_bytes(self, stored: impl FnOnce() -> u128, entry_bytes: u64) -> Option<u64> {
-        use perft_core::table_size::{local_table_cap, table_bytes_for_work};
-        match self {
-            TableChoice::Off => None,
-            TableChoice::Bytes(bytes) => Some(bytes),
-            TableChoice::Default => Some(table_bytes_for_work(
-                stored(),
-                entry_bytes,
-                local_table_cap(available_memory_bytes()),
-            )),
-        }
-    }
-}
-
 impl EngineArgs {
     /// Threads to use: the option, else every core the OS gives us.
     pub fn threads(&self) -> usize {
@@ -62,7 +32,7 @@ impl EngineArgs {
         std::thread::available_parallelism().map_or(1, usize::from)
     }
 
-    /// The table asked for.
+    /// The table asked for: `--no-hash`, `--hash SIZE`, or neither.
     pub fn table(&self) -> TableChoice {
         match (self.no_hash, self.hash) {
             (true, _) => TableChoice::Off,
@@ -70,31 +40,6 @@ impl EngineArgs {
             (false, None) => TableChoice::Default,
         }
     }
-
-    /// Table bytes for work whose size is not known up front (an audit's
-    /// sample, an estimate's timing): `--hash`, else `default`, `None` with
-    /// `--no-hash`.
-    pub fn table_bytes_or(&self, default: u64) -> Option<u64> {
-        match self.table() {
-            TableChoice::Off => None,
-            TableChoice::Bytes(bytes) => Some(bytes),
-            TableChoice::Default => Some(default),
-        }
-    }
-}
-
-/// Bytes of memory the system can give without swapping (Linux's
-/// `MemAvailable`); 4 GiB where that cannot be read, so the defaults are
-/// those of a small machine.
-pub fn available_memory_bytes() -> u64 {
-    const FALLBACK: u64 = 4 << 30;
-    let read = || -> Option<u64> {
-        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        kib.checked_mul(1024)
-    };
-    read().unwrap_or(FALLBACK)
 }
 
 /// A table size that is none, or too small.

@@ -1,6 +1,6 @@
-//! Check (4) of an audit: a sample of units recounted, on this machine or
-//! on a cluster, and compared with the certificate: leaves and, in a
-//! statistics certificate, every kind.
+//! Check (4) of an audit: a sample of units recounted, on this machine
+//! (`perft_local::recount`) or on a cluster, and compared with the
+//! certificate: leaves and, in a statistics certificate, every kind.
 
 use std::time::Instant;
 
@@ -8,14 +8,13 @@ use perft_certificate::Certificate;
 use perft_certificate::audit::{
     check_merkle, check_plan, check_root_without_moves, check_sums, check_units_possible, unit_differs,
 };
-use perft_core::{ByKind, Game, GameStats, Measure, Plain, StatsVisitor, count_units, table_size};
-use perft_model::Count;
+use perft_core::{ByKind, GameStats, Plain, StatsVisitor};
+use perft_local::recount;
 
 use crate::args::{AuditArgs, CoordinatorArg};
 use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
-use crate::run::table_for;
 use crate::units_on_cluster;
 
 /// What the audit generic over the game found.
@@ -78,10 +77,11 @@ impl StatsVisitor for Audit<'_> {
         }
         let depth = cert.header.depth - cert.header.split_depth;
         let started = Instant::now();
+        let (threads, table) = (args.engine.threads(), args.engine.table());
         let counts = if cert.header.kinds.is_empty() {
-            recount::<G, Plain>(&positions, depth, args)?
+            recount::<G, Plain>(&positions, depth, threads, table)?
         } else {
-            recount::<G, ByKind>(&positions, depth, args)?
+            recount::<G, ByKind>(&positions, depth, threads, table)?
         };
         let seconds = started.elapsed().as_secs_f64();
         for ((&i, pos), recounted) in counted.iter().zip(&positions).zip(&counts) {
@@ -97,22 +97,6 @@ impl StatsVisitor for Audit<'_> {
             seconds,
         })
     }
-}
-
-/// The counts of `positions` at `depth` under measure `M`, with the table
-/// `--hash` asks for (by default sized to the sample's work).
-fn recount<G: Game, M: Measure<G>>(
-    positions: &[G],
-    depth: u32,
-    args: &AuditArgs,
-) -> Result<Vec<Count>, CliError>
-where
-    M::Count: Into<Count>,
-{
-    let stored = || table_size::units_stored_positions(positions, depth);
-    let table = table_for::<G, M>(args.engine.table(), stored)?;
-    let (counts, _) = count_units::<G, M>(positions, depth, args.engine.threads(), table.as_ref());
-    Ok(counts.into_iter().map(Into::into).collect())
 }
 
 /// What the cluster's recount of a certificate's sample found.

@@ -1,0 +1,187 @@
+//! The one planned count on this machine, under any measure: the root
+//! planned into units, the table sized to the plan, the units counted on
+//! OS threads and summed into the divide, and the certificate of the count
+//! when asked for. `perft run` and `perft bench` both count through it.
+
+use perft_certificate::{Certificate, DeciderName};
+use perft_core::{Divide, Game, GameKind, Measure, Plan, count_units, divide_by, local_plan, table_size};
+
+use crate::error::LocalError;
+use crate::table::{TableChoice, TableReport, table_for};
+
+/// What shapes a planned count on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalJob {
+    /// The game, named in the certificate.
+    pub game: GameKind,
+    /// Plies counted below the root.
+    pub depth: u32,
+    /// Plies expanded into units; `None`: enough units for the threads.
+    pub split_depth: Option<u32>,
+    /// Counting threads.
+    pub threads: usize,
+    /// The table the threads share.
+    pub table: TableChoice,
+    /// Whether to build the certificate of the count, decided by `local`.
+    pub certify: bool,
+}
+
+impl LocalJob {
+    /// A count of `game` to `depth` on `threads` threads with the table
+    /// `table`, planned for the threads, with no certificate.
+    pub fn new(game: GameKind, depth: u32, threads: usize, table: TableChoice) -> LocalJob {
+        LocalJob {
+            game,
+            depth,
+            split_depth: None,
+            threads,
+            table,
+            certify: false,
+        }
+    }
+}
+
+/// A finished local count under measure `M`.
+#[derive(Debug)]
+pub struct LocalCount<G: Game, M: Measure<G>> {
+    /// The count below each first move, and their sum.
+    pub divide: Divide<G::Move, M::Count>,
+    /// The table, when one was used, and how it served.
+    pub table: Option<TableReport>,
+    /// The count's certificate, when [`LocalJob::certify`] asked for it.
+    pub certificate: Option<Certificate>,
+}
+
+/// The count of `root` by the bare move generator: one thread, no table,
+/// nothing merged; the mode to compare with other engines' published
+/// speeds.
+pub fn count_raw<G: Game, M: Measure<G>>(root: &G, depth: u32) -> LocalCount<G, M> {
+    LocalCount {
+        divide: divide_by::<G, M>(root, depth),
+        table: None,
+        certificate: None,
+    }
+}
+
+/// Plans `root` (to the split depth, or into enough units for the
+/// threads), counts the units with the table `job.table` asks for (by
+/// default sized to the plan) and sums the divide; builds the certificate
+/// when `job.certify`. A depth too shallow to leave the units their plies
+/// ([`Measure::UNIT_PLIES`]) is counted without a plan.
+pub fn count_planned<G: Game, M: Measure<G>>(root: &G, job: &LocalJob) -> Result<LocalCount<G, M>, LocalError>
+where
+    M::Count: Into<perft_model::Count>,
+{
+    let depth = job.depth;
+    let shallow = depth <= M::UNIT_PLIES;
+    if let Some(split) = job.split_depth
+        && M::UNIT_PLIES > 0
+        && split + M::UNIT_PLIES > depth
+    {
+        return Err(LocalError::SplitTooDeep { depth, split });
+    }
+    if shallow && job.certify {
+        return Err(if M::UNIT_PLIES == 0 {
+            LocalError::CertificateAtDepthZero
+        } else {
+            LocalError::StatsCertificateTooShallow { depth }
+        });
+    }
+    let plan = match job.split_depth {
+        Some(split) => Plan::new(*root, depth, split),
+        None if shallow => return Ok(count_raw::<G, M>(root, depth)),
+        None => local_plan(root, depth, job.threads),
+    }
+    .map_err(LocalError::Plan)?;
+    let table = table_for::<G, M>(job.table, || table_size::plan_stored_positions(&plan))?;
+    let (counts, probes) = count_units::<G, M>(
+        plan.units().positions(),
+        plan.remaining_depth(),
+        job.threads,
+        table.as_ref(),
+    );
+    let certificate = if job.certify {
+        let local = [DeciderName::local()];
+        let certificate = perft_certificate::from_plan::<G, M>(job.game, &plan, &counts, &local)
+            .map_err(LocalError::Certificate)?;
+        Some(certificate)
+    } else {
+        None
+    };
+    Ok(LocalCount {
+        divide: plan.divide::<M>(&counts),
+        table: table.map(|table| TableReport::new(&table, probes)),
+        certificate,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use perft_core::{ByKind, Chess, Counted, Plain, Reversi};
+
+    use super::*;
+
+    fn job(depth: u32) -> LocalJob {
+        LocalJob::new(GameKind::Chess, depth, 2, TableChoice::Bytes(1 << 20))
+    }
+
+    #[test]
+    fn a_planned_count_is_the_raw_count() {
+        let planned = count_planned::<Chess, Plain>(&Chess::start(), &job(3)).expect("counted");
+        let raw = count_raw::<Chess, Plain>(&Chess::start(), 3);
+        assert_eq!(planned.divide.total.leaves, 8_902);
+        assert_eq!(planned.divide.total, raw.divide.total);
+        assert!(planned.table.is_some() && raw.table.is_none());
+        assert!(planned.certificate.is_none());
+    }
+
+    #[test]
+    fn a_count_by_kind_keeps_its_kinds_through_the_plan() {
+        let planned = count_planned::<Chess, ByKind>(&Chess::start(), &job(3)).expect("counted");
+        let raw = count_raw::<Chess, ByKind>(&Chess::start(), 3);
+        assert_eq!(planned.divide.total, raw.divide.total);
+        assert_eq!(planned.divide.total.leaves().leaves, 8_902);
+    }
+
+    #[test]
+    fn a_certificate_is_built_when_asked_and_sums_to_the_count() {
+        let job = LocalJob {
+            certify: true,
+            split_depth: Some(2),
+            ..LocalJob::new(GameKind::Reversi, 4, 2, TableChoice::Off)
+        };
+        let counted = count_planned::<Reversi, Plain>(&Reversi::start(), &job).expect("counted");
+        let certificate = counted.certificate.expect("asked for");
+        assert_eq!(counted.divide.total.leaves, 244);
+        assert_eq!(certificate.total.leaves, 244);
+        assert_eq!(certificate.header.split_depth, 2);
+    }
+
+    #[test]
+    fn shallow_certificates_and_deep_splits_are_refused() {
+        let at_zero = LocalJob {
+            certify: true,
+            ..job(0)
+        };
+        assert!(matches!(
+            count_planned::<Chess, Plain>(&Chess::start(), &at_zero),
+            Err(LocalError::CertificateAtDepthZero)
+        ));
+        let by_kind_at_one = LocalJob {
+            certify: true,
+            ..job(1)
+        };
+        assert!(matches!(
+            count_planned::<Chess, ByKind>(&Chess::start(), &by_kind_at_one),
+            Err(LocalError::StatsCertificateTooShallow { depth: 1 })
+        ));
+        let split_at_depth = LocalJob {
+            split_depth: Some(3),
+            ..job(3)
+        };
+        assert!(matches!(
+            count_planned::<Chess, ByKind>(&Chess::start(), &split_at_depth),
+            Err(LocalError::SplitTooDeep { depth: 3, split: 3 })
+        ));
+    }
+}
