@@ -60,9 +60,15 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
             args.depth
         )));
     };
-    let report = match &args.coordinator {
-        Some(url) => cluster_report(args, url, game, args.depth)?,
+    // The first line says where the count is made: a named coordinator
+    // (flag or PERFT_COORDINATOR) unless --local.
+    let report = match args.coordinator.as_deref().filter(|_| !args.local) {
+        Some(url) => {
+            outln!("counting on the coordinator at {}", perft_core::echoed(url))?;
+            cluster_report(args, url, game, args.depth)?
+        }
         None => {
+            outln!("counting on this machine ({} threads)", args.engine.threads())?;
             let run = RunArgs {
                 game: args.game,
                 depth: args.depth,

@@ -130,9 +130,13 @@ pub struct VerifyArgs {
     /// own published table.
     #[arg(long, value_parser = convention_parser())]
     pub convention: Option<Convention>,
-    /// Count on this coordinator's cluster instead of locally.
-    #[arg(long)]
+    /// Count on this coordinator's cluster instead of locally (also read
+    /// from PERFT_COORDINATOR, as every client verb does).
+    #[arg(long, env = "PERFT_COORDINATOR")]
     pub coordinator: Option<String>,
+    /// Count on this machine even when a coordinator is named.
+    #[arg(long)]
+    pub local: bool,
     #[command(flatten)]
     pub token: TokenArg,
     /// PEM file of the CA that signed the coordinator's TLS certificate.
@@ -157,9 +161,13 @@ pub struct AuditArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Recount the sample on this coordinator's cluster, as jobs of the
-    /// sampled units (submitter role), instead of on this machine.
-    #[arg(long, value_name = "URL")]
+    /// sampled units (submitter role), instead of on this machine (also
+    /// read from PERFT_COORDINATOR).
+    #[arg(long, value_name = "URL", env = "PERFT_COORDINATOR")]
     pub on: Option<String>,
+    /// Recount on this machine even when a coordinator is named.
+    #[arg(long)]
+    pub local: bool,
     #[command(flatten)]
     pub cluster: OnCluster,
     #[command(flatten)]

@@ -77,7 +77,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     let on = args
         .on
         .as_ref()
-        .filter(|_| cert.header.depth > cert.header.split_depth);
+        .filter(|_| !args.local && cert.header.depth > cert.header.split_depth);
     let mut findings = cert
         .header
         .game

@@ -71,3 +71,41 @@ fn a_worker_log_holds_its_registration_and_job_lines() {
     assert!(done.contains("leaves_per_second="), "{done}");
     assert!(!text.contains('\u{1b}'), "no colour codes in a file:\n{text}");
 }
+
+/// `perft verify` with only PERFT_COORDINATOR set counts on that
+/// coordinator, and says so in its first line; `--local` counts here.
+#[test]
+fn verify_counts_where_perft_coordinator_points_unless_local() {
+    let mut c = Cluster::start(&[]);
+    c.worker("w1", &[]);
+    let url = c.url.clone();
+    let verify = words("verify --game checkers --depth 8");
+    let out = ok(crate::common::perft(&url, &verify));
+    assert_eq!(
+        out.lines().next(),
+        Some(format!("counting on the coordinator at {url}").as_str()),
+        "{out}"
+    );
+    assert!(out.contains("match     total: 845931\n"), "{out}");
+    let jobs = ok(crate::common::perft(&url, &["list"]));
+    assert_eq!(
+        jobs.lines().filter(|l| l.contains("checkers")).count(),
+        1,
+        "{jobs}"
+    );
+
+    let mut local = verify.clone();
+    local.push("--local");
+    let out = ok(crate::common::perft(&url, &local));
+    assert!(out.starts_with("counting on this machine ("), "{out}");
+    assert!(
+        out.contains("checkers depth 8 matches the published table"),
+        "{out}"
+    );
+    let jobs = ok(crate::common::perft(&url, &["list"]));
+    assert_eq!(
+        jobs.lines().filter(|l| l.contains("checkers")).count(),
+        1,
+        "no second job: {jobs}"
+    );
+}

@@ -12,6 +12,7 @@ pub fn perft(args: &[&str]) -> Output {
     Command::new(PERFT)
         .args(args)
         .env_remove("RUST_LOG")
+        .env_remove("PERFT_COORDINATOR")
         .output()
         .expect("the perft binary runs")
 }
