@@ -56,6 +56,7 @@ fn client_message(err: &perft_client::ClientError) -> String {
     use perft_client::ClientError;
     use tonic::Code;
     match err {
+        err if err.is_not_grpc() => "the server broke the connection instead of answering: it does not speak gRPC. Is the coordinator's address (--coordinator or PERFT_COORDINATOR) the dashboard's or the metrics' port? Use the address `perft serve` printed after 'listening on'".to_owned(),
         ClientError::Status(status) => {
             let message = if matches!(status.code(), Code::Unavailable | Code::Unknown) {
                 chain(status)

@@ -60,6 +60,10 @@ impl ClientError {
     /// The caller's to fix (a refused request, a bad address): a command
     /// line exits with its usage code. Everything else is a failure.
     pub fn is_request(&self) -> bool {
+        if self.is_not_grpc() {
+            // The address names some other server: the caller's to fix.
+            return true;
+        }
         match self {
             ClientError::Config(_) => true,
             ClientError::Status(status) => matches!(
@@ -90,6 +94,35 @@ impl ClientError {
     /// `RESOURCE_EXHAUSTED`.
     pub fn is_over_budget(&self) -> bool {
         self.code() == Some(Code::ResourceExhausted)
+    }
+
+    /// Whether the server broke the connection at the call rather than
+    /// answer it: what a server that does not speak gRPC does (the
+    /// dashboard's port, the metrics' port, any HTTP/1 server).
+    pub fn is_not_grpc(&self) -> bool {
+        let ClientError::Status(status) = self else {
+            return false;
+        };
+        let mut source = std::error::Error::source(status);
+        // The HTTP/2 connection dropped under the call: hyper cancels it.
+        if status.code() == Code::Cancelled && source.is_some() {
+            return true;
+        }
+        if !matches!(status.code(), Code::Unknown | Code::Unavailable) {
+            return false;
+        }
+        while let Some(cause) = source {
+            if let Some(io) = cause.downcast_ref::<std::io::Error>()
+                && matches!(
+                    io.kind(),
+                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                )
+            {
+                return true;
+            }
+            source = cause.source();
+        }
+        false
     }
 
     /// Whether asking again later may succeed: the coordinator is away

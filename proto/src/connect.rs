@@ -12,8 +12,10 @@ use tonic::{Request, Status};
 /// Why a connection could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
-    #[error("invalid coordinator URL '{url}': {reason}")]
+    #[error("invalid coordinator URL '{}': {reason}", perft_core::echoed(.url))]
     BadUrl { url: String, reason: String },
+    #[error("the token is empty")]
+    EmptyToken,
     #[error("the token must be printable ASCII without spaces")]
     BadToken,
     #[error("TLS: {0}")]
@@ -35,7 +37,10 @@ impl Token {
     /// A token from its text (surrounding white space ignored).
     pub fn new(secret: &str) -> Result<Token, ConnectError> {
         let secret = secret.trim();
-        if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+        if secret.is_empty() {
+            return Err(ConnectError::EmptyToken);
+        }
+        if !secret.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(ConnectError::BadToken);
         }
         MetadataValue::try_from(format!("Bearer {secret}"))
@@ -157,6 +162,12 @@ impl ClientConfig {
             url: self.url.clone(),
             reason,
         };
+        if !self.url.contains("://") {
+            return Err(bad(format!(
+                "it names no scheme: write http://{} (or https:// with --tls-ca)",
+                perft_core::echoed(&self.url)
+            )));
+        }
         let mut endpoint = Endpoint::from_shared(self.url.clone())
             .map_err(|e| bad(e.to_string()))?
             .connect_timeout(Duration::from_secs(5))

@@ -47,15 +47,34 @@ impl TokenArg {
     /// token is an error.
     pub fn token(&self) -> Result<Option<perft_proto::connect::Token>, crate::error::CliError> {
         use crate::error::CliError;
-        let text = match (&self.token_file, &self.token) {
-            (Some(path), _) => Some(std::fs::read_to_string(path).map_err(|e| {
-                CliError::Usage(format!("cannot read the token file '{}': {e}", path.display()))
-            })?),
-            (None, Some(token)) => Some(token.clone()),
-            (None, None) => None,
-        };
-        text.map(|t| perft_proto::connect::Token::new(&t).map_err(|e| CliError::Usage(e.to_string())))
-            .transpose()
+        use perft_proto::connect::{ConnectError, Token};
+        match (&self.token_file, &self.token) {
+            (Some(path), _) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    CliError::Usage(format!("cannot read the token file '{}': {e}", path.display()))
+                })?;
+                let path = perft_core::echoed(&path.display().to_string());
+                Token::new(&text).map(Some).map_err(|e| {
+                    CliError::Usage(match e {
+                        ConnectError::EmptyToken => format!(
+                            "the token file '{path}' is empty: it should hold your participant secret (from `perft participant add`) or the coordinator's token"
+                        ),
+                        _ => format!("the token file '{path}' must hold printable ASCII without spaces"),
+                    })
+                })
+            }
+            // The hidden --token is PERFT_TOKEN's flag: users set the variable.
+            (None, Some(token)) => Token::new(token).map(Some).map_err(|e| {
+                CliError::Usage(match e {
+                    ConnectError::EmptyToken => {
+                        "PERFT_TOKEN is set but empty: unset it, or give your credential with --token-file FILE"
+                            .to_owned()
+                    }
+                    _ => "PERFT_TOKEN must be printable ASCII without spaces (a participant's secret or the coordinator's token)".to_owned(),
+                })
+            }),
+            (None, None) => Ok(None),
+        }
     }
 }
 

@@ -112,8 +112,48 @@ pub(super) async fn guard(State(dash): State<Arc<Dash>>, request: Request, next:
             }
             next.run(request).await
         }
-        Some(answer) => answer,
+        Some(answer) => match answer.extensions().get::<Unauthorized>() {
+            Some(Unauthorized(why)) if wants_page(&request) => sign_in_page(why),
+            _ => answer,
+        },
     }
+}
+
+/// Why a request was refused for its credential, kept on the plain
+/// answer so a browser can be shown a page instead.
+#[derive(Clone, Debug)]
+struct Unauthorized(String);
+
+/// A browser asking for a page (not the JSON API, not an asset): it gets
+/// HTML it can act on, where scripts and tools get the one plain line.
+fn wants_page(request: &Request) -> bool {
+    let path = request.uri().path();
+    let accepts_html = request
+        .headers()
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|accept| accept.contains("text/html"));
+    accepts_html && !path.starts_with("/api/") && !path.starts_with("/assets/")
+}
+
+/// 401 as a page: the reason, and a form that opens the page again with
+/// `?token=` (traded at once for a session cookie, as a link would be).
+fn sign_in_page(why: &str) -> Response {
+    let page = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Deep Perft: sign in</title></head>\n<body>\n<h1>This dashboard needs a credential</h1>\n<p>{}</p>\n<p>Give the coordinator's token or a participant's secret (from <code>perft participant add</code>) whose role may read:</p>\n<form method=\"get\"><input type=\"password\" name=\"token\" autocomplete=\"off\" aria-label=\"secret\" required> <button type=\"submit\">Open</button></form>\n</body></html>\n",
+        html_escape::encode_safe(why)
+    );
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        page,
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
 }
 
 /// `None` to let the request through, else the answer in its place. A
@@ -213,6 +253,7 @@ fn swap_for_cookie(path: &str, rest: &str, key: String, tls: bool) -> Response {
 
 fn unauthorized(why: &str) -> Response {
     let mut response = refuse(StatusCode::UNAUTHORIZED, why);
+    response.extensions_mut().insert(Unauthorized(why.to_owned()));
     response
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));

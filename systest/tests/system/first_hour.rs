@@ -109,3 +109,89 @@ fn verify_counts_where_perft_coordinator_points_unless_local() {
         "no second job: {jobs}"
     );
 }
+
+/// Runs `perft args` with `env` set (and no inherited credential or
+/// coordinator); its exit code and its stderr.
+fn perft_env(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut command = std::process::Command::new(crate::common::PERFT);
+    command
+        .args(args)
+        .env_remove("PERFT_TOKEN")
+        .env_remove("PERFT_COORDINATOR")
+        .env_remove("RUST_LOG");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    assert!(output.stdout.is_empty(), "nothing on stdout for {args:?}");
+    (output.status.code(), String::from_utf8(output.stderr).unwrap())
+}
+
+/// Each mistake of a first cluster session gets one line naming the cause
+/// and the fix, exit code 2: the dashboard's port given as the
+/// coordinator's, an empty PERFT_TOKEN or token file, a URL without a
+/// scheme; a browser with a wrong dashboard secret gets a page to sign in.
+#[test]
+fn first_mistakes_get_one_line_naming_the_cause_and_the_fix() {
+    let c = Cluster::builder()
+        .participant("admin", "admin")
+        .dashboard()
+        .start();
+    let dashboard = c.dashboard.clone().unwrap();
+    let (code, line) = perft_env(&["list", "--coordinator", &dashboard], &[]);
+    assert_eq!(code, Some(2), "{line}");
+    assert_eq!(
+        line,
+        "error: the server broke the connection instead of answering: it does not speak gRPC. Is the coordinator's address (--coordinator or PERFT_COORDINATOR) the dashboard's or the metrics' port? Use the address `perft serve` printed after 'listening on'\n"
+    );
+
+    let (code, line) = perft_env(&["list"], &[("PERFT_COORDINATOR", &c.url), ("PERFT_TOKEN", "")]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        line,
+        "error: PERFT_TOKEN is set but empty: unset it, or give your credential with --token-file FILE\n"
+    );
+    let empty = c.files().join("empty-secret");
+    std::fs::write(&empty, "\n").unwrap();
+    let (code, line) = perft_env(
+        &["list", "--token-file", empty.to_str().unwrap()],
+        &[("PERFT_COORDINATOR", &c.url)],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        line,
+        format!(
+            "error: the token file '{}' is empty: it should hold your participant secret (from `perft participant add`) or the coordinator's token\n",
+            empty.display()
+        )
+    );
+
+    let bare = c.url.strip_prefix("http://").unwrap();
+    let (code, line) = perft_env(&["list", "--coordinator", bare], &[]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        line,
+        format!(
+            "error: invalid coordinator URL '{bare}': it names no scheme: write http://{bare} (or https:// with --tls-ca)\n"
+        )
+    );
+
+    // A browser (it asks for HTML) gets a page with the reason and a form;
+    // a script keeps its one plain line.
+    let agent = crate::common::http::agent();
+    let wrong = format!("{dashboard}/?token=wrong");
+    let (status, page) = crate::common::http::get(&agent, &wrong, &[("Accept", "text/html,*/*")]);
+    assert_eq!(status, 401);
+    assert!(
+        page.contains("<h1>This dashboard needs a credential</h1>"),
+        "{page}"
+    );
+    assert!(page.contains("<p>unknown or revoked credential</p>"), "{page}");
+    assert!(page.contains("<input type=\"password\" name=\"token\""), "{page}");
+    let (status, line) = crate::common::http::get(
+        &agent,
+        &format!("{dashboard}/api/jobs?token=wrong"),
+        &[("Accept", "text/html")],
+    );
+    assert_eq!((status, line.as_str()), (401, "unknown or revoked credential\n"));
+}
