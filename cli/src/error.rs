@@ -33,6 +33,16 @@ impl CliError {
         ExitCode::from(self.exit_code())
     }
 
+    /// `err`'s message: the user's to fix (exit code 2) when
+    /// `users_fault`, else a failure (exit code 1).
+    fn by_fault(users_fault: bool, err: &dyn fmt::Display) -> CliError {
+        if users_fault {
+            CliError::Usage(err.to_string())
+        } else {
+            CliError::Failed(err.to_string())
+        }
+    }
+
     /// 2 for what the user can fix by asking differently, 1 for the rest.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -81,6 +91,22 @@ impl From<perft_loadgen::LoadgenError> for CliError {
             perft_loadgen::LoadgenError::Client(e) => CliError::Client(e),
             e => CliError::Failed(e.to_string()),
         }
+    }
+}
+
+/// A certificate file given that cannot be read or is none is the user's
+/// to fix; one that cannot be written failed.
+impl From<perft_certificate::file::FileError> for CliError {
+    fn from(err: perft_certificate::file::FileError) -> CliError {
+        CliError::by_fault(err.is_bad_file(), &err)
+    }
+}
+
+/// A stopped coordinator's journal read offline: the user's to fix
+/// (exit 2) unless the journal is damaged or unreadable.
+impl From<perft_coordinator::offline::OfflineError> for CliError {
+    fn from(err: perft_coordinator::offline::OfflineError) -> CliError {
+        CliError::by_fault(err.is_request(), &err)
     }
 }
 

@@ -14,6 +14,5 @@ pub(crate) fn write_certificate(
 ) -> Result<(), CliError> {
     let local = [perft_certificate::DeciderName::local()];
     let cert = make(&local).map_err(|e| CliError::Failed(format!("cannot make the certificate: {e}")))?;
-    std::fs::write(path, cert.encode())
-        .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))
+    Ok(perft_certificate::file::write(path, &cert.encode())?)
 }
