@@ -102,11 +102,59 @@ impl From<perft_certificate::file::FileError> for CliError {
     }
 }
 
+/// A journal opened by `perft serve`: damaged, or one that lost work, is a
+/// failure (exit 1), not a mistake in the command line (in use, of another
+/// release, out of reach: exit 2).
+impl From<perft_coordinator::journal::JournalError> for CliError {
+    fn from(err: perft_coordinator::journal::JournalError) -> CliError {
+        CliError::by_fault(!err.is_damage(), &err)
+    }
+}
+
 /// A stopped coordinator's journal read offline: the user's to fix
 /// (exit 2) unless the journal is damaged or unreadable.
 impl From<perft_coordinator::offline::OfflineError> for CliError {
     fn from(err: perft_coordinator::offline::OfflineError) -> CliError {
         CliError::by_fault(err.is_request(), &err)
+    }
+}
+
+/// A TLS certificate and key that cannot serve are the user's to fix.
+impl From<perft_coordinator::tls::TlsError> for CliError {
+    fn from(err: perft_coordinator::tls::TlsError) -> CliError {
+        CliError::Usage(format!("TLS: {err}"))
+    }
+}
+
+/// An address (gRPC, dashboard, metrics) that cannot be served is the
+/// user's to fix.
+impl From<perft_coordinator::ListenError> for CliError {
+    fn from(err: perft_coordinator::ListenError) -> CliError {
+        CliError::by_fault(err.is_request(), &err)
+    }
+}
+
+/// A metrics address that cannot be served is the user's to fix.
+impl From<perft_worker::MetricsError> for CliError {
+    fn from(err: perft_worker::MetricsError) -> CliError {
+        CliError::Usage(err.to_string())
+    }
+}
+
+/// A worker name (given, or the host's) that cannot be registered is the
+/// user's to fix.
+impl From<perft_worker::BadWorkerName> for CliError {
+    fn from(err: perft_worker::BadWorkerName) -> CliError {
+        CliError::Usage(err.to_string())
+    }
+}
+
+/// A worker stopped on its own: a bad address is the user's to fix, a
+/// refusal by the coordinator failed.
+impl From<perft_worker::WorkerError> for CliError {
+    fn from(err: perft_worker::WorkerError) -> CliError {
+        let bad_address = matches!(err, perft_worker::WorkerError::BadAddress(..));
+        CliError::by_fault(bad_address, &err)
     }
 }
 

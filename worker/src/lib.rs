@@ -12,6 +12,7 @@
 //! whether a count stands and what is done are the coordinator's.
 
 mod compute;
+mod machine;
 mod pacing;
 
 use std::future::Future;
@@ -25,6 +26,9 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
 pub use compute::{Outcome, Pool, Totals, UnitLease};
+pub use machine::{
+    BadWorkerName, MetricsError, WorkerName, available_memory_bytes, default_table_bytes, serve_metrics,
+};
 use pacing::Pacing;
 
 /// How a worker runs.
@@ -35,6 +39,7 @@ pub struct Config {
     pub threads: usize,
     /// Table size in bytes; `None` for no table.
     pub table_bytes: Option<u64>,
+    /// The name it registers under: a [`WorkerName`]'s.
     pub name: String,
 }
 

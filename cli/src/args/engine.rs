@@ -45,7 +45,7 @@ impl TableChoice {
             TableChoice::Default => Some(table_bytes_for_work(
                 stored(),
                 entry_bytes,
-                local_table_cap(available_memory_bytes()),
+                local_table_cap(perft_worker::available_memory_bytes()),
             )),
         }
     }
@@ -81,20 +81,6 @@ impl EngineArgs {
             TableChoice::Default => Some(default),
         }
     }
-}
-
-/// Bytes of memory the system can give without swapping (Linux's
-/// `MemAvailable`); 4 GiB where that cannot be read, so the defaults are
-/// those of a small machine.
-pub fn available_memory_bytes() -> u64 {
-    const FALLBACK: u64 = 4 << 30;
-    let read = || -> Option<u64> {
-        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        kib.checked_mul(1024)
-    };
-    read().unwrap_or(FALLBACK)
 }
 
 /// A table size that is none, or too small.

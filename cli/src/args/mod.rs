@@ -14,7 +14,7 @@ pub use cluster::{
     CertificateArgs, CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, LoadgenArgs, LoadgenHoldArgs,
     ServeArgs, SubmitArgs, WorkerArgs, read_pem,
 };
-pub use engine::{EngineArgs, TableChoice, available_memory_bytes};
+pub use engine::{EngineArgs, TableChoice};
 pub use journal::{BackupArgs, JournalCheckArgs, JournalCommand};
 pub use local::{
     AuditArgs, BenchArgs, BenchCaseArgs, CheckArgs, EstimateArgs, PerftreeArgs, RunArgs, SuiteArgs,

@@ -1,0 +1,33 @@
+//! `perft worker`: a worker, configured from the command line. The worker
+//! crate names it, sizes its table and does the work; this maps the
+//! arguments.
+
+use perft_worker::WorkerName;
+
+use crate::args::{TableChoice, WorkerArgs};
+use crate::cluster::{runtime, terminated};
+use crate::error::CliError;
+
+/// `perft worker`.
+pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
+    let name = match &args.name {
+        Some(name) => WorkerName::parse(name)?,
+        None => WorkerName::of_host()?,
+    };
+    let config = perft_worker::Config {
+        coordinator: args.coordinator.client_config()?,
+        threads: args.engine.threads(),
+        table_bytes: match args.engine.table() {
+            TableChoice::Off => None,
+            TableChoice::Bytes(bytes) => Some(bytes),
+            TableChoice::Default => Some(perft_worker::default_table_bytes()),
+        },
+        name: name.into(),
+    };
+    runtime()?.block_on(async {
+        if let Some(address) = args.metrics_listen {
+            perft_worker::serve_metrics(address)?;
+        }
+        Ok(perft_worker::run(config, terminated()).await?)
+    })
+}
