@@ -83,13 +83,16 @@ fn client_message(err: &perft_client::ClientError) -> String {
     }
 }
 
-/// A load's failed call keeps its cause and exit code; anything else
-/// failed (exit code 1).
+/// A load's failed call keeps its cause and exit code; bad files of
+/// secrets are the user's to fix (a bad line names its option); anything
+/// else failed (exit code 1).
 impl From<perft_loadgen::LoadgenError> for CliError {
     fn from(err: perft_loadgen::LoadgenError) -> CliError {
+        use perft_loadgen::LoadgenError;
         match err {
-            perft_loadgen::LoadgenError::Client(e) => CliError::Client(e),
-            e => CliError::Failed(e.to_string()),
+            LoadgenError::Client(e) => CliError::Client(e),
+            e @ LoadgenError::StreamLine => CliError::Usage(format!("--stream-secrets {e}")),
+            e => CliError::by_fault(e.is_bad_secrets(), &e),
         }
     }
 }
