@@ -4,12 +4,11 @@
 //! It owns the jobs' state (one table, changed by one owner, `jobs/`),
 //! the journal that makes it durable (`journal/`), who may call and what
 //! each caller may hold (`participants/`, `admission/`, `connections/`),
-//! the gRPC services, dashboard and metrics in front of them, and what its
-//! process sets up to serve them (`startup.rs`: listeners, the metrics
-//! endpoint, the open-file limit). It must
-//! not count perft itself (the workers do, with `perft-core`), nor accept
-//! a count no lease of its own asked for, nor acknowledge a change the
-//! journal has not made durable.
+//! the gRPC services, dashboard and metrics in front of them, and their
+//! listeners and open-file limit (`startup.rs`). It must not count perft
+//! itself (the workers do, with `perft-core`), nor accept a count no lease
+//! of its own asked for, nor acknowledge a change the journal has not made
+//! durable.
 
 pub mod admission;
 mod backup;
