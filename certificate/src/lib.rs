@@ -5,9 +5,10 @@
 //! It owns the format: building, encoding and decoding a certificate on
 //! byte slices, its Merkle tree, and what an audit checks ([`audit`]: the
 //! exact checks over the whole file, the sample a seed draws, how a
-//! recount differs). It must not do I/O or count units: the coordinator
-//! and `perft run` hand it counted units, and `perft audit` (or anyone's
-//! program) recounts the sample it draws.
+//! recount differs), and reading and writing a certificate file
+//! ([`file`]). It must not do any other I/O, nor count units: the
+//! coordinator and `perft run` hand it counted units, and `perft audit`
+//! (or anyone's program) recounts the sample it draws.
 //!
 //! A certificate holds the game, the counting convention, the root, the
 //! depth and split depth, every unit of the plan (packed position, paths
@@ -17,12 +18,14 @@
 //! statistics certificate (version 2) also holds every count's leaves by
 //! kind, under the same sums and the same Merkle root.
 //!
-//! Pure logic on byte slices: the callers do the file and network I/O.
+//! Pure logic on byte slices apart from [`file`]: the callers do the
+//! network I/O.
 
 pub mod audit;
 mod build;
 mod decode;
 mod encode;
+pub mod file;
 pub mod merkle;
 mod varint;
 

@@ -248,3 +248,40 @@ fn nothing_may_follow_the_zlib_stream() {
         );
     }
 }
+
+/// A certificate written to a file reads back whole with the file's size;
+/// a missing file, one that is no certificate and a place that cannot be
+/// written are each their own error, naming the path.
+#[test]
+fn a_certificate_file_round_trips_and_its_failures_name_the_path() {
+    use perft_certificate::file::{self, FileError};
+    let dir = std::env::temp_dir().join(format!("perft-certificate-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = certificate();
+    let bytes = cert.encode();
+    let path = dir.join("job.cert");
+    file::write(&path, &bytes).unwrap();
+    assert!(!dir.join("job.cert.partial").exists());
+    assert_eq!(file::read(&path).unwrap(), (cert, bytes.len() as u64));
+
+    let missing = file::read(&dir.join("missing.cert")).unwrap_err();
+    assert!(matches!(missing, FileError::Read { .. }) && missing.is_bad_file());
+    assert!(missing.to_string().starts_with("cannot read '"), "{missing}");
+    let garbage = dir.join("garbage.cert");
+    std::fs::write(&garbage, b"no certificate").unwrap();
+    let refused = file::read(&garbage).unwrap_err();
+    assert!(matches!(refused, FileError::Decode { .. }) && refused.is_bad_file());
+    assert!(
+        refused
+            .to_string()
+            .starts_with(&format!("'{}': ", garbage.display()))
+    );
+    let unwritable = file::write(&dir.join("no-such-dir").join("x.cert"), &bytes).unwrap_err();
+    assert!(!unwritable.is_bad_file());
+    assert!(
+        unwritable.to_string().starts_with("cannot write '"),
+        "{unwritable}"
+    );
+    assert!(std::error::Error::source(&unwritable).is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,7 +2,7 @@
 //! from a running coordinator or made from a stopped one's data dir, read
 //! back before it is written so that no unreadable file is left.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use perft_certificate::Certificate;
 use perft_coordinator::offline;
@@ -12,16 +12,6 @@ use crate::client::{connect, job_id};
 use crate::cluster::runtime;
 use crate::error::CliError;
 
-/// An offline failure: the user's to fix (exit 2) unless the journal is
-/// damaged or unreadable.
-fn offline_error(e: offline::OfflineError) -> CliError {
-    if e.is_request() {
-        CliError::Usage(e.to_string())
-    } else {
-        CliError::Failed(e.to_string())
-    }
-}
-
 /// `JOB.cert` when the id is a plain one (no path in it), else nothing.
 fn default_path(job: &str) -> Option<PathBuf> {
     let plain = !job.is_empty()
@@ -30,20 +20,6 @@ fn default_path(job: &str) -> Option<PathBuf> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     plain.then(|| PathBuf::from(format!("{job}.cert")))
-}
-
-/// Writes `bytes` to `path` through a file beside it, renamed once
-/// complete: a reader never sees half a certificate.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let failed = |e: std::io::Error| CliError::Failed(format!("cannot write '{}': {e}", path.display()));
-    std::fs::write(&partial, bytes).map_err(failed)?;
-    std::fs::rename(&partial, path).map_err(|e| {
-        let _ = std::fs::remove_file(&partial);
-        failed(e)
-    })
 }
 
 /// `perft certificate`.
@@ -66,7 +42,7 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
                 .await
                 .map_err(CliError::from)
         })?,
-        Some(dir) => offline::certificate(dir, &id).map_err(offline_error)?,
+        Some(dir) => offline::certificate(dir, &id)?,
     };
     let cert = Certificate::decode(&bytes).map_err(|e| {
         CliError::Failed(format!(
@@ -74,7 +50,7 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
             args.job
         ))
     })?;
-    write_whole(&path, &bytes)?;
+    perft_certificate::file::write(&path, &bytes)?;
     let convention = cert
         .header
         .convention

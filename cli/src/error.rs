@@ -33,6 +33,16 @@ impl CliError {
         ExitCode::from(self.exit_code())
     }
 
+    /// `err`'s message: the user's to fix (exit code 2) when
+    /// `users_fault`, else a failure (exit code 1).
+    fn by_fault(users_fault: bool, err: &dyn fmt::Display) -> CliError {
+        if users_fault {
+            CliError::Usage(err.to_string())
+        } else {
+            CliError::Failed(err.to_string())
+        }
+    }
+
     /// 2 for what the user can fix by asking differently, 1 for the rest.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -74,14 +84,81 @@ fn client_message(err: &perft_client::ClientError) -> String {
     }
 }
 
-/// A load's failed call keeps its cause and exit code; anything else
-/// failed (exit code 1).
+/// A load's failed call keeps its cause and exit code; bad files of
+/// secrets are the user's to fix (a bad line names its option); anything
+/// else failed (exit code 1).
 impl From<perft_loadgen::LoadgenError> for CliError {
     fn from(err: perft_loadgen::LoadgenError) -> CliError {
+        use perft_loadgen::LoadgenError;
         match err {
-            perft_loadgen::LoadgenError::Client(e) => CliError::Client(e),
-            e => CliError::Failed(e.to_string()),
+            LoadgenError::Client(e) => CliError::Client(e),
+            e @ LoadgenError::StreamLine => CliError::Usage(format!("--stream-secrets {e}")),
+            e => CliError::by_fault(e.is_bad_secrets(), &e),
         }
+    }
+}
+
+/// A certificate file given that cannot be read or is none is the user's
+/// to fix; one that cannot be written failed.
+impl From<perft_certificate::file::FileError> for CliError {
+    fn from(err: perft_certificate::file::FileError) -> CliError {
+        CliError::by_fault(err.is_bad_file(), &err)
+    }
+}
+
+/// A journal opened by `perft serve`: damaged, or one that lost work, is a
+/// failure (exit 1), not a mistake in the command line (in use, of another
+/// release, out of reach: exit 2).
+impl From<perft_coordinator::journal::JournalError> for CliError {
+    fn from(err: perft_coordinator::journal::JournalError) -> CliError {
+        CliError::by_fault(!err.is_damage(), &err)
+    }
+}
+
+/// A stopped coordinator's journal read offline: the user's to fix
+/// (exit 2) unless the journal is damaged or unreadable.
+impl From<perft_coordinator::offline::OfflineError> for CliError {
+    fn from(err: perft_coordinator::offline::OfflineError) -> CliError {
+        CliError::by_fault(err.is_request(), &err)
+    }
+}
+
+/// A TLS certificate and key that cannot serve are the user's to fix.
+impl From<perft_coordinator::tls::TlsError> for CliError {
+    fn from(err: perft_coordinator::tls::TlsError) -> CliError {
+        CliError::Usage(format!("TLS: {err}"))
+    }
+}
+
+/// An address (gRPC, dashboard, metrics) that cannot be served is the
+/// user's to fix.
+impl From<perft_coordinator::ListenError> for CliError {
+    fn from(err: perft_coordinator::ListenError) -> CliError {
+        CliError::by_fault(err.is_request(), &err)
+    }
+}
+
+/// A metrics address that cannot be served is the user's to fix.
+impl From<perft_worker::MetricsError> for CliError {
+    fn from(err: perft_worker::MetricsError) -> CliError {
+        CliError::Usage(err.to_string())
+    }
+}
+
+/// A worker name (given, or the host's) that cannot be registered is the
+/// user's to fix.
+impl From<perft_worker::BadWorkerName> for CliError {
+    fn from(err: perft_worker::BadWorkerName) -> CliError {
+        CliError::Usage(err.to_string())
+    }
+}
+
+/// A worker stopped on its own: a bad address is the user's to fix, a
+/// refusal by the coordinator failed.
+impl From<perft_worker::WorkerError> for CliError {
+    fn from(err: perft_worker::WorkerError) -> CliError {
+        let bad_address = matches!(err, perft_worker::WorkerError::BadAddress(..));
+        CliError::by_fault(bad_address, &err)
     }
 }
 

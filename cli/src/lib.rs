@@ -27,9 +27,11 @@ mod progress;
 mod report;
 mod root;
 mod run;
+mod serve;
 mod suite;
 mod units_on_cluster;
 mod verify;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -49,8 +51,8 @@ pub fn main() -> ExitCode {
         Command::Perftree(args) => run::perftree(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::BenchCase(args) => bench::bench_case(&args),
-        Command::Serve(args) => cluster::serve(&args),
-        Command::Worker(args) => cluster::worker(&args),
+        Command::Serve(args) => serve::serve(&args),
+        Command::Worker(args) => worker::worker(&args),
         Command::Submit(args) => client::submit(&args),
         Command::Watch(args) => client::watch(&args),
         Command::Divide(args) => client::divide(&args),

@@ -4,10 +4,11 @@
 //! It owns the jobs' state (one table, changed by one owner, `jobs/`),
 //! the journal that makes it durable (`journal/`), who may call and what
 //! each caller may hold (`participants/`, `admission/`, `connections/`),
-//! and the gRPC services, dashboard and metrics in front of them. It must
-//! not count perft itself (the workers do, with `perft-core`), nor accept
-//! a count no lease of its own asked for, nor acknowledge a change the
-//! journal has not made durable.
+//! the gRPC services, dashboard and metrics in front of them, and their
+//! listeners and open-file limit (`startup.rs`). It must not count perft
+//! itself (the workers do, with `perft-core`), nor accept a count no lease
+//! of its own asked for, nor acknowledge a change the journal has not made
+//! durable.
 
 pub mod admission;
 mod backup;
@@ -28,6 +29,7 @@ mod participant_api;
 pub mod participants;
 pub mod planning;
 mod scheduler;
+mod startup;
 pub mod tls;
 mod worker_api;
 
@@ -51,9 +53,9 @@ pub use crate::dashboard::TlsIdentityError;
 use crate::jobs::Jobs;
 use crate::journal::{Commit, Journal, JournalError};
 use crate::lease_tag::LeaseSigner;
-pub use crate::metrics::IDLE_GAUGE_SECONDS;
 use crate::participants::Participants;
 use crate::scheduler::Scheduler;
+pub use crate::startup::{ListenError, Listeners, raise_open_file_limit, serve_metrics};
 use perft_model::{JobId, MachineName, ParticipantId, SessionId};
 
 /// How the coordinator runs.

@@ -6,11 +6,13 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use perft_client::{Client, ClientConfig};
 use perft_model::JobId;
 
 use crate::error::LoadgenError;
+use crate::secrets::HoldCredentials;
 
 /// What the credentials' calls came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +43,35 @@ impl HeldStreams {
     pub fn still_open(&self) -> u64 {
         self.live.load(Ordering::Relaxed)
     }
+}
+
+/// What a hold came to: the sessions registered, how long registering
+/// them took, and the watches opened.
+#[derive(Debug)]
+pub struct Holding {
+    pub sessions: Held,
+    pub registering: Duration,
+    pub streams: HeldStreams,
+}
+
+/// Holds `sessions` worker sessions with each session credential (`in_flight`
+/// registrations at a time), then `streams` watches with each stream
+/// credential, each credential one past its count too. The sessions and
+/// watches stay open while the runtime runs.
+pub async fn hold(
+    credentials: HoldCredentials,
+    sessions: u32,
+    in_flight: u32,
+    streams: u32,
+) -> Result<Holding, LoadgenError> {
+    let started = Instant::now();
+    let registered = hold_sessions(credentials.sessions, sessions, in_flight).await?;
+    let registering = started.elapsed();
+    Ok(Holding {
+        sessions: registered,
+        registering,
+        streams: hold_streams(credentials.streams, streams).await?,
+    })
 }
 
 /// Registers `count` worker sessions with each of `credentials`,

@@ -4,6 +4,9 @@
 //! they never lease another job's units and count toward no other job's
 //! automatic split.
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -30,6 +33,22 @@ pub struct Simulated {
     /// With a latency log asked for: each report's sending time (Unix ms)
     /// and acknowledgement time (µs), sorted by sending time.
     pub log: Vec<(u64, u64)>,
+}
+
+impl Simulated {
+    /// Writes the latency log to `path` in sending order: `unix_ms micros`
+    /// per line, to see latency during an event.
+    pub fn write_log(&self, path: &Path) -> Result<(), LoadgenError> {
+        let cannot = |source| LoadgenError::LatencyLog {
+            path: path.to_owned(),
+            source,
+        };
+        let mut out = BufWriter::new(File::create(path).map_err(cannot)?);
+        for (sent, micros) in &self.log {
+            writeln!(out, "{sent} {micros}").map_err(cannot)?;
+        }
+        out.flush().map_err(cannot)
+    }
 }
 
 /// Runs a simulated worker on `job` for each of `configs` (each its own

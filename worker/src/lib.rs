@@ -13,6 +13,7 @@
 
 mod activity;
 mod compute;
+mod machine;
 mod pacing;
 
 use std::future::Future;
@@ -28,6 +29,7 @@ use tonic::Code;
 
 use activity::Activity;
 pub use compute::{Outcome, Pool, Totals, UnitLease};
+pub use machine::{BadWorkerName, MetricsError, WorkerName, default_table_bytes, serve_metrics};
 use pacing::Pacing;
 
 /// How a worker runs.
@@ -38,6 +40,7 @@ pub struct Config {
     pub threads: usize,
     /// Table size in bytes; `None` for no table.
     pub table_bytes: Option<u64>,
+    /// The name it registers under: a [`WorkerName`]'s.
     pub name: String,
 }
 

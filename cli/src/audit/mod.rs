@@ -5,9 +5,6 @@
 
 mod recount;
 
-use std::path::Path;
-
-use perft_certificate::Certificate;
 use perft_certificate::audit::{hex, pass_probability, sample_indices, shown_leaves};
 
 use crate::args::AuditArgs;
@@ -16,15 +13,6 @@ use recount::{Audit, recount_on_cluster};
 
 /// Problems printed in full; the rest are counted.
 const SHOWN_PROBLEMS: usize = 20;
-
-/// Reads and decodes a certificate file: any failure is a bad file (exit 2).
-pub fn read_certificate(path: &Path) -> Result<(Certificate, u64), CliError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| CliError::Usage(format!("cannot read '{}': {e}", path.display())))?;
-    let cert =
-        Certificate::decode(&bytes).map_err(|e| CliError::Usage(format!("'{}': {e}", path.display())))?;
-    Ok((cert, bytes.len() as u64))
-}
 
 /// Indices printed on one line of the sample.
 const INDICES_A_LINE: usize = 20;
@@ -47,7 +35,7 @@ fn shown_sample(sample: &[usize], units: usize) -> Vec<String> {
 
 /// `perft audit`.
 pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
-    let (cert, file_bytes) = read_certificate(&args.file)?;
+    let (cert, file_bytes) = perft_certificate::file::read(&args.file)?;
     let units = cert.units.len();
     let convention = cert
         .header
