@@ -7,7 +7,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use perft_client::{Client, Disagreement, Divide, Job, Progress, Submission};
 use perft_model::{JobId, JobState};
 
-use crate::args::{CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, SubmitArgs};
+use crate::args::{
+    CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, ProgressArgs, SubmitArgs, WatchArgs,
+};
 use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::progress::{self, RateWindow, Sample};
@@ -56,10 +58,12 @@ pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
 /// Steps of the progress bar, which shows the part of the expected work done.
 const PROGRESS_STEPS: u64 = 1000;
 
-/// Follows a job to its end across coordinator restarts, with a progress
-/// bar when `show`; returns its last state.
-pub async fn follow(client: &Client, id: &JobId, show: bool) -> Result<Job, CliError> {
-    let bar = if show {
+/// Follows a job to its end across coordinator restarts, showing its
+/// progress as `shown` asks (a bar on a terminal, else a plain line every
+/// `--progress-every` seconds on stderr); returns its last state.
+pub async fn follow(client: &Client, id: &JobId, shown: ProgressArgs) -> Result<Job, CliError> {
+    let live = !shown.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = if live {
         ProgressBar::new(PROGRESS_STEPS)
     } else {
         ProgressBar::hidden()
@@ -68,8 +72,11 @@ pub async fn follow(client: &Client, id: &JobId, show: bool) -> Result<Job, CliE
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:10} {wide_msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    // Without a terminal: one line per interval, the first after one.
+    let every = std::time::Duration::from_secs(shown.progress_every);
+    let mut next_line = (!shown.quiet && !live).then(|| std::time::Instant::now() + every);
     let mut window = RateWindow::new(progress::WINDOW_SECONDS);
-    let mut following = client.follow(id, show);
+    let mut following = client.follow(id, !shown.quiet);
     let finished = loop {
         let step = match following.next().await {
             Some(step) => step,
@@ -86,12 +93,13 @@ pub async fn follow(client: &Client, id: &JobId, show: bool) -> Result<Job, CliE
                     work_done: job.work_done,
                     leaves: job.leaves_done as f64,
                 });
+                let status = progress::status_line(&window, (job.units_done, job.units_total), first_moves);
+                if let Some(at) = next_line.as_mut().filter(|at| std::time::Instant::now() >= **at) {
+                    *at += every;
+                    errln!("job {id}: {status}");
+                }
                 bar.set_position((job.work_done.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64);
-                bar.set_message(progress::status_line(
-                    &window,
-                    (job.units_done, job.units_total),
-                    first_moves,
-                ));
+                bar.set_message(status);
             }
             Ok(Progress::Reconnecting) => bar.suspend(|| {
                 errln!("the coordinator is unavailable; reconnecting");
@@ -104,11 +112,11 @@ pub async fn follow(client: &Client, id: &JobId, show: bool) -> Result<Job, CliE
     finished
 }
 
-pub fn watch(args: &JobArgs) -> Result<(), CliError> {
-    let id = job_id(&args.job)?;
+pub fn watch(args: &WatchArgs) -> Result<(), CliError> {
+    let id = job_id(&args.job.job)?;
     runtime()?.block_on(async {
-        let client = connect(&args.coordinator).await?;
-        let job = follow(&client, &id, true).await?;
+        let client = connect(&args.job.coordinator).await?;
+        let job = follow(&client, &id, args.progress).await?;
         let state = job.state.name();
         match (job.state, &job.error) {
             (JobState::Done, _) => {

@@ -42,7 +42,7 @@ pub async fn count_units(
         };
         let id = client.submit(&submission).await?;
         errln!("job {id}: {} units of depth {depth} submitted", chunk.len());
-        let job = follow(client, &id, true).await?;
+        let job = follow(client, &id, crate::args::ProgressArgs::DEFAULT).await?;
         if job.state != JobState::Done {
             return Err(CliError::Failed(format!(
                 "job {id} ended {}{}",

@@ -36,7 +36,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
         };
         let id = client.submit(&crate::client::submission(&submit)?).await?;
         errln!("job {id} submitted to {url}");
-        let job = crate::client::follow(&client, &id, true).await?;
+        let job = crate::client::follow(&client, &id, crate::args::ProgressArgs::DEFAULT).await?;
         if job.state != perft_model::JobState::Done {
             return Err(CliError::Failed(format!("job {id} ended {}", job.state.name())));
         }

@@ -230,6 +230,35 @@ pub struct JobArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub job: JobArgs,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+}
+
+/// How long work shows its progress: a live bar on a terminal, else a
+/// plain line at an interval, which a log keeps.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ProgressArgs {
+    /// Seconds between progress lines when stderr is not a terminal.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub progress_every: u64,
+    /// No progress at all: the result alone.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl ProgressArgs {
+    /// What a verb without these options shows: a bar, or a line every
+    /// 30 s.
+    pub const DEFAULT: ProgressArgs = ProgressArgs {
+        progress_every: 30,
+        quiet: false,
+    };
+}
+
+#[derive(Debug, Args)]
 pub struct CertificateArgs {
     #[command(flatten)]
     pub coordinator: CoordinatorArg,

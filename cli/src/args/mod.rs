@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use cluster::{
     CertificateArgs, CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, LoadgenArgs, LoadgenHoldArgs,
-    ServeArgs, SubmitArgs, WorkerArgs, read_pem,
+    ProgressArgs, ServeArgs, SubmitArgs, WatchArgs, WorkerArgs, read_pem,
 };
 pub use engine::EngineArgs;
 pub use journal::{BackupArgs, JournalCheckArgs, JournalCommand};
@@ -64,7 +64,7 @@ pub enum Command {
     /// Submit a job to a coordinator; prints the job id.
     Submit(SubmitArgs),
     /// Follow a job's progress until it ends (exit 0 only when done).
-    Watch(JobArgs),
+    Watch(WatchArgs),
     /// Print a job's divide table, as `perft run` prints one.
     Divide(DivideArgs),
     /// List the coordinator's jobs.

@@ -195,3 +195,50 @@ fn first_mistakes_get_one_line_naming_the_cause_and_the_fix() {
     );
     assert_eq!((status, line.as_str()), (401, "unknown or revoked credential\n"));
 }
+
+/// `perft watch` with its output piped (a script, a Slurm log) prints a
+/// plain progress line on stderr every `--progress-every` seconds, and
+/// `--quiet` none; stdout keeps the result alone.
+#[test]
+fn watch_without_a_terminal_prints_progress_lines_at_the_interval() {
+    let mut c = Cluster::start(&[]);
+    c.worker("w1", &[]);
+    let id = ok(c.perft(&words("submit --game chess --depth 7")))
+        .trim()
+        .to_owned();
+    let started = Instant::now();
+    let watched = c.perft(&["watch", &id, "--progress-every", "1"]);
+    let seconds = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8(watched.stdout).unwrap();
+    let stderr = String::from_utf8(watched.stderr).unwrap();
+    assert!(
+        stdout.starts_with(&format!("job {id} done: 3195901860 leaves")),
+        "{stdout}"
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with(&format!("job {id}: ")))
+        .collect();
+    assert!(
+        seconds >= 2.0,
+        "the job ran long enough to be watched: {seconds:.1} s"
+    );
+    assert!(!lines.is_empty(), "{stderr}");
+    // One line a second, give or take the first and the polling.
+    assert!(
+        lines.len() + 2 >= seconds as usize && lines.len() <= seconds as usize + 1,
+        "{} lines in {seconds:.1} s:\n{stderr}",
+        lines.len()
+    );
+    assert!(
+        lines.iter().all(|l| l.contains("% done") && l.contains(" units")),
+        "{stderr}"
+    );
+
+    let quiet = c.perft(&["watch", &id, "--quiet"]);
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+}
