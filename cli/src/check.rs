@@ -58,15 +58,47 @@ fn cases_asked<G: Game>(args: &CheckArgs) -> Result<Vec<Case<G>>, CliError> {
     let root = with_chess960_notation(root, args.chess960)?;
     let root = play_moves(root, &args.moves)?;
     Ok(match args.random {
+        // Nothing asked: the start, then the built-in positions that hold
+        // every special move, so a default check cannot pass a generator
+        // that lacks one.
+        None if by_default(args) => {
+            let mut cases = cases::position(root, args.depth);
+            cases.extend(perft_compare::special_cases::<G>(args.depth));
+            cases
+        }
         None => cases::position(root, args.depth),
         Some(count) => cases::playouts(&root, count, args.seed, args.plies, args.depth),
     })
 }
 
+/// No position, moves, suite or playouts asked for.
+fn by_default(args: &CheckArgs) -> bool {
+    args.position.is_none() && args.moves.is_empty() && args.suite.is_none() && args.random.is_none()
+}
+
+/// What a check covered, for its last line.
+fn covered<G: Game>(args: &CheckArgs, checked: usize) -> String {
+    let positions = if checked == 1 { "position" } else { "positions" };
+    if !by_default(args) {
+        return format!("{checked} {positions}");
+    }
+    let built_in: Vec<&str> = perft_compare::special_positions::<G>()
+        .iter()
+        .map(|special| special.exercises)
+        .collect();
+    format!(
+        "{checked} {positions}: the start to depth {} and {} built-in ones to depth {} ({})",
+        args.depth,
+        built_in.len(),
+        args.depth.min(3),
+        built_in.join("; ")
+    )
+}
+
 struct Check<'a>(&'a CheckArgs);
 
 impl GameVisitor for Check<'_> {
-    type Output = Result<(usize, usize), CliError>;
+    type Output = Result<(usize, usize, String), CliError>;
     fn visit<G: Game>(self) -> Self::Output {
         let args = self.0;
         if args.depth == 0 || args.depth > G::MAX_DEPTH {
@@ -98,18 +130,18 @@ impl GameVisitor for Check<'_> {
                 }
             }
         }
-        Ok((checked, differing))
+        Ok((checked, differing, covered::<G>(args, checked)))
     }
 }
 
 /// `perft check`.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
-    let (checked, differing) = args.game.dispatch(Check(args))?;
+    let (checked, differing, covered) = args.game.dispatch(Check(args))?;
     if differing > 0 {
         return Err(CliError::Failed(format!(
             "the engine differs from perft on {differing} of {checked} positions"
         )));
     }
-    outln!("the engine agrees with perft on {checked} positions")?;
+    outln!("the engine agrees with perft on {covered}")?;
     Ok(())
 }

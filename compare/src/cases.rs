@@ -26,6 +26,8 @@ pub enum CaseOrigin {
     SuiteLine(usize),
     /// The n-th random playout, 1-based.
     Playout(u32),
+    /// The n-th built-in position (1-based), and what it exercises.
+    BuiltIn(usize, &'static str),
 }
 
 impl std::fmt::Display for CaseOrigin {
@@ -34,6 +36,7 @@ impl std::fmt::Display for CaseOrigin {
             CaseOrigin::Position => write!(f, "position"),
             CaseOrigin::SuiteLine(line) => write!(f, "line {line}"),
             CaseOrigin::Playout(n) => write!(f, "playout {n}"),
+            CaseOrigin::BuiltIn(n, exercises) => write!(f, "built-in {n} ({exercises})"),
         }
     }
 }

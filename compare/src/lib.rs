@@ -16,8 +16,10 @@ pub mod cases;
 mod difference;
 mod engine;
 mod error;
+mod special;
 
 pub use cases::{Case, CaseOrigin};
 pub use difference::{Difference, Miscount, find_difference, our_divide};
 pub use engine::{Engine, Protocol, parse_divide};
 pub use error::CompareError;
+pub use special::{SpecialPosition, special_cases, special_positions};

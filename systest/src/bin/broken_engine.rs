@@ -4,6 +4,7 @@
 //!
 //! - `ep-discovered-check` (chess): takes en passant even when that
 //!   uncovers a check on its own king along the rank;
+//! - `no-en-passant` (chess): never takes en passant;
 //! - `castle-through-check` (chess): castles whenever the squares between
 //!   king and rook are empty and it is not in check, attacked or not;
 //! - `dedup-captures` (checkers): keeps one of several capture sequences
@@ -59,6 +60,9 @@ impl Buggy for Chess {
                         }
                     }
                 }
+            }
+            "no-en-passant" => {
+                entries.retain(|entry| !matches!(entry, Entry::Real(mv) if mv.kind() == MoveKind::EnPassant));
             }
             "castle-through-check" => {
                 let fen = self.to_string();

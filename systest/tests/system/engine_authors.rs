@@ -107,7 +107,7 @@ fn a_correct_engine_agrees_over_every_protocol() {
         ]);
         assert_eq!(code, Some(0), "{protocol}: {text}");
         assert!(
-            text.contains("the engine agrees with perft on 1 positions"),
+            text.contains("the engine agrees with perft on 6 positions: the start to depth 3 and 5 built-in ones to depth 3 (en passant at once; castling both ways"),
             "{text}"
         );
     }
@@ -128,6 +128,27 @@ fn a_correct_engine_agrees_over_every_protocol() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+/// With no options but the engine, the check walks the built-in
+/// positions too, so an engine that never takes en passant (whose start
+/// position agrees to any shallow depth) is found.
+#[test]
+fn an_engine_without_en_passant_is_found_with_default_options() {
+    let (code, text) = check(&[
+        "--engine",
+        &engine("no-en-passant", "perftree"),
+        "--protocol",
+        "perftree",
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("DIFFERS  built-in 1 (en passant at once): rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3 depth 3"),
+        "{text}"
+    );
+    assert!(text.contains("  move path:   (the position itself)\n"), "{text}");
+    assert!(text.contains("  missing:     e5f6 "), "{text}");
+    assert!(!text.contains("DIFFERS  position"), "the start agrees: {text}");
 }
 
 #[test]
