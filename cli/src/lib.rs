@@ -24,6 +24,7 @@ mod loadgen;
 mod loadgen_hold;
 mod participants;
 mod progress;
+mod progress_local;
 mod report;
 mod root;
 mod run;

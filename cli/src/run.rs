@@ -3,11 +3,12 @@
 //! what is counted ([`Measure`]), rendered as a [`Report`].
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use perft_certificate::Certificate;
 use perft_core::{ByKind, Counted, Divide, Game, GameStats, GameVisitor, Measure, Plain, StatsVisitor};
-use perft_local::{LocalJob, count_planned, count_raw};
+use perft_local::{LocalJob, Progress, count_planned, count_raw};
 
 use crate::args::{Format, PerftreeArgs, RunArgs};
 use crate::error::CliError;
@@ -29,12 +30,17 @@ where
     } else {
         let threads = args.engine.threads();
         tracing::info!(game = G::NAME, depth = args.depth, threads, stats = args.stats, position = %root, "counting");
+        let progress = Arc::new(Progress::default());
         let job = LocalJob {
             split_depth: args.split_depth,
             certify: args.certificate.is_some(),
+            progress: Some(Arc::clone(&progress)),
             ..LocalJob::new(args.game, args.depth, threads, args.engine.table())
         };
-        (threads, count_planned::<G, M>(&root, &job)?)
+        let counted = crate::progress_local::shown_while(&progress, args.progress, || {
+            count_planned::<G, M>(&root, &job)
+        })?;
+        (threads, counted)
     };
     if let (Some(path), Some(certificate)) = (&args.certificate, &counted.certificate) {
         write_certificate(path, certificate)?;
@@ -52,8 +58,7 @@ where
 /// Writes a local count's certificate to `path` (`perft audit FILE` checks
 /// it).
 fn write_certificate(path: &Path, certificate: &Certificate) -> Result<(), CliError> {
-    std::fs::write(path, certificate.encode())
-        .map_err(|e| CliError::Failed(format!("cannot write '{}': {e}", path.display())))
+    Ok(perft_certificate::file::write(path, &certificate.encode())?)
 }
 
 /// The report of a local count, each move's kinds beside it when `C`
@@ -136,6 +141,10 @@ pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
         stats: false,
         format: Format::Text,
         engine: args.engine.clone(),
+        progress: crate::args::ProgressArgs {
+            quiet: true,
+            ..crate::args::ProgressArgs::DEFAULT
+        },
     };
     let mut report = args.game.dispatch(CountLeaves(&run))?;
     report.divide.sort_by(|a, b| a.0.cmp(&b.0));

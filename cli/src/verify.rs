@@ -82,6 +82,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
                 stats: false,
                 format: Format::Text,
                 engine: args.engine.clone(),
+                progress: crate::args::ProgressArgs::DEFAULT,
             };
             crate::run::count_in(&run)?
         }

@@ -115,7 +115,7 @@ pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, PositionRefused, UnknownGame};
 pub use measure::{ByKind, Counted, Measure, Plain, SharedTable, TableTooSmall};
-pub use parallel::{count_units, divide_parallel, divide_plan, local_plan};
+pub use parallel::{count_units, count_units_watched, divide_parallel, divide_plan, local_plan};
 pub use perft::{Counter, TableStats, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};

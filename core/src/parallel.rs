@@ -20,6 +20,18 @@ pub fn count_units<G: Game, M: Measure<G>>(
     threads: usize,
     table: Option<&M::Table>,
 ) -> (Vec<M::Count>, TableStats) {
+    count_units_watched::<G, M>(units, depth, threads, table, &AtomicUsize::new(0))
+}
+
+/// [`count_units`], adding one to `finished` as each unit is counted, so
+/// another thread can show the progress.
+pub fn count_units_watched<G: Game, M: Measure<G>>(
+    units: &[G],
+    depth: u32,
+    threads: usize,
+    table: Option<&M::Table>,
+    finished: &AtomicUsize,
+) -> (Vec<M::Count>, TableStats) {
     let cursor = AtomicUsize::new(0);
     let mut counts = vec![M::Count::default(); units.len()];
     let mut stats = TableStats::default();
@@ -33,6 +45,7 @@ pub fn count_units<G: Game, M: Measure<G>>(
                         let i = cursor.fetch_add(1, Ordering::Relaxed);
                         let Some(unit) = units.get(i) else { break };
                         done.push((i, M::count(&mut counter, unit, depth)));
+                        finished.fetch_add(1, Ordering::Relaxed);
                     }
                     (done, M::probes(&counter))
                 })

@@ -4,13 +4,18 @@
 //! when asked for. `perft run` and `perft bench` both count through it.
 
 use perft_certificate::{Certificate, DeciderName};
-use perft_core::{Divide, Game, GameKind, Measure, Plan, count_units, divide_by, local_plan, table_size};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use perft_core::{
+    Divide, Game, GameKind, Measure, Plan, count_units_watched, divide_by, local_plan, table_size,
+};
 
 use crate::error::LocalError;
 use crate::table::{TableChoice, TableReport, table_for};
 
 /// What shapes a planned count on this machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct LocalJob {
     /// The game, named in the certificate.
     pub game: GameKind,
@@ -24,6 +29,26 @@ pub struct LocalJob {
     pub table: TableChoice,
     /// Whether to build the certificate of the count, decided by `local`.
     pub certify: bool,
+    /// Where the count shows how far it is, for a caller to render.
+    pub progress: Option<Arc<Progress>>,
+}
+
+/// How far a planned local count is: units counted of the plan's, read
+/// while the threads count.
+#[derive(Debug, Default)]
+pub struct Progress {
+    units_total: AtomicUsize,
+    units_done: AtomicUsize,
+}
+
+impl Progress {
+    /// Units counted and units planned (0 of 0 until the plan is made).
+    pub fn units(&self) -> (usize, usize) {
+        (
+            self.units_done.load(Ordering::Relaxed),
+            self.units_total.load(Ordering::Relaxed),
+        )
+    }
 }
 
 impl LocalJob {
@@ -37,6 +62,7 @@ impl LocalJob {
             threads,
             table,
             certify: false,
+            progress: None,
         }
     }
 }
@@ -94,11 +120,15 @@ where
     }
     .map_err(LocalError::Plan)?;
     let table = table_for::<G, M>(job.table, || table_size::plan_stored_positions(&plan))?;
-    let (counts, probes) = count_units::<G, M>(
+    let unwatched = Progress::default();
+    let progress = job.progress.as_deref().unwrap_or(&unwatched);
+    progress.units_total.store(plan.units().len(), Ordering::Relaxed);
+    let (counts, probes) = count_units_watched::<G, M>(
         plan.units().positions(),
         plan.remaining_depth(),
         job.threads,
         table.as_ref(),
+        &progress.units_done,
     );
     let certificate = if job.certify {
         let local = [DeciderName::local()];

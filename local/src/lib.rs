@@ -30,7 +30,7 @@ mod recount;
 mod suite;
 mod table;
 
-pub use count::{LocalCount, LocalJob, count_planned, count_raw};
+pub use count::{LocalCount, LocalJob, Progress, count_planned, count_raw};
 pub use error::LocalError;
 pub use memory::{available_memory_bytes, peak_memory_bytes};
 pub use recount::recount;

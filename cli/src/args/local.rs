@@ -58,6 +58,8 @@ pub struct RunArgs {
     pub stats: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub progress: super::ProgressArgs,
 }
 
 /// What perftree passes: `./script "$depth" "$fen" "$moves"`.

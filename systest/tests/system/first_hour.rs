@@ -242,3 +242,34 @@ fn watch_without_a_terminal_prints_progress_lines_at_the_interval() {
         String::from_utf8_lossy(&quiet.stderr)
     );
 }
+
+/// `perft run` with its output piped prints a plain progress line on
+/// stderr every `--progress-every` seconds while it counts; stdout keeps
+/// the result alone, and `--quiet` shows nothing.
+#[test]
+fn a_local_run_without_a_terminal_prints_progress_lines_at_the_interval() {
+    let args = words("run --game chess --depth 7 --threads 1 --progress-every 1");
+    let started = Instant::now();
+    let output = crate::common::local::perft(&args);
+    let seconds = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stdout.contains("\ntotal: 3195901860\n"), "{stdout}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("counting: ")).collect();
+    assert!(seconds >= 1.5, "long enough to show progress: {seconds:.1} s");
+    assert!(
+        !lines.is_empty() && lines.len() <= seconds as usize + 1,
+        "{} lines in {seconds:.1} s:\n{stderr}",
+        lines.len()
+    );
+    assert!(lines.iter().all(|l| l.contains(" units done in ")), "{stderr}");
+
+    let mut quiet = args.clone();
+    quiet.push("--quiet");
+    let output = crate::common::local::perft(&quiet);
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
