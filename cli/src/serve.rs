@@ -53,16 +53,22 @@ fn config(args: &ServeArgs) -> Result<perft_coordinator::Config, CliError> {
     })
 }
 
-/// `perft serve`.
+/// `perft serve`. Everything the command line can get wrong (the TLS files,
+/// the addresses, the metrics port) is refused before the journal is
+/// opened, so a refusal is the one line on stderr; the addresses are
+/// announced once the journal is open.
 pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
     let config = config(args)?;
     perft_coordinator::raise_open_file_limit(&config.connections);
-    let opened = perft_coordinator::open(config, &args.data_dir)?;
-    runtime()?.block_on(async {
+    let runtime = runtime()?;
+    let listeners = runtime.block_on(async {
         if let Some(address) = args.metrics_listen {
             perft_coordinator::serve_metrics(address)?;
         }
-        let listeners = Listeners::bind(&args.listen, args.http_listen.as_deref()).await?;
+        Ok::<_, CliError>(Listeners::bind(&args.listen, args.http_listen.as_deref()).await?)
+    })?;
+    let opened = perft_coordinator::open(config, &args.data_dir)?;
+    runtime.block_on(async {
         // The first line on stdout: scripts and tests read the port from it.
         outln!("listening on {}", listeners.address())?;
         if let Some(dashboard) = listeners.dashboard_address() {
