@@ -259,3 +259,23 @@ fn unauthorized(why: &str) -> Response {
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reason shown on the sign-in page is text, never markup: a
+    /// refusal quoting hostile input cannot inject a script.
+    #[tokio::test]
+    async fn the_sign_in_page_escapes_its_reason() {
+        let page = sign_in_page("<script>alert('x')</script> & \"more\"");
+        assert_eq!(page.status(), StatusCode::UNAUTHORIZED);
+        let body = axum::body::to_bytes(page.into_body(), 1 << 16).await.unwrap();
+        let body = String::from_utf8(body.to_vec()).unwrap();
+        assert!(!body.contains("<script>"), "{body}");
+        assert!(
+            body.contains("&lt;script&gt;alert(&#x27;x&#x27;)&lt;&#x2F;script&gt; &amp; &quot;more&quot;"),
+            "{body}"
+        );
+    }
+}
