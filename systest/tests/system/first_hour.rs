@@ -8,6 +8,9 @@ use crate::common::cluster::Cluster;
 use crate::common::jobs::words;
 use crate::common::ok;
 
+/// A position rich in every special move, whose perft(6) is 8,031,647,685.
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
 /// A worker started without `RUST_LOG` logs, at `info`, its registration
 /// (name, coordinator, threads, table, kernel) and each job's start and
 /// end with its rate, in plain text when its stderr is a file.
@@ -202,17 +205,28 @@ fn first_mistakes_get_one_line_naming_the_cause_and_the_fix() {
 #[test]
 fn watch_without_a_terminal_prints_progress_lines_at_the_interval() {
     let mut c = Cluster::start(&[]);
+    // One thread and a 16 MiB table (the cluster's worker): Kiwipete
+    // perft(6) takes seconds even on a host several times faster than this
+    // one, so lines are due.
     c.worker("w1", &[]);
-    let id = ok(c.perft(&words("submit --game chess --depth 7")))
-        .trim()
-        .to_owned();
+    let id = ok(c.perft(&[
+        "submit",
+        "--game",
+        "chess",
+        "--depth",
+        "6",
+        "--position",
+        KIWIPETE,
+    ]))
+    .trim()
+    .to_owned();
     let started = Instant::now();
     let watched = c.perft(&["watch", &id, "--progress-every", "1"]);
     let seconds = started.elapsed().as_secs_f64();
     let stdout = String::from_utf8(watched.stdout).unwrap();
     let stderr = String::from_utf8(watched.stderr).unwrap();
     assert!(
-        stdout.starts_with(&format!("job {id} done: 3195901860 leaves")),
+        stdout.starts_with(&format!("job {id} done: 8031647685 leaves")),
         "{stdout}"
     );
     let lines: Vec<&str> = stderr
@@ -248,13 +262,16 @@ fn watch_without_a_terminal_prints_progress_lines_at_the_interval() {
 /// the result alone, and `--quiet` shows nothing.
 #[test]
 fn a_local_run_without_a_terminal_prints_progress_lines_at_the_interval() {
-    let args = words("run --game chess --depth 7 --threads 1 --progress-every 1");
+    // One thread and no table: Kiwipete perft(6) takes seconds even on a
+    // host several times faster than this one, so lines are due.
+    let mut args = words("run --game chess --depth 6 --threads 1 --no-hash --progress-every 1");
+    args.extend(["--position", KIWIPETE]);
     let started = Instant::now();
     let output = crate::common::local::perft(&args);
     let seconds = started.elapsed().as_secs_f64();
     let stdout = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stdout.contains("\ntotal: 3195901860\n"), "{stdout}");
+    assert!(stdout.contains("\ntotal: 8031647685\n"), "{stdout}");
     let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("counting: ")).collect();
     assert!(seconds >= 1.5, "long enough to show progress: {seconds:.1} s");
     assert!(
