@@ -1,5 +1,5 @@
 //! A naive square-by-square Reversi mover (no bitboards, no code shared
-//! with the engine) and perft by the rules as the README states them, with
+//! with the engine) and perft by the rules as docs/conventions.md states them, with
 //! the statistics too: what the engine's counts are checked against.
 //! Included by the tests that use it (`#[path]`), so each has its copy.
 
@@ -71,7 +71,7 @@ fn played(cells: &Cells, sq: usize) -> Cells {
     swapped(&next)
 }
 
-/// Perft by the rules as the README states them: a side with no move
+/// Perft by the rules as docs/conventions.md states them: a side with no move
 /// passes if the opponent can move (the pass is a ply); a node where
 /// neither side can move is one leaf, counted as `higher` when it lies
 /// above the last ply, except one ply above it (the final pass's node).
