@@ -148,12 +148,13 @@ impl ClientApi {
         };
         tracing::info!(job = %id, %game, convention = ?convention, depth = req.depth, units = planned.units.len(), split = planned.split_depth, "job planned");
         crate::disk_space::check_room(self.0.journal.path(), planned.units.len())?;
-        self.journal_plan(&id, &spec, &planned).await?;
+        let submitted_ms = crate::clock::unix_ms();
+        self.journal_plan(&id, &spec, &planned, submitted_ms).await?;
         // Laying out a big plan's summary takes a step per unit: done here,
         // so the scheduler only inserts the job.
         let new_job = {
             let id = id.clone();
-            tokio::task::spawn_blocking(move || NewJob::new(id, spec, planned))
+            tokio::task::spawn_blocking(move || NewJob::new(id, spec, planned, submitted_ms))
                 .await
                 .map_err(|e| Status::internal(format!("laying out the job stopped: {e}")))?
         };
@@ -170,8 +171,14 @@ impl ClientApi {
     /// Writes a new job's plan to the journal, a transaction a chunk, each
     /// awaited: reports are acknowledged in between, and memory holds one
     /// chunk's copy at a time.
-    async fn journal_plan(&self, id: &JobId, spec: &JobSpec, planned: &PlannedJob) -> Result<(), Status> {
-        for op in crate::journal::plan_ops(id, spec, planned) {
+    async fn journal_plan(
+        &self,
+        id: &JobId,
+        spec: &JobSpec,
+        planned: &PlannedJob,
+        submitted_ms: u64,
+    ) -> Result<(), Status> {
+        for op in crate::journal::plan_ops(id, spec, planned, submitted_ms) {
             self.0.writable()?;
             let commit = self.0.scheduler.write(vec![op]).await?;
             self.0.durable(commit).await?;

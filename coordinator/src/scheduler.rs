@@ -217,7 +217,7 @@ mod tests {
         let units = planned.units.len();
         let owner = perft_model::ParticipantId::parse("test").unwrap();
         let spec = JobSpec::plain(GameKind::Checkers, &planned, 7, owner);
-        for op in plan_ops(&j(), &spec, &planned) {
+        for op in plan_ops(&j(), &spec, &planned, 0) {
             journal.send(vec![op]).wait().await.unwrap();
         }
         let scheduler = Scheduler::start(Jobs::default(), Arc::clone(&journal)).unwrap();

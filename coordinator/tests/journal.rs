@@ -52,10 +52,13 @@ fn checkers(depth: u32, split: u32) -> (JobSpec, PlannedJob) {
     )
 }
 
+/// When the jobs here were submitted, as the journal records it.
+const SUBMITTED_MS: u64 = 1_763_830_000_000;
+
 /// Journals a plan as the coordinator does, then hands it to the jobs.
 async fn submit(journal: &Journal, jobs: &mut Jobs, id: &str, spec: &JobSpec, planned: PlannedJob) {
     let id = JobId::parse(id).unwrap();
-    for op in plan_ops(&id, spec, &planned) {
+    for op in plan_ops(&id, spec, &planned, SUBMITTED_MS) {
         journal.send(vec![op]).wait().await.unwrap();
     }
     jobs.submit(id, spec.clone(), planned);
@@ -99,6 +102,11 @@ async fn a_reopened_journal_resumes_jobs_with_their_results() {
     }
     assert_eq!(jobs.view(&id("b")).unwrap().units_total, units as u64);
     let view = jobs.view(&id("a")).unwrap();
+    assert_eq!(
+        view.submitted_ms,
+        Some(SUBMITTED_MS),
+        "the submission time is kept"
+    );
     assert_eq!(
         (view.state, view.units_done, view.units_total),
         (JobState::Running, half as u64, units as u64)
@@ -215,7 +223,8 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
         counted_job(&opened.journal, &mut jobs, "c", GameKind::Checkers, None, 7).await;
     }
     // What a schema-4 journal is: the same tables without the convention,
-    // the statistics flag, the lapse record and the done jobs' roots.
+    // the statistics flag, the lapse record, the done jobs' roots and the
+    // submission times.
     let db = rusqlite::Connection::open(dir.path().join("journal.sqlite")).unwrap();
     db.execute_batch(
         "ALTER TABLE jobs DROP COLUMN convention; ALTER TABLE jobs DROP COLUMN stats;
@@ -223,6 +232,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
          ALTER TABLE credit DROP COLUMN strikes; ALTER TABLE credit DROP COLUMN last_strike_ms;
          ALTER TABLE credit DROP COLUMN lapse_debt;
          DROP TABLE unit_floors; DROP TABLE unit_bars; ALTER TABLE jobs DROP COLUMN counts_root;
+         ALTER TABLE jobs DROP COLUMN submitted_ms;
          UPDATE meta SET value = 4 WHERE key = 'schema_version';",
     )
     .unwrap();
@@ -244,6 +254,10 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
     );
     assert_eq!(restored[0].spec.convention, Some(Convention::Bik));
     assert_eq!(restored[1].spec.convention, None);
+    assert!(
+        restored.iter().all(|job| job.submitted_ms.is_none()),
+        "an older journal did not record submission times"
+    );
     assert!(
         restored
             .iter()
@@ -298,11 +312,11 @@ async fn a_plan_cut_short_by_a_crash_is_dropped_and_a_damaged_chunk_fails_its_jo
         let opened = Journal::open(dir.path()).unwrap();
         let (journal, _) = (opened.journal, opened.restored.jobs);
         // Everything but the mark that the plan is complete: a crash.
-        let ops: Vec<_> = plan_ops(&id("cut"), &spec, &planned).collect();
+        let ops: Vec<_> = plan_ops(&id("cut"), &spec, &planned, 0).collect();
         for op in &ops[..ops.len() - 1] {
             journal.send(vec![op.clone()]).wait().await.unwrap();
         }
-        for op in plan_ops(&id("whole"), &spec, &planned) {
+        for op in plan_ops(&id("whole"), &spec, &planned, 0) {
             journal.send(vec![op]).wait().await.unwrap();
         }
     }

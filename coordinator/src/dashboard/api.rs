@@ -83,6 +83,9 @@ pub(super) struct JobJson {
     depth: u32,
     split_depth: u32,
     verify: bool,
+    /// When it was submitted; null for a job from a journal older than
+    /// schema 10, which did not record it.
+    submitted_unix_ms: Option<u64>,
     state: &'static str,
     error: Option<String>,
     units_total: u64,
@@ -108,6 +111,7 @@ fn job_json(dash: &Dash, view: &JobView) -> JobJson {
         depth: view.spec.depth,
         split_depth: view.split_depth,
         verify: view.spec.verify,
+        submitted_unix_ms: view.submitted_ms,
         state: view.state.name(),
         error: view.error.clone(),
         units_total: view.units_total,
@@ -378,134 +382,6 @@ pub(super) async fn certificate(
 
 /// A session id as the dashboard shows it: its first 8 characters, never
 /// the whole (a session id is no credential, but nobody needs it whole).
-fn short_session(session: &SessionId) -> String {
+pub(super) fn short_session(session: &SessionId) -> String {
     session.to_string()
-}
-
-#[derive(Debug, Serialize)]
-struct WorkerJson {
-    /// The session's first characters.
-    id: String,
-    /// The participant whose credential registered it.
-    participant: Option<String>,
-    name: String,
-    threads: u32,
-    /// active, draining, silent (no call for two heartbeats), lost (reaped
-    /// without a heartbeat) or left (reaped after draining).
-    status: &'static str,
-    only_job: Option<String>,
-    units_done: u64,
-    leaves_done: Option<String>,
-    leaves_per_second: f64,
-    table_hit_rate: Option<f64>,
-    table_fill: Option<f64>,
-    table_bytes: Option<u64>,
-    last_seen_seconds: Option<f64>,
-    gone_unix_ms: Option<u64>,
-}
-
-#[derive(Debug, Serialize)]
-struct WorkersJson {
-    workers: Vec<WorkerJson>,
-}
-
-/// `GET /api/workers`: registered workers, then those lost or left lately.
-pub(super) async fn workers(State(dash): State<Arc<Dash>>) -> Response {
-    let late = source::heartbeat_interval(&dash.coordinator) * 2;
-    let mut out: Vec<WorkerJson> = source::workers(&dash.coordinator)
-        .into_iter()
-        .map(|w| {
-            let status = if w.draining {
-                "draining"
-            } else if w.silent_for > late {
-                "silent"
-            } else {
-                "active"
-            };
-            WorkerJson {
-                leaves_per_second: dash.rates.worker_rate(&w.session),
-                id: short_session(&w.session),
-                participant: Some(w.participant.to_string()),
-                name: w.name.to_string(),
-                threads: w.threads,
-                status,
-                only_job: w.only_job.map(|job| job.to_string()),
-                units_done: w.stats.map_or(0, |s| s.units_done),
-                leaves_done: w.stats.map(|s| s.leaves_done.to_string()),
-                table_hit_rate: w
-                    .stats
-                    .filter(|s| s.table_probes > 0)
-                    .map(|s| s.table_hits as f64 / s.table_probes as f64),
-                table_fill: w.stats.map(|s| s.table_fill),
-                table_bytes: w.stats.map(|s| s.table_bytes),
-                last_seen_seconds: Some(w.silent_for.as_secs_f64()),
-                gone_unix_ms: None,
-            }
-        })
-        .collect();
-    out.extend(dash.rates.gone().into_iter().map(|g| WorkerJson {
-        id: short_session(&g.session),
-        participant: None,
-        name: g.name.to_string(),
-        threads: g.threads,
-        status: if g.left { "left" } else { "lost" },
-        only_job: None,
-        units_done: g.units_done,
-        leaves_done: None,
-        leaves_per_second: 0.0,
-        table_hit_rate: None,
-        table_fill: None,
-        table_bytes: None,
-        last_seen_seconds: None,
-        gone_unix_ms: Some(g.gone_ms),
-    }));
-    Json(WorkersJson { workers: out }).into_response()
-}
-
-#[derive(Debug, Serialize)]
-struct BudgetJson {
-    resource: String,
-    used: u64,
-    /// Null when unlimited.
-    limit: Option<u64>,
-    overridden: bool,
-}
-
-#[derive(Debug, Serialize)]
-struct ParticipantJson {
-    name: String,
-    revoked: bool,
-    budget: Vec<BudgetJson>,
-}
-
-#[derive(Debug, Serialize)]
-struct ParticipantsJson {
-    participants: Vec<ParticipantJson>,
-}
-
-/// `GET /api/participants`: every participant's budget beside what it
-/// holds now.
-pub(super) async fn participants(State(dash): State<Arc<Dash>>) -> Response {
-    let listed = match source::participants_with_budget(&dash.coordinator).await {
-        Ok(listed) => listed,
-        Err(status) => return refuse(StatusCode::SERVICE_UNAVAILABLE, status.message()),
-    };
-    let participants = listed
-        .into_iter()
-        .map(|p| ParticipantJson {
-            name: p.name,
-            revoked: p.revoked,
-            budget: p
-                .budget
-                .into_iter()
-                .map(|line| BudgetJson {
-                    limit: (!line.unlimited).then_some(line.limit),
-                    resource: line.resource,
-                    used: line.used,
-                    overridden: line.overridden,
-                })
-                .collect(),
-        })
-        .collect();
-    Json(ParticipantsJson { participants }).into_response()
 }

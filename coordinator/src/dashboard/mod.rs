@@ -1,5 +1,6 @@
 //! The coordinator's read-only web dashboard (`perft serve --http-listen`):
-//! the job list, a page per job, the workers, and the JSON they poll. The
+//! the job list, a page per job, the workers, the participants, and the
+//! JSON they poll. The
 //! pages, script and styles are embedded in the binary; nothing is fetched
 //! from elsewhere. Served over TLS when the coordinator is, and behind its
 //! token when it has one.
@@ -9,6 +10,7 @@ mod auth;
 pub(crate) use auth::Sessions;
 mod pages;
 mod rates;
+mod roster;
 mod source;
 
 use std::sync::Arc;
@@ -121,7 +123,7 @@ async fn not_found(request: Request) -> Response {
     refuse(
         StatusCode::NOT_FOUND,
         &format!(
-            "no page '{}': the dashboard has /, /jobs/ID, /workers and /api/jobs, /api/jobs/ID, /api/jobs/ID/certificate, /api/workers, /api/participants",
+            "no page '{}': the dashboard has /, /jobs/ID, /workers, /participants and /api/jobs, /api/jobs/ID, /api/jobs/ID/certificate, /api/workers, /api/participants",
             perft_core::echoed(request.uri().path())
         ),
     )
@@ -139,13 +141,14 @@ fn router(dash: Arc<Dash>) -> Router {
         .route("/", get(pages::index))
         .route("/jobs/{id}", get(pages::job))
         .route("/workers", get(pages::workers))
+        .route("/participants", get(pages::participants))
         .route("/assets/dashboard.js", get(pages::script))
         .route("/assets/dashboard.css", get(pages::style))
         .route("/api/jobs", get(api::jobs))
         .route("/api/jobs/{id}", get(api::job))
         .route("/api/jobs/{id}/certificate", get(api::certificate))
-        .route("/api/workers", get(api::workers))
-        .route("/api/participants", get(api::participants))
+        .route("/api/workers", get(roster::workers))
+        .route("/api/participants", get(roster::participants))
         .fallback(not_found)
         .method_not_allowed_fallback(read_only)
         .layer(middleware::from_fn_with_state(Arc::clone(&dash), auth::guard))

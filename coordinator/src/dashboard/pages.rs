@@ -13,6 +13,7 @@ use super::{Dash, api, refuse, source};
 const INDEX: &str = include_str!("assets/index.html");
 const JOB: &str = include_str!("assets/job.html");
 const WORKERS: &str = include_str!("assets/workers.html");
+const PARTICIPANTS: &str = include_str!("assets/participants.html");
 const SCRIPT: &str = include_str!("assets/dashboard.js");
 const STYLE: &str = include_str!("assets/dashboard.css");
 
@@ -40,6 +41,12 @@ pub(super) async fn job(State(dash): State<Arc<Dash>>, id: Result<Path<String>, 
 /// `/workers`: the workers.
 pub(super) async fn workers() -> Response {
     html(WORKERS)
+}
+
+/// `/participants`: each participant's credit, standing and budget; the
+/// same door as every page (any role that may read).
+pub(super) async fn participants() -> Response {
+    html(PARTICIPANTS)
 }
 
 pub(super) async fn script() -> Response {

@@ -41,11 +41,21 @@ struct JobSamples {
 }
 
 impl JobSamples {
-    fn push(&mut self, sample: Sample) {
-        if let Some(last) = self.samples.back()
-            && sample.at_ms.saturating_sub(last.at_ms) < self.spacing_ms
+    /// Keeps `sample` unless it is closer than the spacing to the last one
+    /// (with a tenth of slack, as the sampler's ticks jitter). A `last`
+    /// sample (the job just finished) is always kept, in place of a close
+    /// one: without it the chart would end on the tail's last interval,
+    /// often one in which no unit was decided, and drop to 0.
+    fn push(&mut self, sample: Sample, last: bool) {
+        if let Some(previous) = self.samples.back()
+            && sample.at_ms.saturating_sub(previous.at_ms) < self.spacing_ms - self.spacing_ms / 10
         {
-            return;
+            if !last {
+                return;
+            }
+            if self.samples.len() > 1 {
+                self.samples.pop_back();
+            }
         }
         if self.samples.len() >= RING {
             let mut keep = false;
@@ -124,12 +134,16 @@ impl Rates {
                 spacing_ms: 1000,
                 finished: false,
             });
-            samples.push(Sample {
-                at_ms: now,
-                leaves: view.leaves_done,
-                work: view.work_done,
-            });
-            samples.finished = view.state.is_final();
+            let finished = view.state.is_final();
+            samples.push(
+                Sample {
+                    at_ms: now,
+                    leaves: view.leaves_done,
+                    work: view.work_done,
+                },
+                finished,
+            );
+            samples.finished = finished;
         }
         if jobs.len() > JOBS_KEPT {
             let mut finished: Vec<(u64, JobId)> = jobs
@@ -285,20 +299,64 @@ mod tests {
             finished: false,
         };
         for i in 0..RING as u64 + 1 {
-            ring.push(Sample {
-                at_ms: i * 1000,
-                leaves: u128::from(i),
-                work: 0.0,
-            });
+            ring.push(
+                Sample {
+                    at_ms: i * 1000,
+                    leaves: u128::from(i),
+                    work: 0.0,
+                },
+                false,
+            );
         }
         assert_eq!(ring.samples.len(), RING / 2 + 1);
         assert_eq!(ring.spacing_ms, 2000);
         // A sample closer than the spacing is not kept.
-        ring.push(Sample {
-            at_ms: RING as u64 * 1000 + 1000,
-            leaves: 0,
-            work: 0.0,
-        });
+        ring.push(
+            Sample {
+                at_ms: RING as u64 * 1000 + 1000,
+                leaves: 0,
+                work: 0.0,
+            },
+            false,
+        );
         assert_eq!(ring.samples.len(), RING / 2 + 1);
+    }
+
+    /// A job's last sample is kept even when it comes early (the sampler's
+    /// tick jitters): it replaces the one it is too close to, so the chart
+    /// ends on the leaves of the units decided last, not on a 0.
+    #[test]
+    fn the_last_sample_is_kept_and_the_chart_ends_on_it() {
+        let rates = Rates::default();
+        let id = JobId::parse("j").unwrap();
+        let sample = |at_ms: u64, leaves: u128| Sample {
+            at_ms,
+            leaves,
+            work: 0.0,
+        };
+        let mut ring = JobSamples {
+            samples: VecDeque::new(),
+            spacing_ms: 1000,
+            finished: false,
+        };
+        // Ticks 999 and 1001 ms apart are both a second's samples.
+        ring.push(sample(0, 0), false);
+        ring.push(sample(999, 5_000), false);
+        ring.push(sample(2_000, 5_000), false);
+        // The tail: no unit decided in the last second, then the last
+        // unit ends the job 400 ms later.
+        ring.push(sample(2_400, 9_000), true);
+        assert_eq!(
+            ring.samples
+                .iter()
+                .map(|s| (s.at_ms, s.leaves))
+                .collect::<Vec<_>>(),
+            [(0, 0), (999, 5_000), (2_400, 9_000)]
+        );
+        lock(&rates.jobs).insert(id.clone(), ring);
+        let chart = rates.chart(&id);
+        assert_eq!(chart.len(), 2);
+        assert_eq!(chart[1].0, 2_400);
+        assert!((chart[1].1 - 4_000.0 / 1.401).abs() < 1e-6, "{chart:?}");
     }
 }

@@ -83,6 +83,9 @@ pub(super) struct Job {
     pub released: u64,
     pub state: JobState,
     pub error: Option<String>,
+    /// When it was submitted (ms since the Unix epoch); `None` for a job
+    /// from a journal that did not record it.
+    pub submitted_ms: Option<u64>,
     pub started_ms: Option<u64>,
     pub finished_ms: Option<u64>,
     pub disagreements: Vec<Disagreement>,
@@ -132,6 +135,7 @@ impl Job {
             released: 0,
             state: JobState::Queued,
             error: None,
+            submitted_ms: None,
             started_ms: None,
             finished_ms: None,
             disagreements: Vec::new(),
@@ -456,6 +460,7 @@ impl Job {
             split_depth: self.split_depth,
             state: self.state,
             error: self.error.clone().or_else(|| self.damage_note()),
+            submitted_ms: self.submitted_ms,
             units_total: self.units_total,
             units_done: self.summary.done,
             units_released: self.released,

@@ -194,8 +194,12 @@ pub enum JobError {
 pub struct NewJob(Job);
 
 impl NewJob {
-    pub fn new(id: JobId, spec: JobSpec, plan: PlannedJob) -> NewJob {
-        NewJob(Job::new(id, spec, plan))
+    /// The job `id` of `plan`, submitted at `submitted_ms` (the time its
+    /// journal row holds).
+    pub fn new(id: JobId, spec: JobSpec, plan: PlannedJob, submitted_ms: u64) -> NewJob {
+        let mut job = Job::new(id, spec, plan);
+        job.submitted_ms = Some(submitted_ms);
+        NewJob(job)
     }
 }
 
@@ -347,7 +351,8 @@ impl Jobs {
     /// [`Op::Submit`]): it is queued, or done at once when
     /// planning settled everything.
     pub fn submit(&mut self, id: JobId, spec: JobSpec, plan: PlannedJob) {
-        self.add(NewJob::new(id, spec, plan));
+        let now = self.clock.now_ms();
+        self.add(NewJob::new(id, spec, plan, now));
     }
 
     /// [`Jobs::submit`] of a job built beforehand, off the scheduler.

@@ -21,6 +21,8 @@ pub enum Op {
         /// The plan without its units ([`PlannedJob::header`]).
         plan: PlannedJob,
         units_total: u64,
+        /// When it was submitted (ms since the Unix epoch).
+        submitted_ms: u64,
     },
     /// Units `first_unit..` of a job's plan as a [`UnitColumns`] blob: one
     /// chunk, one transaction.

@@ -32,6 +32,8 @@ pub struct RestoredJob {
     pub summary: Option<Summary>,
     pub state: JobState,
     pub error: Option<String>,
+    /// When it was submitted; `None` in a journal older than schema 10.
+    pub submitted_ms: Option<u64>,
     pub started_ms: Option<u64>,
     pub finished_ms: Option<u64>,
     pub released: u64,
@@ -75,6 +77,7 @@ impl Jobs {
             summary,
             state,
             error,
+            submitted_ms,
             started_ms,
             finished_ms,
             released,
@@ -99,6 +102,7 @@ impl Jobs {
             let mut job = Job::finished(id, spec, plan, units_total, summary);
             job.state = state;
             job.error = error;
+            job.submitted_ms = submitted_ms;
             job.started_ms = started_ms;
             job.finished_ms = finished_ms;
             job.released = released;
@@ -108,6 +112,7 @@ impl Jobs {
         }
         let job = self.insert(Job::new(id.clone(), spec, plan));
         job.released = released;
+        job.submitted_ms = submitted_ms;
         job.started_ms = started_ms;
         job.disagreements = disagreements;
         if !damage.is_empty() {
@@ -238,13 +243,19 @@ impl Jobs {
             });
         }
         restored.votes.retain(|v| !stuck.contains(&v.unit_id));
-        let (released, started_ms, disagreements) = {
+        let (released, submitted_ms, started_ms, disagreements) = {
             let old = &self.jobs[job_id];
-            (old.released, old.started_ms, old.disagreements.clone())
+            (
+                old.released,
+                old.submitted_ms,
+                old.started_ms,
+                old.disagreements.clone(),
+            )
         };
         let now = self.clock.now_ms();
         let mut job = Job::new(job_id.clone(), restored.spec, restored.plan);
         job.released = released;
+        job.submitted_ms = submitted_ms;
         job.started_ms = started_ms;
         job.disagreements = disagreements;
         for (unit_id, floor) in restored.floors {

@@ -17,6 +17,8 @@ pub struct JobView {
     pub split_depth: u32,
     pub state: JobState,
     pub error: Option<String>,
+    /// When it was submitted (ms since the Unix epoch), if known.
+    pub submitted_ms: Option<u64>,
     pub units_total: u64,
     pub units_done: u64,
     pub units_released: u64,

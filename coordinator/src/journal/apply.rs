@@ -15,14 +15,15 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
             spec,
             plan,
             units_total,
+            submitted_ms,
         } => {
             // Jobs are ordered as their submits commit.
             tx.execute(
                 "INSERT INTO jobs (id, seq, game, position, depth, verify, split_depth, remaining_depth,
                                    first_moves, settled, root_leaves, checksum, state, units_total, owner,
-                                   convention, stats)
+                                   convention, stats, submitted_ms)
                  VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                         ?11, 'planning', ?12, ?13, ?14, ?15)",
+                         ?11, 'planning', ?12, ?13, ?14, ?15, ?16)",
                 params![
                     id.as_str(),
                     spec.game.name(),
@@ -39,6 +40,7 @@ pub(super) fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> rusqlite::Result
                     spec.owner.as_str(),
                     spec.convention.map(perft_core::Convention::name),
                     spec.stats,
+                    *submitted_ms as i64,
                 ],
             )?;
         }

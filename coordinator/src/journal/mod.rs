@@ -134,12 +134,14 @@ pub fn plan_ops<'p>(
     id: &'p JobId,
     spec: &'p JobSpec,
     planned: &'p PlannedJob,
+    submitted_ms: u64,
 ) -> impl Iterator<Item = Op> + 'p {
     let submit = Op::Submit {
         id: id.clone(),
         spec: spec.clone(),
         plan: planned.header(),
         units_total: planned.units.len() as u64,
+        submitted_ms,
     };
     let chunks = (0..planned.units.len())
         .step_by(CHUNK_UNITS)

@@ -127,7 +127,7 @@ pub(crate) fn disagreement_checksum(job_id: &JobId, unit_id: UnitId, votes: &str
 
 pub(super) const JOB_COLUMNS: &str = "id, game, position, depth, verify, split_depth, remaining_depth, first_moves, settled,
      root_leaves, state, error, started_ms, finished_ms, released, checksum, units_total, summary, summary_checksum, owner,
-     convention, stats";
+     convention, stats, submitted_ms";
 
 /// Reads back the row of every job whose plan was completely written, in
 /// submission order: a finished one with its summary (see
@@ -266,6 +266,7 @@ pub(super) fn job_row(row: &rusqlite::Row<'_>, path: &Path) -> Result<RestoredJo
         summary,
         state,
         error: row.get(11).map_err(sql)?,
+        submitted_ms: row.get::<_, Option<i64>>(22).map_err(sql)?.map(|v| v as u64),
         started_ms: row.get::<_, Option<i64>>(12).map_err(sql)?.map(|v| v as u64),
         finished_ms: row.get::<_, Option<i64>>(13).map_err(sql)?.map(|v| v as u64),
         released: row.get::<_, i64>(14).map_err(sql)? as u64,

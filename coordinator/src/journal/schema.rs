@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::JournalError;
 
 /// The schema this build writes. A data dir with another one is refused.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     remaining_depth INTEGER NOT NULL, first_moves TEXT NOT NULL, settled BLOB NOT NULL,
     root_leaves BLOB, checksum INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
     started_ms INTEGER, finished_ms INTEGER, released INTEGER NOT NULL DEFAULT 0,
-    units_total INTEGER NOT NULL, summary BLOB, summary_checksum INTEGER, counts_root BLOB);
+    units_total INTEGER NOT NULL, summary BLOB, summary_checksum INTEGER, counts_root BLOB,
+    submitted_ms INTEGER);
 CREATE TABLE IF NOT EXISTS unit_chunks (
     job_id TEXT NOT NULL, chunk INTEGER NOT NULL, first_unit INTEGER NOT NULL, units BLOB NOT NULL,
     checksum INTEGER NOT NULL, PRIMARY KEY (job_id, chunk)) WITHOUT ROWID;
@@ -86,17 +87,23 @@ const MIGRATE_7_TO_8: &str = "";
 /// all pass their checksums (see `counts_root`).
 const MIGRATE_8_TO_9: &str = "ALTER TABLE jobs ADD COLUMN counts_root BLOB;";
 
+/// Schema 9 becomes 10: a job keeps when it was submitted, for the
+/// dashboard's job list. A job submitted before has none (shown as
+/// unknown).
+const MIGRATE_9_TO_10: &str = "ALTER TABLE jobs ADD COLUMN submitted_ms INTEGER;";
+
 /// The upgrade steps from schema 3, in order.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     MIGRATE_3_TO_4,
     MIGRATE_4_TO_5,
     MIGRATE_5_TO_6,
     MIGRATE_6_TO_7,
     MIGRATE_7_TO_8,
     MIGRATE_8_TO_9,
+    MIGRATE_9_TO_10,
 ];
 
-/// Upgrades a journal of schema `found` (3 to 8) to [`SCHEMA_VERSION`] in
+/// Upgrades a journal of schema `found` (3 to 9) to [`SCHEMA_VERSION`] in
 /// one transaction: all of it or nothing.
 fn migrate(conn: &Connection, found: i64) -> rusqlite::Result<()> {
     let steps = &MIGRATIONS[(found - 3) as usize..];
@@ -234,10 +241,10 @@ pub fn open_connection(path: &Path) -> Result<Connection, JournalError> {
                 });
             }
             Some(SCHEMA_VERSION) => {}
-            Some(found @ 3..=8) => {
+            Some(found @ 3..=9) => {
                 migrate(&conn, found).map_err(open_err)?;
                 tracing::info!(
-                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6, lease floors and lapse records since 7, budgets since 8, done jobs' Merkle roots since 9)"
+                    "journal: schema {found} upgraded to {SCHEMA_VERSION} (participants since 4, conventions since 5, statistics since 6, lease floors and lapse records since 7, budgets since 8, done jobs' Merkle roots since 9, submission times since 10)"
                 );
             }
             Some(v) => {

@@ -34,7 +34,7 @@ pub(super) async fn journaled_job(
     };
     let id = JobId::parse(name).unwrap();
     let opened = Journal::open(dir).unwrap();
-    for op in plan_ops(&id, &spec, &planned) {
+    for op in plan_ops(&id, &spec, &planned, 0) {
         opened.journal.send(vec![op]).wait().await.unwrap();
     }
     (id, planned)

@@ -275,7 +275,7 @@ impl World {
             plan.depth,
             plan.units()
         ));
-        for op in plan_ops(&id, &spec, &plan.planned) {
+        for op in plan_ops(&id, &spec, &plan.planned, 0) {
             let commit = self.journal().send(vec![op]);
             self.rt.block_on(commit.wait()).expect("a journal write");
         }

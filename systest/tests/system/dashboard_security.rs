@@ -141,9 +141,11 @@ fn the_token_guards_every_page_and_a_first_visit_trades_it_for_a_cookie() {
     for path in [
         "/",
         "/workers",
+        "/participants",
         "/jobs/abc",
         "/api/jobs",
         "/api/workers",
+        "/api/participants",
         "/assets/dashboard.js",
         "/x",
     ] {

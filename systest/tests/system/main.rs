@@ -13,6 +13,7 @@ mod cluster_certificate;
 mod cluster_stats;
 mod connections;
 mod dashboard;
+mod dashboard_browser;
 mod dashboard_security;
 mod docs;
 mod done_damage;

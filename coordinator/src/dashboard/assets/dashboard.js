@@ -54,10 +54,35 @@ function percent(fraction) {
   return (Math.max(0, Math.min(1, fraction)) * 100).toFixed(1) + '%';
 }
 
+// A moment as "YYYY-MM-DD HH:MM:SS" in the browser's time zone; "unknown"
+// for a job from a journal that did not record it.
+function when(unixMs) {
+  if (unixMs === null || unixMs === undefined) return 'unknown';
+  const t = new Date(unixMs);
+  const two = (n) => String(n).padStart(2, '0');
+  return t.getFullYear() + '-' + two(t.getMonth() + 1) + '-' + two(t.getDate()) + ' ' +
+    two(t.getHours()) + ':' + two(t.getMinutes()) + ':' + two(t.getSeconds());
+}
+
+// A published count, or the words saying there is none.
+function published(count) {
+  return count === null || count === undefined ? 'not published' : grouped(count);
+}
+
 function eta(job) {
   if (job.state === 'done') return 'done';
   if (job.state !== 'running' && job.state !== 'queued') return '-';
   return duration(job.eta_seconds);
+}
+
+// Sets a progress bar: the fill's width, and its label twice, dark over
+// the track and light on the fill (the fill clips its copy), so the label
+// reads wherever the fill ends.
+function setProgress(bar, track, onFill, fraction, label) {
+  const text = label === undefined ? percent(fraction) : label;
+  bar.style.width = percent(fraction);
+  track.textContent = text;
+  onFill.textContent = text;
 }
 
 // A table cell holding a progress bar labelled `label` (the percentage by
@@ -65,10 +90,13 @@ function eta(job) {
 function progressCell(fraction, label) {
   const td = cell('td', null, 'wide');
   const box = cell('div', null, 'progress small');
+  const track = cell('span', null, 'percent');
   const bar = cell('div', null, 'bar');
-  bar.style.width = percent(fraction);
+  const onFill = cell('span', null, 'percent on-fill');
+  bar.appendChild(onFill);
+  box.appendChild(track);
   box.appendChild(bar);
-  box.appendChild(cell('span', label === undefined ? percent(fraction) : label, 'percent'));
+  setProgress(bar, track, onFill, fraction, label);
   td.appendChild(box);
   return td;
 }
@@ -118,7 +146,9 @@ async function jobsPage() {
     const stateCell = cell('td');
     stateCell.appendChild(stateBadge(job.state));
     return row([
-      idCell, stateCell, cell('td', job.game + (job.convention ? ' (' + job.convention + ')' : '')), cell('td', job.depth, 'num'),
+      idCell, cell('td', when(job.submitted_unix_ms), 'submitted'), stateCell,
+      cell('td', job.game + (job.convention ? ' (' + job.convention + ')' : '')), cell('td', job.depth, 'num'),
+      cell('td', job.verify ? 'yes' : 'no', 'verified'),
       progressCell(job.work_done), cell('td', grouped(job.leaves_done), 'num'),
       cell('td', rate(job.leaves_per_second), 'num'), cell('td', eta(job), 'num'),
     ]);
@@ -179,15 +209,15 @@ async function jobPage() {
   el('job-certificate-link').href = '/api/jobs/' + encodeURIComponent(job.id) + '/certificate';
   el('job-error').hidden = !job.error;
   el('job-error').textContent = job.error || '';
-  el('job-bar').style.width = percent(job.work_done);
-  el('job-percent').textContent = percent(job.work_done);
+  setProgress(el('job-bar'), el('job-percent'), el('job-percent-on-fill'), job.work_done);
   el('job-leaves').textContent = grouped(job.leaves_done);
   el('job-rate').textContent = rate(job.leaves_per_second);
   el('job-eta').textContent = eta(job);
+  el('job-submitted').textContent = when(job.submitted_unix_ms);
   el('job-elapsed').textContent = duration(job.seconds);
   el('job-units').textContent = grouped(job.units_done) + ' / ' + grouped(job.units_total) +
     ' done, ' + grouped(job.units_leased) + ' leased, ' + grouped(job.units_released) + ' released';
-  el('job-published').textContent = data.published_total ? grouped(data.published_total.leaves) : 'none published';
+  el('job-published').textContent = published(data.published_total && data.published_total.leaves);
   drawChart(el('chart'), data.chart);
 
   fill(el('divide').tBodies[0], data.divide.map((line) => {
@@ -196,7 +226,7 @@ async function jobPage() {
       progressCell(line.units_total > 0 ? line.units_done / line.units_total : 1,
         grouped(line.units_done) + ' / ' + grouped(line.units_total) + ' units'),
       cell('td', grouped(line.leaves), 'num leaves'),
-      cell('td', grouped(line.published), 'num'),
+      cell('td', published(line.published), 'num published'),
       matchMark(line.matches),
     ]);
     if (line.higher !== undefined) tr.children[2].title = grouped(line.higher) + ' of them at game over';
@@ -205,7 +235,7 @@ async function jobPage() {
   }));
   el('divide-units').textContent = grouped(job.units_done) + ' / ' + grouped(job.units_total);
   el('divide-total').textContent = grouped(data.total.leaves);
-  el('divide-published').textContent = data.published_total ? grouped(data.published_total.leaves) : '';
+  el('divide-published').textContent = published(data.published_total && data.published_total.leaves);
   el('divide-match').replaceWith(Object.assign(matchMark(data.total_matches), { id: 'divide-match' }));
 
   renderKinds(data);
@@ -220,7 +250,8 @@ async function jobPage() {
   el('serving').hidden = data.workers.length === 0;
   el('serving-none').hidden = data.workers.length > 0;
   fill(el('serving').tBodies[0], data.workers.map((w) => row([
-    cell('td', w.name === null ? '(gone)' : w.name), cell('td', w.id, 'mono'), cell('td', w.units, 'num'),
+    cell('td', w.name === null ? '(gone)' : w.name), cell('td', w.participant === null ? '(gone)' : w.participant),
+    cell('td', w.id, 'mono'), cell('td', w.units, 'num'),
   ])));
   return job.state === 'done' || job.state === 'failed' || job.state === 'cancelled';
 }
@@ -250,7 +281,9 @@ async function workersPage() {
     const seen = w.last_seen_seconds !== null ? duration(w.last_seen_seconds) + ' ago'
       : (w.gone_unix_ms ? 'gone at ' + new Date(w.gone_unix_ms).toLocaleTimeString() : '-');
     const tr = row([
-      cell('td', w.name), statusCell, cell('td', w.threads, 'num'), cell('td', grouped(w.units_done), 'num'),
+      cell('td', w.name, 'name'), cell('td', w.participant === null ? '-' : w.participant, 'participant'),
+      statusCell, cell('td', w.threads, 'num'), cell('td', grouped(w.units_done), 'num units'),
+      cell('td', w.leaves_done === null ? '-' : grouped(w.leaves_done), 'num leaves'),
       cell('td', rate(w.leaves_per_second), 'num'),
       cell('td', w.table_hit_rate === null ? '-' : percent(w.table_hit_rate), 'num'),
       cell('td', w.table_fill === null ? '-' : percent(w.table_fill), 'num'),
@@ -261,9 +294,34 @@ async function workersPage() {
   });
   fill(el('workers').tBodies[0], rows);
   el('empty').hidden = rows.length > 0;
-  const budgets = await api('/api/participants');
+}
+
+// A participant's standing: what keeps it from leasing, if anything.
+function standing(p) {
+  if (p.revoked) return 'revoked';
+  if (p.quarantined) return 'quarantined';
+  if (p.suspended) return 'suspended';
+  return 'active';
+}
+
+async function participantsPage() {
+  const data = await api('/api/participants');
+  const rows = data.participants.map((p) => {
+    const standingCell = cell('td');
+    standingCell.appendChild(cell('span', standing(p), 'state ' + standing(p)));
+    const lost = grouped(p.lost_votes) + (p.lost_votes_forgiven !== '0' ? ' (' + grouped(p.lost_votes_forgiven) + ' forgiven)' : '');
+    return row([
+      cell('td', p.name, 'name'), cell('td', p.role, 'role'), standingCell,
+      cell('td', p.machines + ' (' + p.threads + ')', 'num machines'),
+      cell('td', grouped(p.units), 'num units'), cell('td', grouped(p.leaves), 'num leaves'),
+      cell('td', p.cpu_seconds.toFixed(1), 'num cpu'), cell('td', lost, 'num lost'),
+      cell('td', grouped(p.lapses), 'num lapses'),
+    ]);
+  });
+  fill(el('participants').tBodies[0], rows);
+  el('empty').hidden = rows.length > 0;
   const order = ['open_jobs', 'open_units', 'sessions', 'streams', 'dashboard_sessions'];
-  fill(el('budgets').tBodies[0], budgets.participants.filter((p) => !p.revoked).map((p) => row(
+  fill(el('budgets').tBodies[0], data.participants.filter((p) => !p.revoked).map((p) => row(
     [cell('td', p.name)].concat(order.map((resource) => {
       const line = p.budget.find((b) => b.resource === resource);
       if (!line) return cell('td', '-', 'num');
@@ -273,7 +331,7 @@ async function workersPage() {
   )));
 }
 
-const pages = { jobs: jobsPage, job: jobPage, workers: workersPage };
+const pages = { jobs: jobsPage, job: jobPage, workers: workersPage, participants: participantsPage };
 
 async function poll() {
   const page = pages[document.body.dataset.page];

@@ -164,7 +164,7 @@ async fn backup_stall() {
     let owner = ParticipantId::parse("test").unwrap();
     let spec = crate::jobs::JobSpec::plain(GameKind::Checkers, &planned, 14, owner);
     let started = Instant::now();
-    for op in super::super::plan_ops(&id, &spec, &planned) {
+    for op in super::super::plan_ops(&id, &spec, &planned, 0) {
         journal.send(vec![op]).wait().await.unwrap();
     }
     for first in (0..UNITS as u64).step_by(4096) {
