@@ -123,4 +123,4 @@ pub use stats::{
     GameStats, LeafStats, NamedStats, StatsCounter, StatsTable, StatsVisitor, Tally, perft_stats,
 };
 pub use suite::{SuiteError, SuiteLine, parse_suite};
-pub use table::TranspositionTable;
+pub use table::{PreparedTable, TranspositionTable};

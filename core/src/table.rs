@@ -154,20 +154,20 @@ impl TranspositionTable {
     }
 
     fn allocate(buckets: u64, layout: Layout) -> TranspositionTable {
+        let words = buckets as usize * stride_of(layout.entry_words()) * BUCKET_ENTRIES + 8;
+        Self::laid_out(zeroed_words(words), layout).expect("a table is allocated for at least one bucket")
+    }
+
+    /// Empty `words` laid out as `layout`: as many buckets as fit after the
+    /// 8 words kept for aligning bucket 0 on a cache line; `None` when not
+    /// even one does.
+    fn laid_out(words: Box<[AtomicU64]>, layout: Layout) -> Option<TranspositionTable> {
         let entry_words = layout.entry_words();
         let stride = stride_of(entry_words);
-        let words = buckets as usize * stride * BUCKET_ENTRIES + 8;
-        // Plain `AtomicU64` alignment keeps this a lazy `calloc`: the
-        // allocator memsets over-aligned zeroed allocations eagerly.
-        let zeroed = Box::<[AtomicU64]>::new_zeroed_slice(words);
-        // SAFETY: all-zero bytes are the valid `AtomicU64` value 0, which is
-        // an empty entry in an unlocked bucket. Untouched zero pages cost no
-        // memory, so a large table costs nothing until it fills.
-        let words = unsafe { zeroed.assume_init() };
-        advise_huge_pages(&words);
+        let buckets = (words.len().saturating_sub(8) / (stride * BUCKET_ENTRIES)) as u64;
         let misalignment = words.as_ptr() as usize % 64;
         let base = (64 - misalignment) % 64 / 8;
-        TranspositionTable {
+        (buckets > 0).then_some(TranspositionTable {
             words,
             base,
             entry_words,
@@ -175,7 +175,7 @@ impl TranspositionTable {
             stride,
             key_words: layout.key_words,
             buckets,
-        }
+        })
     }
 
     /// Empties the table and lays it out again for the keys of game `G`, in
@@ -404,6 +404,68 @@ impl TranspositionTable {
             bucket += step;
         }
         used as f64 / seen.max(1) as f64
+    }
+}
+
+/// `len` zero words, the table's empty state, advised onto huge pages.
+fn zeroed_words(len: usize) -> Box<[AtomicU64]> {
+    // Plain `AtomicU64` alignment keeps this a lazy `calloc`: the
+    // allocator memsets over-aligned zeroed allocations eagerly.
+    let zeroed = Box::<[AtomicU64]>::new_zeroed_slice(len);
+    // SAFETY: all-zero bytes are the valid `AtomicU64` value 0, which is
+    // an empty entry in an unlocked bucket. Untouched zero pages cost no
+    // memory, so a large table costs nothing until it fills.
+    let words = unsafe { zeroed.assume_init() };
+    advise_huge_pages(&words);
+    words
+}
+
+/// A table's memory, faulted in ahead of its first count and never used
+/// yet. Faulting a large table in while counting makes the first job pay
+/// for every page (seconds per GiB on a VM, and the page faults serialise
+/// the threads), so a worker prepares its table before it asks for work.
+/// The game is not known then: [`PreparedTable::for_game`] lays the memory
+/// out for the first game to arrive, without emptying it again, since a
+/// table no count has used is all zero.
+#[derive(Debug)]
+pub struct PreparedTable {
+    words: Box<[AtomicU64]>,
+}
+
+impl PreparedTable {
+    /// At most `bytes` bytes of table memory, every page of it touched by
+    /// `threads` threads (writing the zero it already holds).
+    pub fn allocate(bytes: u64, threads: usize) -> PreparedTable {
+        let len = usize::try_from(bytes / 8).unwrap_or(usize::MAX);
+        let words = zeroed_words(len);
+        // One word a 4 KiB page: the least that makes the kernel back it.
+        const PAGE_WORDS: usize = 4096 / 8;
+        let chunk = len
+            .div_ceil(threads.max(1))
+            .next_multiple_of(PAGE_WORDS)
+            .max(PAGE_WORDS);
+        std::thread::scope(|scope| {
+            for part in words.chunks(chunk) {
+                scope.spawn(move || {
+                    for word in part.iter().step_by(PAGE_WORDS).chain(part.last()) {
+                        word.store(0, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        PreparedTable { words }
+    }
+
+    /// Bytes of the memory.
+    pub fn bytes(&self) -> u64 {
+        (self.words.len() * 8) as u64
+    }
+
+    /// The memory as an empty table for game `G`: as many entries as
+    /// [`TranspositionTable::for_game`] gives for the same bytes, or `None`
+    /// when that is not even one bucket.
+    pub fn for_game<G: crate::Game>(self) -> Option<TranspositionTable> {
+        TranspositionTable::laid_out(self.words, Layout::of::<G>())
     }
 }
 

@@ -9,7 +9,8 @@ use std::time::Instant;
 use perft_core::stats::StatsRequestError;
 use perft_core::stats::{GameStats, StatsVisitor};
 use perft_core::{
-    ByKind, Convention, ConventionRefused, Game, GameKind, GameVisitor, Measure, Plain, TranspositionTable,
+    ByKind, Convention, ConventionRefused, Game, GameKind, GameVisitor, Measure, Plain, PreparedTable,
+    TranspositionTable,
 };
 use perft_model::{Count, Epoch, JobId, UnitId};
 use tokio::sync::mpsc::UnboundedSender;
@@ -112,6 +113,8 @@ impl FaultInjector {
 #[derive(Debug, Default)]
 struct Tables {
     bytes: Option<u64>,
+    /// The memory prepared before the first lease, until a game takes it.
+    prepared: Mutex<Option<PreparedTable>>,
     current: Mutex<Option<(GameKind, Arc<TranspositionTable>)>>,
     /// When the fill was last sampled (it reads scattered memory).
     last_fill: Mutex<Option<Instant>>,
@@ -143,7 +146,13 @@ impl Tables {
                 // (they never need this lock to finish), so two never
                 // coexist and its memory is never faulted in twice.
                 let table = match current.take() {
-                    None => Arc::new(TranspositionTable::for_game::<G>(bytes)?),
+                    None => {
+                        let prepared = self.prepared.lock().unwrap_or_else(|p| p.into_inner()).take();
+                        Arc::new(match prepared {
+                            Some(memory) => memory.for_game::<G>()?,
+                            None => TranspositionTable::for_game::<G>(bytes)?,
+                        })
+                    }
                     Some((_, mut table)) => loop {
                         if let Some(reused) = Arc::get_mut(&mut table) {
                             reused.reset_for_game::<G>();
@@ -291,14 +300,17 @@ impl Pool {
         self.table_bytes
     }
 
-    /// Starts `threads` counting threads with a shared table of
-    /// `table_bytes` (none when `None`); outcomes go to `outcomes`.
-    pub fn start(threads: usize, table_bytes: Option<u64>, outcomes: UnboundedSender<Outcome>) -> Pool {
+    /// Starts `threads` counting threads sharing `table` (none when
+    /// `None`), laid out for the first game to arrive; outcomes go to
+    /// `outcomes`.
+    pub fn start(threads: usize, table: Option<PreparedTable>, outcomes: UnboundedSender<Outcome>) -> Pool {
         let (sender, queue) = crossbeam_channel::unbounded::<UnitLease>();
         let in_flight = Arc::new(AtomicUsize::new(0));
         let totals = Arc::new(Totals::default());
+        let table_bytes = table.as_ref().map(PreparedTable::bytes);
         let tables = Arc::new(Tables {
             bytes: table_bytes,
+            prepared: Mutex::new(table),
             totals: Arc::clone(&totals),
             ..Tables::default()
         });

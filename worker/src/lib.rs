@@ -29,7 +29,9 @@ use tonic::Code;
 
 use activity::Activity;
 pub use compute::{Outcome, Pool, Totals, UnitLease};
-pub use machine::{BadWorkerName, MetricsError, WorkerName, default_table_bytes, serve_metrics};
+pub use machine::{
+    BadWorkerName, MetricsError, WorkerName, default_table_bytes, prepare_table, serve_metrics,
+};
 use pacing::Pacing;
 
 /// How a worker runs.
@@ -301,7 +303,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let client = Client::lazy(&config.coordinator)
         .map_err(|e| WorkerError::BadAddress(config.coordinator.url.clone(), e.to_string()))?;
     let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
-    let pool = Pool::start(config.threads, config.table_bytes, outcomes_tx);
+    let table = match config.table_bytes {
+        Some(bytes) if bytes > 0 => Some(machine::prepare_table(bytes, config.threads).await),
+        _ => None,
+    };
+    let pool = Pool::start(config.threads, table, outcomes_tx);
     let mut pacing = Pacing::new(config.threads);
     // When the oldest count not yet reported must go.
     let mut report_by: Option<tokio::time::Instant> = None;

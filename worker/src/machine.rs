@@ -1,6 +1,7 @@
 //! What a worker takes from the machine it runs on before it starts: the
-//! name it registers under, the size of its table when none is given, and
-//! the endpoint its Prometheus metrics are scraped from.
+//! name it registers under, the size of its table when none is given, the
+//! table's memory made ready, and the endpoint its Prometheus metrics are
+//! scraped from.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -8,8 +9,9 @@ use std::net::SocketAddr;
 /// Longest worker name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 64;
 
-/// The name a worker registers under: the machine's identity for
-/// verification, 1 to 64 bytes without control characters.
+/// The name a worker registers under: a label for people, 1 to 64 bytes
+/// without control characters. Verification goes by the participant its
+/// credential proves, never by this name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerName(String);
 
@@ -60,6 +62,31 @@ impl fmt::Display for WorkerName {
 /// (a worker cannot know the work it will lease).
 pub fn default_table_bytes() -> u64 {
     perft_core::table_size::worker_table_bytes(perft_local::available_memory_bytes())
+}
+
+/// Makes the table's memory ready on `threads` threads before the worker
+/// asks for work, and says so: otherwise the first job pays for faulting
+/// every page in while it counts (seconds per GiB on a VM).
+pub async fn prepare_table(bytes: u64, threads: usize) -> perft_core::PreparedTable {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let gib = format!("{:.2}", bytes as f64 / GIB);
+    tracing::info!(
+        gib,
+        "preparing the table: touching its memory before asking for work"
+    );
+    let started = std::time::Instant::now();
+    let prepared =
+        tokio::task::spawn_blocking(move || perft_core::PreparedTable::allocate(bytes, threads)).await;
+    let table = match prepared {
+        Ok(table) => table,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    };
+    tracing::info!(
+        gib,
+        seconds = format!("{:.2}", started.elapsed().as_secs_f64()),
+        "table ready"
+    );
+    table
 }
 
 /// The metrics endpoint could not be started.

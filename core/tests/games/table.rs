@@ -4,7 +4,8 @@
 
 use perft_core::table::{Layout, MIN_STORED_DEPTH, SHALLOWEST_STORED_DEPTH, StoredCount, TableKey};
 use perft_core::{
-    Checkers, Chess, Counter, Game, Reversi, TranspositionTable, divide, divide_parallel, perft,
+    Checkers, Chess, Counter, Game, PreparedTable, Reversi, TranspositionTable, divide, divide_parallel,
+    perft,
 };
 
 /// The count a stress-test writer stores for (key, depth): any function of
@@ -300,4 +301,37 @@ fn a_table_reset_for_a_wider_key_counts_exactly() {
         Counter::new(Some(&table)).perft(&Checkers::start(), 9),
         perft(&Checkers::start(), 9)
     );
+}
+
+/// A prepared table (its memory faulted in by several threads before the
+/// game is known) is empty, as large as a table made for the game, never
+/// over the budget, and counts each game exactly.
+#[test]
+fn a_prepared_table_takes_any_game_empty_and_counts_exactly() {
+    // A budget that is not a whole number of pages or buckets.
+    let budget = (3 << 20) + 4100;
+    let prepared = PreparedTable::allocate(budget, 3);
+    assert!(prepared.bytes() <= budget);
+    let table = prepared.for_game::<Chess>().unwrap();
+    let made = TranspositionTable::for_game::<Chess>(budget).unwrap();
+    assert_eq!(table.entries(), made.entries());
+    assert!(table.bytes() <= budget);
+    assert_eq!(table.fill(1000), 0.0);
+    assert_eq!(
+        Counter::new(Some(&table)).perft(&Chess::start(), 5),
+        perft_core::GameKind::Chess.fns().published(5).unwrap().total
+    );
+
+    let table = PreparedTable::allocate(budget, 1).for_game::<Checkers>().unwrap();
+    assert_eq!(
+        table.entries(),
+        TranspositionTable::for_game::<Checkers>(budget)
+            .unwrap()
+            .entries()
+    );
+    assert_eq!(
+        Counter::new(Some(&table)).perft(&Checkers::start(), 9),
+        perft(&Checkers::start(), 9)
+    );
+    assert!(PreparedTable::allocate(64, 2).for_game::<Reversi>().is_none());
 }

@@ -37,6 +37,19 @@ fn a_worker_log_holds_its_registration_and_job_lines() {
         std::thread::sleep(Duration::from_millis(100));
     };
     c.worker_process(worker).terminate();
+    // The table is made ready before the worker registers, and it says so.
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |what: &str| lines.iter().position(|line| line.contains(what));
+    let (preparing, ready, registering) = (
+        at("preparing the table: touching its memory before asking for work"),
+        at("table ready"),
+        at("registering with the coordinator"),
+    );
+    assert!(
+        preparing.is_some() && preparing < ready && ready < registering,
+        "{text}"
+    );
+    assert!(lines[ready.unwrap_or(0)].contains("gib=\"0.02\""), "{text}");
     let registered = text
         .lines()
         .find(|line| line.contains(" registered"))
