@@ -76,13 +76,20 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    /// A varint in its shortest form: a padded one (a last byte of zero
+    /// after others) is refused, so that one value has one encoding.
     fn number(&mut self, field: &'static str) -> Result<u128, DecodeError> {
-        let before = self.input.len();
-        take(&mut self.input).ok_or(if before > 19 {
+        let before = self.input;
+        let value = take(&mut self.input).ok_or(if before.len() > 19 {
             invalid(field, "an integer longer than 128 bits")
         } else {
             DecodeError::Truncated(field)
-        })
+        })?;
+        let used = before.len() - self.input.len();
+        if used > 1 && before[used - 1] == 0 {
+            return Err(invalid(field, "an integer not in its shortest form"));
+        }
+        Ok(value)
     }
 
     fn small(&mut self, field: &'static str, max: u128) -> Result<u64, DecodeError> {

@@ -285,3 +285,25 @@ fn a_certificate_file_round_trips_and_its_failures_name_the_path() {
     assert!(std::error::Error::source(&unwritable).is_some());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_varint_not_in_its_shortest_form_is_refused() {
+    use std::io::{Read, Write};
+    let bytes = certificate().encode();
+    let mut body = Vec::new();
+    flate2::read::ZlibDecoder::new(&bytes[10..])
+        .read_to_end(&mut body)
+        .unwrap();
+    // The depth, after the game (1 + 7 bytes), convention (1) and root (17).
+    assert_eq!(body[26], 7);
+    body.splice(26..27, [0x87, 0x00]);
+    let mut file = bytes[..10].to_vec();
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    zlib.write_all(&body).unwrap();
+    file.extend_from_slice(&zlib.finish().unwrap());
+    let refused = Certificate::decode(&file).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "the certificate's depth is invalid: an integer not in its shortest form"
+    );
+}
