@@ -1,0 +1,240 @@
+//! A certificate from `records/` read byte by byte from docs/certificate.md
+//! alone: this decoder uses none of perft-certificate's code, only zlib,
+//! BLAKE3 and perft-core to re-plan the root and recount a unit. If the
+//! spec and the writer ever disagree, this test says where.
+
+use std::io::Read;
+
+use perft_core::{Game, Plan, Reversi, ReversiOeis, perft};
+
+/// The smallest certificate in `records/`: A124004(15), 322 units.
+const FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../records/a124004-15/certificate.cert"
+);
+
+/// A cursor over the body with the spec's primitives.
+struct Body<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Body<'a> {
+    /// Unsigned LEB128, at most 19 bytes, in its shortest form.
+    fn varint(&mut self) -> u128 {
+        let mut value = 0u128;
+        for i in 0..19 {
+            let (&byte, rest) = self.bytes.split_first().expect("the body ends inside a varint");
+            self.bytes = rest;
+            let bits = u128::from(byte & 0x7F);
+            assert!(i < 18 || bits <= 0b11, "a varint past 128 bits");
+            value |= bits << (7 * i);
+            if byte & 0x80 == 0 {
+                assert!(i == 0 || byte != 0, "a varint not in its shortest form");
+                return value;
+            }
+        }
+        panic!("a varint longer than 19 bytes")
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        head
+    }
+
+    /// A varint byte length (at most 256) and that much UTF-8.
+    fn text(&mut self) -> String {
+        let n = self.varint();
+        assert!(n <= 256, "a text of {n} bytes");
+        let text = std::str::from_utf8(self.take(n as usize)).expect("UTF-8");
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        text.to_owned()
+    }
+
+    /// `all` then `higher`.
+    fn leaves(&mut self) -> (u128, u128) {
+        let (all, higher) = (self.varint(), self.varint());
+        assert!(higher <= all);
+        (all, higher)
+    }
+}
+
+/// The spec's varint, written canonically.
+fn put(out: &mut Vec<u8>, mut value: u128) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// A packed Reversi position per the spec: the mover's discs, the other
+/// side's, the colour to move.
+fn reversi_boards(packed: &[u8]) -> (u64, u64, u8) {
+    assert_eq!(packed.len(), 17);
+    let word = |at: usize| u64::from_le_bytes(packed[at..at + 8].try_into().unwrap());
+    let (mover, other) = (word(0), word(8));
+    assert_eq!(mover & other, 0, "a square of both colours");
+    assert!(packed[16] <= 1, "colour byte {}", packed[16]);
+    (mover, other, packed[16])
+}
+
+/// The Merkle tree of the spec: leaves `0x00 || i || unit bytes`, nodes
+/// `0x01 || left || right`, an odd last node carried up.
+fn merkle_root(units: &[Vec<u8>]) -> [u8; 32] {
+    let mut level: Vec<[u8; 32]> = units
+        .iter()
+        .enumerate()
+        .map(|(i, unit)| {
+            let mut h = blake3::Hasher::new();
+            h.update(&[0]).update(&(i as u64).to_le_bytes()).update(unit);
+            *h.finalize().as_bytes()
+        })
+        .collect();
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|pair| match pair {
+                [l, r] => *blake3::Hasher::new()
+                    .update(&[1])
+                    .update(l)
+                    .update(r)
+                    .finalize()
+                    .as_bytes(),
+                [lone] => *lone,
+                _ => unreachable!(),
+            })
+            .collect();
+    }
+    level[0]
+}
+
+#[test]
+fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
+    let file = std::fs::read(FILE).expect("the record's certificate");
+    assert_eq!(file.len(), 3522);
+    assert_eq!(&file[..8], b"DPERFTC\n");
+    assert_eq!(u16::from_le_bytes([file[8], file[9]]), 1, "version 1: leaves");
+    let mut zlib = flate2::bufread::ZlibDecoder::new(&file[10..]);
+    let mut raw = Vec::new();
+    zlib.read_to_end(&mut raw).expect("one zlib stream");
+    assert!(zlib.into_inner().is_empty(), "nothing may follow the zlib stream");
+
+    let mut b = Body { bytes: &raw };
+    assert_eq!(b.text(), "reversi");
+    assert_eq!(b.take(1), [2], "OEIS A124004's convention");
+    let root = b.take(17).to_vec();
+    let (mover, other, colour) = reversi_boards(&root);
+    // The start per the spec's example bytes: dark (e4, d5) to move.
+    assert_eq!((mover, other, colour), (1 << 28 | 1 << 35, 1 << 27 | 1 << 36, 0));
+    let (depth, split) = (b.varint() as u32, b.varint() as u32);
+    assert_eq!((depth, split), (15, 5));
+    let f = b.varint() as usize;
+    let first_moves: Vec<String> = (0..f).map(|_| b.text()).collect();
+    // Ascending square number: d3 = 19, c4 = 26, f5 = 37, e6 = 44.
+    assert_eq!(first_moves, ["d3", "c4", "f5", "e6"]);
+    let settled: Vec<_> = (0..f).map(|_| b.leaves()).collect();
+    let p = b.varint() as usize;
+    let participants: Vec<String> = (0..p).map(|_| b.text()).collect();
+    assert_eq!(participants, ["worker-a", "worker-b"]);
+    let u = b.varint() as usize;
+    assert_eq!(u, 322);
+    let positions: Vec<&[u8]> = b.take(u * 17).chunks(17).collect();
+    let weights: Vec<Vec<(usize, u64)>> = (0..u)
+        .map(|_| {
+            let w = b.varint() as usize;
+            assert!((1..=f).contains(&w));
+            let pairs: Vec<(usize, u64)> = (0..w).map(|_| (b.varint() as usize, b.varint() as u64)).collect();
+            for (i, &(m, paths)) in pairs.iter().enumerate() {
+                assert!(m < f && paths >= 1);
+                assert!(pairs[..i].iter().all(|&(n, _)| n != m), "a first move twice");
+            }
+            pairs
+        })
+        .collect();
+    let counts: Vec<(u128, u128)> = (0..u).map(|_| b.leaves()).collect();
+    let deciders: Vec<Vec<usize>> = (0..u)
+        .map(|_| (0..b.varint()).map(|_| b.varint() as usize).collect())
+        .collect();
+    let divide: Vec<_> = (0..f).map(|_| b.leaves()).collect();
+    let total = b.leaves();
+    let merkle: [u8; 32] = b.take(32).try_into().unwrap();
+    assert!(b.bytes.is_empty(), "bytes after the Merkle root");
+
+    // The sums: settled + paths x count per first move, then the total.
+    let mut summed: Vec<(u128, u128)> = settled.clone();
+    for (unit_weights, &(all, higher)) in weights.iter().zip(&counts) {
+        for &(m, paths) in unit_weights {
+            summed[m].0 += all * u128::from(paths);
+            summed[m].1 += higher * u128::from(paths);
+        }
+    }
+    assert_eq!(summed, divide);
+    assert_eq!(total, (1_891_831_332_208, 0));
+    assert_eq!(divide.iter().map(|d| d.0).sum::<u128>(), total.0);
+    assert!(
+        counts.iter().all(|&(_, higher)| higher == 0),
+        "OEIS counts no game over"
+    );
+
+    // Every unit decided by two participants, and the Merkle root.
+    let unit_bytes: Vec<Vec<u8>> = (0..u)
+        .map(|i| {
+            // Both workers, in the order their counts arrived.
+            let mut who = deciders[i].clone();
+            who.sort_unstable();
+            assert_eq!(who, [0, 1], "unit {i}");
+            let mut out = positions[i].to_vec();
+            put(&mut out, weights[i].len() as u128);
+            for &(m, paths) in &weights[i] {
+                put(&mut out, m as u128);
+                put(&mut out, u128::from(paths));
+            }
+            put(&mut out, counts[i].0);
+            put(&mut out, counts[i].1);
+            put(&mut out, deciders[i].len() as u128);
+            for &d in &deciders[i] {
+                put(&mut out, participants[d].len() as u128);
+                out.extend_from_slice(participants[d].as_bytes());
+            }
+            out
+        })
+        .collect();
+    assert_eq!(merkle_root(&unit_bytes), merkle);
+
+    // Re-plan the root with perft-core: the same first moves, settled
+    // leaves, units byte for byte, and weights in the order first met.
+    let root_pos = ReversiOeis::unpack(&root).expect("a packed Reversi position");
+    assert_eq!(root_pos, ReversiOeis::start());
+    let mut start = Vec::new();
+    Reversi::start().pack(&mut start);
+    assert_eq!(start, root, "the spec's start bytes");
+    let plan = Plan::new(root_pos, depth, split).unwrap();
+    let planned: Vec<String> = plan
+        .first_moves()
+        .iter()
+        .map(|&mv| root_pos.format_move(mv))
+        .collect();
+    assert_eq!(planned, first_moves);
+    let planned_settled: Vec<_> = plan.settled().iter().map(|l| (l.leaves, l.higher)).collect();
+    assert_eq!(planned_settled, settled);
+    assert_eq!(plan.units().len(), u);
+    for (i, (pos, planned_weights)) in plan.units().iter().enumerate() {
+        let mut packed = Vec::new();
+        pos.pack(&mut packed);
+        reversi_boards(&packed);
+        assert_eq!(packed, positions[i], "unit {i}");
+        let pairs: Vec<(usize, u64)> = planned_weights
+            .iter()
+            .map(|w| (w.first_move as usize, w.paths))
+            .collect();
+        assert_eq!(pairs, weights[i], "unit {i}'s weights");
+    }
+
+    // Recount the cheapest unit at the remaining depth.
+    let (cheapest, &(all, _)) = counts.iter().enumerate().min_by_key(|(_, c)| c.0).unwrap();
+    let unit = ReversiOeis::unpack(positions[cheapest]).unwrap();
+    let recount = perft(&unit, depth - split);
+    assert_eq!((cheapest, all), (225, 69_849_784));
+    assert_eq!((recount.leaves, recount.higher), (all, 0));
+}
