@@ -24,6 +24,21 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
         if let Some(address) = args.metrics_listen {
             perft_worker::serve_metrics(address)?;
         }
-        Ok(perft_worker::run(config, terminated()).await?)
+        let url = config.coordinator.url.clone();
+        perft_worker::run(config, terminated())
+            .await
+            .map_err(|e| named(e, &url, &args.coordinator.token.described()))
     })
+}
+
+/// A worker's final error, naming which of its three settings (the URL,
+/// the credential, the CA file) to check.
+fn named(err: perft_worker::WorkerError, url: &str, credential: &str) -> CliError {
+    match err {
+        perft_worker::WorkerError::Refused(why) => {
+            CliError::Failed(format!("the coordinator at {url} refused {credential}: {why}"))
+        }
+        e @ perft_worker::WorkerError::UntrustedCoordinator { .. } => CliError::Usage(e.to_string()),
+        e => e.into(),
+    }
 }

@@ -125,6 +125,31 @@ impl ClientError {
         false
     }
 
+    /// The reason TLS refused the coordinator's certificate (signed by
+    /// another CA, issued for another host, expired), when that is why
+    /// the call failed: asking again cannot help, the CA file or the URL
+    /// must change.
+    pub fn untrusted_certificate(&self) -> Option<String> {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = match self {
+            ClientError::Status(status) => std::error::Error::source(status),
+            ClientError::Unreachable { source, .. } => Some(source as &(dyn std::error::Error + 'static)),
+            _ => None,
+        };
+        while let Some(cause) = source {
+            let tls = cause.downcast_ref::<rustls::Error>().or_else(|| {
+                cause
+                    .downcast_ref::<std::io::Error>()
+                    .and_then(|io| io.get_ref())
+                    .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            });
+            if let Some(rustls::Error::InvalidCertificate(why)) = tls {
+                return Some(why.to_string());
+            }
+            source = cause.source();
+        }
+        None
+    }
+
     /// Whether asking again later may succeed: the coordinator is away
     /// (restarting, or refusing writes while its disk is full).
     pub fn is_transient(&self) -> bool {

@@ -53,6 +53,31 @@ pub enum WorkerError {
     BadAddress(String, String),
     #[error("the coordinator refused this worker: {0}")]
     Refused(String),
+    /// TLS refused the coordinator's certificate: the CA file or the URL is
+    /// wrong, and retrying cannot help.
+    #[error(
+        "the coordinator at {url} showed a certificate the --tls-ca file does not vouch for ({why}): check that --tls-ca is that coordinator's CA certificate and that the URL's host is the name its certificate was issued for"
+    )]
+    UntrustedCoordinator { url: String, why: String },
+}
+
+/// What to check when nothing answers at `url`.
+fn unreachable_hint(url: &str) -> &'static str {
+    if url.starts_with("http://") {
+        "check the host and port and that the coordinator runs; a coordinator serving TLS needs https:// and --tls-ca"
+    } else {
+        "check the host and port and that the coordinator runs"
+    }
+}
+
+/// The error that ends the worker when TLS refused the coordinator's
+/// certificate.
+fn untrusted(err: &ClientError, url: &str) -> Option<WorkerError> {
+    err.untrusted_certificate()
+        .map(|why| WorkerError::UntrustedCoordinator {
+            url: url.to_owned(),
+            why,
+        })
 }
 
 /// Waits that grow from 100 ms to 5 s.
@@ -109,9 +134,16 @@ async fn register_until_done(client: &Client, config: &Config) -> Result<WorkerS
                 );
                 return Ok(session);
             }
-            Err(err) if is_refusal(&err) => return Err(WorkerError::Refused(err.to_string())),
             Err(err) => {
-                tracing::warn!(url = %config.coordinator.url, error = %err, "coordinator unreachable; retrying");
+                if let Some(fatal) = untrusted(&err, &config.coordinator.url) {
+                    return Err(fatal);
+                }
+                if is_refusal(&err) {
+                    return Err(WorkerError::Refused(err.to_string()));
+                }
+                let url = &config.coordinator.url;
+                let hint = unreachable_hint(url);
+                tracing::warn!(%url, error = %err, hint, "coordinator unreachable; retrying");
                 backoff.wait().await;
             }
         }
@@ -448,6 +480,9 @@ async fn handle_error(
     session: &mut WorkerSession,
     backoff: &mut Backoff,
 ) -> Result<(), WorkerError> {
+    if let Some(fatal) = untrusted(err, &config.coordinator.url) {
+        return Err(fatal);
+    }
     if matches!(err.code(), Some(Code::Unauthenticated | Code::PermissionDenied)) {
         return Err(WorkerError::Refused(err.to_string()));
     }

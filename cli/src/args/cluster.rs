@@ -76,6 +76,18 @@ impl TokenArg {
             (None, None) => Ok(None),
         }
     }
+
+    /// Where the credential comes from, as a refusal names it.
+    pub fn described(&self) -> String {
+        match (&self.token_file, &self.token) {
+            (Some(path), _) => format!(
+                "the credential in '{}' (--token-file)",
+                perft_core::echoed(&path.display().to_string())
+            ),
+            (None, Some(_)) => "the credential in PERFT_TOKEN".to_owned(),
+            (None, None) => "a worker without a credential (give --token-file FILE)".to_owned(),
+        }
+    }
 }
 
 /// Reads a PEM file named on the command line.
@@ -84,13 +96,30 @@ pub fn read_pem(path: &std::path::Path) -> Result<Vec<u8>, crate::error::CliErro
         .map_err(|e| crate::error::CliError::Usage(format!("cannot read '{}': {e}", path.display())))
 }
 
+/// The CA certificate file `--tls-ca` names, which must hold at least one
+/// PEM certificate and nothing unreadable: otherwise every connection
+/// would fail later with a certificate error that hides the real cause.
+pub fn read_ca(path: &std::path::Path) -> Result<Vec<u8>, crate::error::CliError> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    let pem = read_pem(path)?;
+    let certificates: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&pem).collect();
+    if !certificates.is_ok_and(|c| !c.is_empty()) {
+        return Err(crate::error::CliError::Usage(format!(
+            "--tls-ca '{}' holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the coordinator's CA certificate, from its admin",
+            perft_core::echoed(&path.display().to_string())
+        )));
+    }
+    Ok(pem)
+}
+
 impl CoordinatorArg {
     /// How to reach and authenticate to the coordinator.
     pub fn client_config(&self) -> Result<perft_proto::connect::ClientConfig, crate::error::CliError> {
         Ok(perft_proto::connect::ClientConfig {
             url: self.coordinator.clone(),
             token: self.token.token()?,
-            tls_ca: self.tls_ca.as_deref().map(read_pem).transpose()?,
+            tls_ca: self.tls_ca.as_deref().map(read_ca).transpose()?,
         })
     }
 }

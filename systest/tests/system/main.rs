@@ -35,3 +35,4 @@ mod suite_cluster;
 mod trust;
 mod upgrade;
 mod verification;
+mod volunteer;
