@@ -487,6 +487,16 @@ fn figures_agree_between_status_dashboard_participant_list_and_metrics() {
         assert_eq!(machine, every_unit, "{p}'s machine counted every unit once");
         assert_eq!(credit, every_unit, "{p} was credited with every unit once");
     }
+    // The CLI's help says which leaves each verb shows (however wrapped).
+    let help = |args: &[&str]| ok(c.perft(args)).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help(&["status", "--help"]).contains("are the job's perft leaves"),
+        "status --help names perft leaves"
+    );
+    assert!(
+        help(&["participant", "list", "--help"]).contains("each unit's count once"),
+        "participant list --help says how credit counts leaves"
+    );
     eprintln!(
         "figures: each unit's count once {} leaves, perft leaves {leaves}; checked in {:?}",
         counted.leaves,
