@@ -70,6 +70,12 @@ pub enum Command {
     /// List the coordinator's jobs.
     List(ListArgs),
     /// Show one job.
+    ///
+    /// `units` are decided of planned; `leaves so far` are the job's perft
+    /// leaves: each decided unit's count times the paths that reach its
+    /// position from the first moves (as the dashboard's `leaves_done`),
+    /// not the leaves its workers counted (each unit's count once); `time`
+    /// is since it started.
     Status(JobArgs),
     /// Cancel a job.
     Cancel(JobArgs),

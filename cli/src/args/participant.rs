@@ -11,6 +11,11 @@ pub enum ParticipantCommand {
     /// Add a participant; prints its secret once (only a hash is kept).
     Add(ParticipantAddArgs),
     /// List participants with their credit and reliability.
+    ///
+    /// `units` are its counts that were taken (as votes or verdicts) and
+    /// `leaves` their leaves, each unit's count once: not a job's perft
+    /// leaves, which weigh a unit by the paths that reach it, and a
+    /// verified job's units are credited to two participants each.
     List(ParticipantListArgs),
     /// Revoke a participant: its sessions end, its leases are queued
     /// again, its undecided votes dropped.

@@ -20,6 +20,7 @@ mod done_damage;
 mod edges;
 mod engine_authors;
 mod estimate;
+mod figures;
 mod first_hour;
 mod hostile;
 mod hostile_participants;
