@@ -47,7 +47,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) => 2,
-            CliError::Client(e) if e.is_request() => 2,
+            CliError::Client(e) if e.is_request() || e.untrusted_certificate().is_some() => 2,
             CliError::Failed(_) | CliError::Client(_) => 1,
         }
     }
@@ -65,6 +65,11 @@ impl From<perft_client::ClientError> for CliError {
 fn client_message(err: &perft_client::ClientError) -> String {
     use perft_client::ClientError;
     use tonic::Code;
+    if let Some(why) = err.untrusted_certificate() {
+        return format!(
+            "the coordinator showed a certificate the --tls-ca file does not vouch for ({why}): check that --tls-ca is that coordinator's CA certificate and that the host in --coordinator (or PERFT_COORDINATOR) is the name its certificate was issued for"
+        );
+    }
     match err {
         err if err.is_not_grpc() => "the server broke the connection instead of answering: it does not speak gRPC. Is the coordinator's address (--coordinator or PERFT_COORDINATOR) the dashboard's or the metrics' port? Use the address `perft serve` printed after 'listening on'".to_owned(),
         ClientError::Status(status) => {

@@ -103,6 +103,23 @@ fn a_volunteer_joins_with_a_url_a_secret_and_a_ca_and_a_wrong_one_is_named() {
         "check that --tls-ca is that coordinator's CA certificate and that the URL's host is the name its certificate was issued for\n"
     );
 
+    // A client verb with the same wrong CA says the same, in one line.
+    let listed = Command::new(PERFT)
+        .args(["list", "--coordinator", &c.url, "--token-file"])
+        .arg(&secret)
+        .arg("--tls-ca")
+        .arg(&other)
+        .env_remove("PERFT_COORDINATOR")
+        .env_remove("PERFT_TOKEN")
+        .output()
+        .unwrap();
+    let line = refused(&listed);
+    assert!(
+        line.starts_with("error: the coordinator showed a certificate the --tls-ca file does not vouch for (")
+            && line.ends_with("): check that --tls-ca is that coordinator's CA certificate and that the host in --coordinator (or PERFT_COORDINATOR) is the name its certificate was issued for\n"),
+        "{line}"
+    );
+
     // A CA file that holds no certificate at all.
     let not_pem = c.files().join("ca.txt");
     std::fs::write(&not_pem, "ask the admin for the CA\n").unwrap();
