@@ -330,26 +330,10 @@ pub fn delete(args: &JobArgs) -> Result<(), CliError> {
 
 /// `perft health`: the standard gRPC health check, as probes use it.
 pub fn health(args: &HealthArgs) -> Result<(), CliError> {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
     runtime()?.block_on(async {
-        let client = connect(&args.coordinator).await?;
-        let reply = HealthClient::new(client.channel())
-            .check(HealthCheckRequest {
-                service: String::new(),
-            })
-            .await
-            .map_err(perft_client::ClientError::from)?
-            .into_inner();
-        match reply.status() {
-            ServingStatus::Serving => {
-                outln!("serving")?;
-                Ok(())
-            }
-            status => Err(CliError::Failed(format!(
-                "coordinator not serving: {}",
-                status.as_str_name()
-            ))),
+        match connect(&args.coordinator).await?.health().await? {
+            None => outln!("serving"),
+            Some(status) => Err(CliError::Failed(format!("coordinator not serving: {status}"))),
         }
     })
 }

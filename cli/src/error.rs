@@ -24,6 +24,9 @@ pub enum CliError {
     /// the user's to fix, else 1; the cause is kept.
     #[error("{}", client_message(.0))]
     Client(#[source] perft_client::ClientError),
+    /// A credential or CA file that cannot be used: exit code 2.
+    #[error(transparent)]
+    Credential(#[from] perft_client::CredentialError),
 }
 
 impl CliError {
@@ -46,7 +49,7 @@ impl CliError {
     /// 2 for what the user can fix by asking differently, 1 for the rest.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Usage(_) => 2,
+            CliError::Usage(_) | CliError::Credential(_) => 2,
             CliError::Client(e) if e.is_request() || e.untrusted_certificate().is_some() => 2,
             CliError::Failed(_) | CliError::Client(_) => 1,
         }

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
+use perft_client::credentials::read_pem;
 use perft_coordinator::admission::{Budget, Budgets};
 use perft_coordinator::{ConnectionLimits, Listeners};
 
-use crate::args::{ServeArgs, read_pem};
+use crate::args::ServeArgs;
 use crate::cluster::{runtime, terminated};
 use crate::error::CliError;
 

@@ -3,12 +3,14 @@
 //! certificate.
 //!
 //! It owns the calls a user's program makes to a coordinator: the
-//! connection (address, TLS, credential, protocol header), each call, the
+//! connection (address, TLS, credential, protocol header), the health
+//! check, each call, the
 //! paging of long answers and the checks on what comes back. It returns
 //! the vocabulary's types (`perft-model`) and its own job views, and
 //! prints nothing: progress is a typed stream ([`Following`]) for the
-//! caller to render. It must not render, read arguments or files, or
-//! reach into the coordinator's internals.
+//! caller to render. It must not render, read arguments, or reach into
+//! the coordinator's internals; the only files it reads are those a
+//! caller names as a credential or a CA certificate ([`credentials`]).
 //!
 //! **Stability.** [`Client`]'s methods, [`Submission`], [`Job`],
 //! [`Divide`], [`Progress`] and [`ClientError::is_request`] are what this
@@ -69,6 +71,7 @@
 //! ```
 
 mod certificate;
+pub mod credentials;
 mod error;
 mod follow;
 mod job;
@@ -76,6 +79,7 @@ mod participants;
 mod worker_calls;
 
 pub use certificate::MAX_CERTIFICATE_BYTES;
+pub use credentials::CredentialError;
 pub use error::{ClientError, ReplyError};
 pub use follow::{Following, Progress, Watch};
 pub use job::{Backup, Disagreement, Divide, Job, Submission, Vote};
@@ -145,11 +149,21 @@ impl Client {
         &self.config
     }
 
-    /// The connection, for services this crate does not wrap (health
-    /// checks); calls on it carry no credential unless the
-    /// caller adds [`ClientConfig::interceptor`].
-    pub fn channel(&self) -> tonic::transport::Channel {
-        self.channel.clone()
+    /// The standard gRPC health check, as probes use it: `Ok(None)` when
+    /// the coordinator serves, else the status it names.
+    pub async fn health(&self) -> Result<Option<&'static str>, ClientError> {
+        use tonic_health::pb::health_check_response::ServingStatus;
+        use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+        let reply = HealthClient::new(self.channel.clone())
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await?
+            .into_inner();
+        Ok(match reply.status() {
+            ServingStatus::Serving => None,
+            status => Some(status.as_str_name()),
+        })
     }
 
     /// Submits a job; its id.

@@ -3,6 +3,7 @@
 //! jobs.
 
 use clap::Args;
+use perft_client::credentials::{self, CredentialError};
 use perft_core::{Convention, GameKind};
 
 use super::engine::EngineArgs;
@@ -44,35 +45,12 @@ impl std::fmt::Debug for TokenArg {
 
 impl TokenArg {
     /// The token, if one is configured; an unreadable file or a malformed
-    /// token is an error.
-    pub fn token(&self) -> Result<Option<perft_proto::connect::Token>, crate::error::CliError> {
-        use crate::error::CliError;
-        use perft_proto::connect::{ConnectError, Token};
+    /// token is an error naming where it came from.
+    pub fn token(&self) -> Result<Option<perft_proto::connect::Token>, CredentialError> {
         match (&self.token_file, &self.token) {
-            (Some(path), _) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    CliError::Usage(format!("cannot read the token file '{}': {e}", path.display()))
-                })?;
-                let path = perft_core::echoed(&path.display().to_string());
-                Token::new(&text).map(Some).map_err(|e| {
-                    CliError::Usage(match e {
-                        ConnectError::EmptyToken => format!(
-                            "the token file '{path}' is empty: it should hold your participant secret (from `perft participant add`) or the coordinator's token"
-                        ),
-                        _ => format!("the token file '{path}' must hold printable ASCII without spaces"),
-                    })
-                })
-            }
+            (Some(path), _) => credentials::token_from_file(path).map(Some),
             // The hidden --token is PERFT_TOKEN's flag: users set the variable.
-            (None, Some(token)) => Token::new(token).map(Some).map_err(|e| {
-                CliError::Usage(match e {
-                    ConnectError::EmptyToken => {
-                        "PERFT_TOKEN is set but empty: unset it, or give your credential with --token-file FILE"
-                            .to_owned()
-                    }
-                    _ => "PERFT_TOKEN must be printable ASCII without spaces (a participant's secret or the coordinator's token)".to_owned(),
-                })
-            }),
+            (None, Some(token)) => credentials::token_from_variable(token).map(Some),
             (None, None) => Ok(None),
         }
     }
@@ -84,42 +62,19 @@ impl TokenArg {
                 "the credential in '{}' (--token-file)",
                 perft_core::echoed(&path.display().to_string())
             ),
-            (None, Some(_)) => "the credential in PERFT_TOKEN".to_owned(),
+            (None, Some(_)) => format!("the credential in {}", credentials::TOKEN_VARIABLE),
             (None, None) => "a worker without a credential (give --token-file FILE)".to_owned(),
         }
     }
 }
 
-/// Reads a PEM file named on the command line.
-pub fn read_pem(path: &std::path::Path) -> Result<Vec<u8>, crate::error::CliError> {
-    std::fs::read(path)
-        .map_err(|e| crate::error::CliError::Usage(format!("cannot read '{}': {e}", path.display())))
-}
-
-/// The CA certificate file `--tls-ca` names, which must hold at least one
-/// PEM certificate and nothing unreadable: otherwise every connection
-/// would fail later with a certificate error that hides the real cause.
-pub fn read_ca(path: &std::path::Path) -> Result<Vec<u8>, crate::error::CliError> {
-    use rustls_pki_types::CertificateDer;
-    use rustls_pki_types::pem::PemObject;
-    let pem = read_pem(path)?;
-    let certificates: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&pem).collect();
-    if !certificates.is_ok_and(|c| !c.is_empty()) {
-        return Err(crate::error::CliError::Usage(format!(
-            "--tls-ca '{}' holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the coordinator's CA certificate, from its admin",
-            perft_core::echoed(&path.display().to_string())
-        )));
-    }
-    Ok(pem)
-}
-
 impl CoordinatorArg {
     /// How to reach and authenticate to the coordinator.
-    pub fn client_config(&self) -> Result<perft_proto::connect::ClientConfig, crate::error::CliError> {
+    pub fn client_config(&self) -> Result<perft_proto::connect::ClientConfig, CredentialError> {
         Ok(perft_proto::connect::ClientConfig {
             url: self.coordinator.clone(),
             token: self.token.token()?,
-            tls_ca: self.tls_ca.as_deref().map(read_ca).transpose()?,
+            tls_ca: self.tls_ca.as_deref().map(credentials::read_ca).transpose()?,
         })
     }
 }

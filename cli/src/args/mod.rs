@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use cluster::{
     CertificateArgs, CoordinatorArg, DivideArgs, HealthArgs, JobArgs, ListArgs, LoadgenArgs, LoadgenHoldArgs,
-    ProgressArgs, ServeArgs, SubmitArgs, WatchArgs, WorkerArgs, read_pem,
+    ProgressArgs, ServeArgs, SubmitArgs, WatchArgs, WorkerArgs,
 };
 pub use engine::EngineArgs;
 pub use journal::{BackupArgs, JournalCheckArgs, JournalCommand};
