@@ -160,7 +160,7 @@ fn a_running_job_shows_its_workers_rate_chart_and_eta_live() {
 
 /// Polls `/api/workers` until the worker `name` has `status`.
 fn wait_for_status(http: &ureq::Agent, dashboard: &str, name: &str, status: &str) -> serde_json::Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let (code, body) = get(http, &format!("{dashboard}/api/workers"), &[]);
         assert_eq!(code, 200, "{body}");
