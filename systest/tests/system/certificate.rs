@@ -67,7 +67,7 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
     let row = crate::common::published_stats_row(5);
     assert_eq!(leaves, row[0].1.to_string());
     let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(cert.version(), 2);
+    assert_eq!(cert.version(), 4);
     for (kind, (column, value)) in cert.header.kinds.iter().zip(&row[1..]) {
         assert_eq!(kind, column);
         let i = cert.header.kinds.iter().position(|k| k == column).unwrap();
