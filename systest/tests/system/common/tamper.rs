@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use perft_certificate::{Certificate, CountedUnit, Header};
+use perft_certificate::{Certificate, CountedUnit, Header, Provenance};
 
-use super::{PERFT, refused};
+use super::{PERFT, ok, refused};
 
 /// `perft audit FILE` recounting every unit, with a fixed seed.
 pub fn audit_all(path: &Path) -> Output {
@@ -141,6 +141,19 @@ pub fn every_tampering_fails(dir: &Path, path: &Path) {
     let mut forged = honest.clone();
     forged.units[5].count.leaves.leaves += 3;
     fails_naming(dir, &forged, "unit 5 (");
+
+    // The provenance changed: a label outside the Merkle root, which the
+    // audit prints as the file has it and cannot confirm; it still passes.
+    let mut relabelled = honest.clone();
+    relabelled.provenance = Some(Provenance::of_job("someone-else", 86_400, "forger 1.0"));
+    let path = dir.join("relabelled.cert");
+    std::fs::write(&path, relabelled.encode()).unwrap();
+    let out = ok(audit_with(&path, &["--sample", "1", "--seed", "7"]));
+    assert!(
+        out.contains("\nmade by: job someone-else, finished 1970-01-02T00:00:00Z, by forger 1.0\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("audit passed\n"), "{out}");
 
     // A truncated file, and one of another version: bad files, exit 2.
     let cut = dir.join("cut.cert");
