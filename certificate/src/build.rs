@@ -10,7 +10,8 @@ use perft_core::{
 
 use perft_model::{Count, DeciderName};
 
-use crate::{Certificate, Unit};
+use crate::decode::text_fault;
+use crate::{Certificate, Provenance, Unit};
 
 /// Why a certificate could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,6 +22,31 @@ pub enum BuildError {
     /// The weighted counts pass `u128`: a count is wrong.
     #[error(transparent)]
     Overflow(#[from] perft_core::CountOverflow),
+    /// A text of the provenance that a reader would refuse.
+    #[error("the certificate's {field} cannot be written: {reason}")]
+    Provenance {
+        /// `job id` or `program`.
+        field: &'static str,
+        /// What is wrong, one line.
+        reason: String,
+    },
+}
+
+/// Refuses a provenance a reader would: a text too long or with a control
+/// or layout character, or no program.
+fn check_provenance(provenance: &Provenance) -> Result<(), BuildError> {
+    for (field, text) in [("job id", &provenance.job), ("program", &provenance.program)] {
+        if let Some(reason) = text_fault(text) {
+            return Err(BuildError::Provenance { field, reason });
+        }
+    }
+    if provenance.program.is_empty() {
+        return Err(BuildError::Provenance {
+            field: "program",
+            reason: "empty: a certificate names the program that wrote it".to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// What a certificate says about the job, apart from its units.
@@ -129,13 +155,16 @@ fn root_kinds(game: GameKind, convention: Option<Convention>, root: &[u8], depth
 
 impl Certificate {
     /// A certificate of `header`'s job from its counted units in plan
-    /// order: the divide table and total are summed from them (checked),
-    /// the participants table is made of the deciders met, and the Merkle
-    /// root is computed. The coordinator's entry point.
+    /// order, made as `provenance` says: the divide table and total are
+    /// summed from them (checked), the participants table is made of the
+    /// deciders met, and the Merkle root is computed. The coordinator's
+    /// entry point.
     pub fn build(
         header: Header,
+        provenance: Provenance,
         units: impl IntoIterator<Item = CountedUnit>,
     ) -> Result<Certificate, BuildError> {
+        check_provenance(&provenance)?;
         let Header {
             game,
             convention,
@@ -270,6 +299,7 @@ impl Certificate {
             divide_kinds,
             total_kinds,
             merkle_root: [0; 32],
+            provenance: Some(provenance),
         };
         cert.merkle_root = cert.computed_merkle_root();
         Ok(cert)
@@ -277,13 +307,15 @@ impl Certificate {
 }
 
 /// A certificate of `plan` counted under measure `M` as `counts` (one per
-/// unit, in plan order), each count decided by `deciders`: what `perft run
-/// --certificate` writes, with the leaves' kinds when `M` counts them.
+/// unit, in plan order), each count decided by `deciders`, made as
+/// `provenance` says: what `perft run --certificate` writes, with the
+/// leaves' kinds when `M` counts them.
 pub fn from_plan<G: Game, M: Measure<G>>(
     game: GameKind,
     plan: &Plan<G>,
     counts: &[M::Count],
     deciders: &[DeciderName],
+    provenance: Provenance,
 ) -> Result<Certificate, BuildError>
 where
     M::Count: Into<Count>,
@@ -295,7 +327,7 @@ where
         plan.settled_counts::<M>().iter().map(Counted::kinds).collect()
     };
     let counts = counts.iter().map(|&count| count.into());
-    of_plan(game, plan, counts, deciders, kinds, settled_kinds)
+    of_plan(game, plan, counts, deciders, kinds, settled_kinds, provenance)
 }
 
 /// A certificate of `plan` from its counts, with kinds or without.
@@ -306,6 +338,7 @@ fn of_plan<G: Game>(
     deciders: &[DeciderName],
     kinds: Vec<String>,
     settled_kinds: Vec<Vec<u128>>,
+    provenance: Provenance,
 ) -> Result<Certificate, BuildError> {
     if counts.len() != plan.units().len() {
         return Err(BuildError::Inconsistent(format!(
@@ -344,5 +377,5 @@ fn of_plan<G: Game>(
             count,
             deciders: deciders.to_vec(),
         });
-    Certificate::build(header, units)
+    Certificate::build(header, provenance, units)
 }

@@ -12,7 +12,10 @@ use crate::build::Header;
 use crate::varint::take;
 use perft_model::{Count, DeciderName};
 
-use crate::{Certificate, MAGIC, Unit, VERSION_LEAVES, VERSION_STATS};
+use crate::{
+    Certificate, MAGIC, Provenance, Unit, VERSION_LEAVES, VERSION_LEAVES_PROVENANCE, VERSION_STATS,
+    VERSION_STATS_PROVENANCE,
+};
 
 /// The largest body accepted, uncompressed.
 const MAX_BODY: u64 = 16 << 30;
@@ -23,8 +26,24 @@ const MAX_EXPANSION: u64 = 64;
 /// Bodies up to this size are read whatever their expansion (a small
 /// certificate's columns of alike bytes compress well).
 const ALWAYS_READ: u64 = 1 << 20;
-/// The longest move text or participant id accepted.
+/// The longest text accepted: a move, a participant id, a kind's name, a
+/// job id or a program.
 const MAX_TEXT: usize = 256;
+
+/// What is wrong with `text` as a certificate's text, `None` if nothing:
+/// too long, or holding a character that could break a printed line or
+/// turn a terminal's text around.
+pub(crate) fn text_fault(text: &str) -> Option<String> {
+    if text.len() > MAX_TEXT {
+        return Some(format!("{} bytes of text, above {MAX_TEXT}", text.len()));
+    }
+    text.chars().any(perft_core::must_escape).then(|| {
+        format!(
+            "'{}' holds a control or layout character",
+            perft_core::echoed(text)
+        )
+    })
+}
 
 /// Why bytes are not a certificate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,7 +53,7 @@ pub enum DecodeError {
     Magic,
     /// A certificate of a version this code does not read.
     #[error(
-        "certificate version {found}, but this perft reads versions {VERSION_LEAVES} (leaves) and {VERSION_STATS} (statistics) only"
+        "certificate version {found}, but this perft reads versions {VERSION_LEAVES} to {VERSION_STATS_PROVENANCE} only (leaves, statistics, each without and with its provenance)"
     )]
     Version {
         /// The version in the file.
@@ -129,14 +148,8 @@ impl<'a> Fields<'a> {
         let text = std::str::from_utf8(bytes).map_err(|_| invalid(field, "not UTF-8"))?;
         // Texts are printed: none may break a line or turn a terminal's
         // text around.
-        if text.chars().any(perft_core::must_escape) {
-            return Err(invalid(
-                field,
-                format!(
-                    "'{}' holds a control or layout character",
-                    perft_core::echoed(text)
-                ),
-            ));
+        if let Some(fault) = text_fault(text) {
+            return Err(invalid(field, fault));
         }
         Ok(text.to_owned())
     }
@@ -175,7 +188,7 @@ fn decompressed(bytes: &[u8]) -> Result<(Vec<u8>, u16), DecodeError> {
         return Err(DecodeError::Truncated("version"));
     };
     let found = u16::from_le_bytes([version[0], version[1]]);
-    if found != VERSION_LEAVES && found != VERSION_STATS {
+    if !(VERSION_LEAVES..=VERSION_STATS_PROVENANCE).contains(&found) {
         return Err(DecodeError::Version { found });
     }
     let compressed = &rest[2..];
@@ -212,9 +225,34 @@ fn shown_kinds(kinds: &[String]) -> String {
     shown.join(" ")
 }
 
+/// The provenance block of versions 3 and 4: the job id (empty for a
+/// count without a job), the finish time in Unix seconds (at most
+/// `u64::MAX`), the program (never empty).
+fn provenance(f: &mut Fields<'_>) -> Result<Provenance, DecodeError> {
+    let job = f.text("job id")?;
+    let finished = f.small("finish time", u128::from(u64::MAX))?;
+    let program = f.text("program")?;
+    if program.is_empty() {
+        return Err(invalid(
+            "program",
+            "empty: a certificate names the program that wrote it",
+        ));
+    }
+    Ok(Provenance {
+        job,
+        finished,
+        program,
+    })
+}
+
 pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
     let (body, version) = decompressed(bytes)?;
     let mut f = Fields { input: &body };
+    let provenance = match version {
+        VERSION_LEAVES_PROVENANCE | VERSION_STATS_PROVENANCE => Some(provenance(&mut f)?),
+        _ => None,
+    };
+    let stats = matches!(version, VERSION_STATS | VERSION_STATS_PROVENANCE);
     let game: GameKind = f
         .text("game")?
         .parse()
@@ -301,7 +339,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         .map(|_| f.leaves("divide table"))
         .collect::<Result<Vec<_>, _>>()?;
     let total = f.leaves("total")?;
-    let (kinds, settled_kinds, unit_kinds, divide_kinds, total_kinds) = if version == VERSION_STATS {
+    let (kinds, settled_kinds, unit_kinds, divide_kinds, total_kinds) = if stats {
         if split_depth >= depth {
             return Err(invalid(
                 "split depth",
@@ -386,5 +424,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Certificate, DecodeError> {
         divide_kinds,
         total_kinds,
         merkle_root,
+        provenance,
     })
 }

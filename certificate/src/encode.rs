@@ -2,7 +2,8 @@
 //! (whose checksum catches a damaged body). The body is laid out column by
 //! column (all positions, then all weights, ...) so that alike bytes sit
 //! together and compress well. A statistics certificate (version 2) adds
-//! its kinds after the total, in columns too.
+//! its kinds after the total, in columns too. Versions 3 and 4 start the
+//! body with the provenance; the rest is version 1's or 2's, unchanged.
 
 use std::io::Write;
 
@@ -51,6 +52,11 @@ fn put_weights(out: &mut Vec<u8>, unit: &Unit) {
 /// The uncompressed body.
 pub(crate) fn body(cert: &Certificate) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + cert.units.len() * 40);
+    if let Some(provenance) = &cert.provenance {
+        put_str(&mut out, &provenance.job);
+        put(&mut out, u128::from(provenance.finished));
+        put_str(&mut out, &provenance.program);
+    }
     put_str(&mut out, cert.header.game.name());
     out.push(convention_byte(cert.header.convention));
     out.extend_from_slice(&cert.header.root);

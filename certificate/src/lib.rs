@@ -16,7 +16,10 @@
 //! order, the divide table, the total, and a Merkle root over the units so
 //! that one unit can be proven to belong to it with a few hashes. A
 //! statistics certificate (version 2) also holds every count's leaves by
-//! kind, under the same sums and the same Merkle root.
+//! kind, under the same sums and the same Merkle root. Versions 3 and 4 are
+//! versions 1 and 2 with a [`Provenance`] first: the job, when it finished
+//! and the program that wrote the file, a label outside the Merkle root.
+//! This code writes versions 3 and 4 and reads all four.
 //!
 //! Pure logic on byte slices apart from [`file`]: the callers do the
 //! network I/O.
@@ -27,10 +30,12 @@ mod decode;
 mod encode;
 pub mod file;
 pub mod merkle;
+mod provenance;
 mod varint;
 
 pub use build::{BuildError, CountedUnit, Header, from_plan, summed_kinds, weighted_kinds};
 pub use decode::DecodeError;
+pub use provenance::{Provenance, rfc3339};
 
 use perft_core::{Leaves, Weight};
 pub use perft_model::{Count, DeciderName};
@@ -38,13 +43,23 @@ pub use perft_model::{Count, DeciderName};
 /// The first bytes of every certificate file.
 pub const MAGIC: [u8; 8] = *b"DPERFTC\n";
 
-/// The format version of a certificate of leaves only: what this code
-/// writes for a plain count, byte for byte as before statistics existed.
+/// The format version of a certificate of leaves only without its
+/// provenance: read, no longer written (a certificate without a
+/// [`Provenance`] encodes to it, byte for byte as before).
 pub const VERSION_LEAVES: u16 = 1;
 
-/// The format version of a statistics certificate: version 1's fields and
-/// every count's leaves by kind.
+/// The format version of a statistics certificate without its provenance:
+/// version 1's fields and every count's leaves by kind. Read, no longer
+/// written.
 pub const VERSION_STATS: u16 = 2;
+
+/// Version 1 with its [`Provenance`] first in the body: what this code
+/// writes for a plain count.
+pub const VERSION_LEAVES_PROVENANCE: u16 = 3;
+
+/// Version 2 with its [`Provenance`] first in the body: what this code
+/// writes for a count by kind.
+pub const VERSION_STATS_PROVENANCE: u16 = 4;
 
 /// One unit of the plan with its count.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,16 +96,23 @@ pub struct Certificate {
     pub total_kinds: Vec<u128>,
     /// [`merkle::root`] of the units.
     pub merkle_root: merkle::Hash,
+    /// Who made it and when: always there in a certificate this code
+    /// builds, `None` only in one read from a file of version 1 or 2. Not
+    /// under the Merkle root.
+    pub provenance: Option<Provenance>,
 }
 
 impl Certificate {
-    /// The format version the file is written in: [`VERSION_STATS`] when
-    /// the certificate counts kinds, else [`VERSION_LEAVES`].
+    /// The format version the file is written in: with a provenance
+    /// [`VERSION_STATS_PROVENANCE`] when the certificate counts kinds, else
+    /// [`VERSION_LEAVES_PROVENANCE`]; without one (a file of the old
+    /// versions read back), [`VERSION_STATS`] or [`VERSION_LEAVES`].
     pub fn version(&self) -> u16 {
-        if self.header.kinds.is_empty() {
-            VERSION_LEAVES
-        } else {
-            VERSION_STATS
+        match (self.header.kinds.is_empty(), self.provenance.is_some()) {
+            (true, true) => VERSION_LEAVES_PROVENANCE,
+            (false, true) => VERSION_STATS_PROVENANCE,
+            (true, false) => VERSION_LEAVES,
+            (false, false) => VERSION_STATS,
         }
     }
 

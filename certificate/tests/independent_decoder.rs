@@ -1,7 +1,9 @@
 //! A certificate from `records/` read byte by byte from docs/certificate.md
 //! alone: this decoder uses none of perft-certificate's code, only zlib,
 //! BLAKE3 and perft-core to re-plan the root and recount a unit. If the
-//! spec and the writer ever disagree, this test says where.
+//! spec and the writer ever disagree, this test says where. A version 3
+//! file that perft-certificate writes today is read the same way, its
+//! provenance block first.
 
 use std::io::Read;
 
@@ -109,37 +111,53 @@ fn merkle_root(units: &[Vec<u8>]) -> [u8; 32] {
     level[0]
 }
 
-#[test]
-fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
-    let file = std::fs::read(FILE).expect("the record's certificate");
-    assert_eq!(file.len(), 3522);
+/// A file's version and its body, decompressed: the one zlib stream after
+/// the magic and version, with nothing after it.
+fn opened(file: &[u8]) -> (u16, Vec<u8>) {
     assert_eq!(&file[..8], b"DPERFTC\n");
-    assert_eq!(u16::from_le_bytes([file[8], file[9]]), 1, "version 1: leaves");
+    let version = u16::from_le_bytes([file[8], file[9]]);
     let mut zlib = flate2::bufread::ZlibDecoder::new(&file[10..]);
     let mut raw = Vec::new();
     zlib.read_to_end(&mut raw).expect("one zlib stream");
     assert!(zlib.into_inner().is_empty(), "nothing may follow the zlib stream");
+    (version, raw)
+}
 
-    let mut b = Body { bytes: &raw };
+/// A version 1 body of a Reversi certificate (17-byte positions), every
+/// field as the spec lays it out.
+#[derive(Debug)]
+struct Reversi1 {
+    convention: u8,
+    root: Vec<u8>,
+    depth: u32,
+    split: u32,
+    first_moves: Vec<String>,
+    settled: Vec<(u128, u128)>,
+    participants: Vec<String>,
+    positions: Vec<Vec<u8>>,
+    weights: Vec<Vec<(usize, u64)>>,
+    counts: Vec<(u128, u128)>,
+    deciders: Vec<Vec<usize>>,
+    divide: Vec<(u128, u128)>,
+    total: (u128, u128),
+    merkle: [u8; 32],
+}
+
+/// Reads a version 1 Reversi body from `b` to its end: nothing may follow
+/// the Merkle root.
+fn reversi_body(b: &mut Body<'_>) -> Reversi1 {
     assert_eq!(b.text(), "reversi");
-    assert_eq!(b.take(1), [2], "OEIS A124004's convention");
+    let convention = b.take(1)[0];
     let root = b.take(17).to_vec();
-    let (mover, other, colour) = reversi_boards(&root);
-    // The start per the spec's example bytes: dark (e4, d5) to move.
-    assert_eq!((mover, other, colour), (1 << 28 | 1 << 35, 1 << 27 | 1 << 36, 0));
+    reversi_boards(&root);
     let (depth, split) = (b.varint() as u32, b.varint() as u32);
-    assert_eq!((depth, split), (15, 5));
     let f = b.varint() as usize;
     let first_moves: Vec<String> = (0..f).map(|_| b.text()).collect();
-    // Ascending square number: d3 = 19, c4 = 26, f5 = 37, e6 = 44.
-    assert_eq!(first_moves, ["d3", "c4", "f5", "e6"]);
     let settled: Vec<_> = (0..f).map(|_| b.leaves()).collect();
     let p = b.varint() as usize;
     let participants: Vec<String> = (0..p).map(|_| b.text()).collect();
-    assert_eq!(participants, ["worker-a", "worker-b"]);
     let u = b.varint() as usize;
-    assert_eq!(u, 322);
-    let positions: Vec<&[u8]> = b.take(u * 17).chunks(17).collect();
+    let positions: Vec<Vec<u8>> = b.take(u * 17).chunks(17).map(<[u8]>::to_vec).collect();
     let weights: Vec<Vec<(usize, u64)>> = (0..u)
         .map(|_| {
             let w = b.varint() as usize;
@@ -160,30 +178,50 @@ fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
     let total = b.leaves();
     let merkle: [u8; 32] = b.take(32).try_into().unwrap();
     assert!(b.bytes.is_empty(), "bytes after the Merkle root");
+    Reversi1 {
+        convention,
+        root,
+        depth,
+        split,
+        first_moves,
+        settled,
+        participants,
+        positions,
+        weights,
+        counts,
+        deciders,
+        divide,
+        total,
+        merkle,
+    }
+}
 
-    // The sums: settled + paths x count per first move, then the total.
+/// Checks the sums (settled + paths x count per first move, then the
+/// total) and the Merkle root of a body.
+fn sums_and_root_hold(body: &Reversi1) {
+    let Reversi1 {
+        settled,
+        participants,
+        positions,
+        weights,
+        counts,
+        deciders,
+        divide,
+        total,
+        merkle,
+        ..
+    } = body;
     let mut summed: Vec<(u128, u128)> = settled.clone();
-    for (unit_weights, &(all, higher)) in weights.iter().zip(&counts) {
+    for (unit_weights, &(all, higher)) in weights.iter().zip(counts) {
         for &(m, paths) in unit_weights {
             summed[m].0 += all * u128::from(paths);
             summed[m].1 += higher * u128::from(paths);
         }
     }
-    assert_eq!(summed, divide);
-    assert_eq!(total, (1_891_831_332_208, 0));
+    assert_eq!(&summed, divide);
     assert_eq!(divide.iter().map(|d| d.0).sum::<u128>(), total.0);
-    assert!(
-        counts.iter().all(|&(_, higher)| higher == 0),
-        "OEIS counts no game over"
-    );
-
-    // Every unit decided by two participants, and the Merkle root.
-    let unit_bytes: Vec<Vec<u8>> = (0..u)
+    let unit_bytes: Vec<Vec<u8>> = (0..positions.len())
         .map(|i| {
-            // Both workers, in the order their counts arrived.
-            let mut who = deciders[i].clone();
-            who.sort_unstable();
-            assert_eq!(who, [0, 1], "unit {i}");
             let mut out = positions[i].to_vec();
             put(&mut out, weights[i].len() as u128);
             for &(m, paths) in &weights[i] {
@@ -200,7 +238,54 @@ fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
             out
         })
         .collect();
-    assert_eq!(merkle_root(&unit_bytes), merkle);
+    assert_eq!(&merkle_root(&unit_bytes), merkle);
+}
+
+#[test]
+fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
+    let file = std::fs::read(FILE).expect("the record's certificate");
+    assert_eq!(file.len(), 3522);
+    let (version, raw) = opened(&file);
+    assert_eq!(version, 1, "version 1: leaves, no provenance");
+    let body = reversi_body(&mut Body { bytes: &raw });
+    sums_and_root_hold(&body);
+    let Reversi1 {
+        convention,
+        root,
+        depth,
+        split,
+        first_moves,
+        settled,
+        participants,
+        positions,
+        weights,
+        counts,
+        deciders,
+        total,
+        ..
+    } = body;
+    assert_eq!(convention, 2, "OEIS A124004's convention");
+    let (mover, other, colour) = reversi_boards(&root);
+    // The start per the spec's example bytes: dark (e4, d5) to move.
+    assert_eq!((mover, other, colour), (1 << 28 | 1 << 35, 1 << 27 | 1 << 36, 0));
+    assert_eq!((depth, split), (15, 5));
+    // Ascending square number: d3 = 19, c4 = 26, f5 = 37, e6 = 44.
+    assert_eq!(first_moves, ["d3", "c4", "f5", "e6"]);
+    assert_eq!(participants, ["worker-a", "worker-b"]);
+    let u = positions.len();
+    assert_eq!(u, 322);
+    assert_eq!(total, (1_891_831_332_208, 0));
+    assert!(
+        counts.iter().all(|&(_, higher)| higher == 0),
+        "OEIS counts no game over"
+    );
+    // Every unit decided by both workers, in the order their counts
+    // arrived.
+    for (i, who) in deciders.iter().enumerate() {
+        let mut who = who.clone();
+        who.sort_unstable();
+        assert_eq!(who, [0, 1], "unit {i}");
+    }
 
     // Re-plan the root with perft-core: the same first moves, settled
     // leaves, units byte for byte, and weights in the order first met.
@@ -233,8 +318,44 @@ fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
 
     // Recount the cheapest unit at the remaining depth.
     let (cheapest, &(all, _)) = counts.iter().enumerate().min_by_key(|(_, c)| c.0).unwrap();
-    let unit = ReversiOeis::unpack(positions[cheapest]).unwrap();
+    let unit = ReversiOeis::unpack(&positions[cheapest]).unwrap();
     let recount = perft(&unit, depth - split);
     assert_eq!((cheapest, all), (225, 69_849_784));
     assert_eq!((recount.leaves, recount.higher), (all, 0));
+}
+
+#[test]
+fn a_version_3_certificate_opens_with_its_provenance_then_a_version_1_body() {
+    // Written by perft-certificate as `perft run` would; read by the spec.
+    let plan = Plan::new(ReversiOeis::start(), 6, 2).unwrap();
+    let (counts, _) = perft_core::count_units::<_, perft_core::Plain>(
+        plan.units().positions(),
+        plan.remaining_depth(),
+        1,
+        None,
+    );
+    let made = perft_certificate::Provenance::of_job("3f2a9c01be77", 1_795_829_025, "perft 0.1.0");
+    let deciders = [perft_certificate::DeciderName::local()];
+    let file = perft_certificate::from_plan::<_, perft_core::Plain>(
+        perft_core::GameKind::Reversi,
+        &plan,
+        &counts,
+        &deciders,
+        made,
+    )
+    .unwrap()
+    .encode();
+    let (version, raw) = opened(&file);
+    assert_eq!(version, 3, "version 3: leaves, with provenance");
+    let mut b = Body { bytes: &raw };
+    // The provenance: job id, finish time (Unix seconds), program.
+    assert_eq!(b.text(), "3f2a9c01be77");
+    assert_eq!(b.varint(), 1_795_829_025, "2026-11-28T01:23:45Z");
+    assert_eq!(b.text(), "perft 0.1.0");
+    // Then exactly a version 1 body, whose root does not cover the block.
+    let body = reversi_body(&mut b);
+    sums_and_root_hold(&body);
+    assert_eq!((body.convention, body.depth, body.split), (2, 6, 2));
+    assert_eq!(body.total.0, 8_200, "A124004(6)");
+    assert_eq!(body.participants, ["local"]);
 }

@@ -1,10 +1,11 @@
 //! A certificate of a real plan survives encoding, proves each unit by its
 //! Merkle path, and every cut or changed byte of its file is refused
-//! cleanly (an error, never a panic); with kinds too (version 2), while a
-//! certificate of leaves only stays version 1 byte for byte.
+//! cleanly (an error, never a panic); with kinds too, and with its
+//! provenance (versions 3 and 4), while one without a provenance (a file
+//! of version 1 or 2 read back) stays version 1 or 2 byte for byte.
 
 use perft_certificate::{
-    BuildError, Certificate, Count, CountedUnit, DeciderName, DecodeError, from_plan, merkle,
+    BuildError, Certificate, Count, CountedUnit, DeciderName, DecodeError, Provenance, from_plan, merkle,
 };
 use perft_core::{
     ByKind, Checkers, Game, GameKind, Leaves, Plain, Plan, ReversiOeis, Tally, count_units, perft_stats,
@@ -17,7 +18,13 @@ fn certificate() -> Certificate {
         DeciderName::parse("w1").unwrap(),
         DeciderName::parse("w2").unwrap(),
     ];
-    from_plan::<_, Plain>(GameKind::Reversi, &plan, &counts, &deciders).unwrap()
+    from_plan::<_, Plain>(GameKind::Reversi, &plan, &counts, &deciders, made()).unwrap()
+}
+
+/// The provenance the test certificates carry: a job finished at
+/// 2026-11-28T01:23:45Z, written by `perft 0.1.0`.
+fn made() -> Provenance {
+    Provenance::of_job("3f2a9c01be77", 1_795_829_025, "perft 0.1.0")
 }
 
 #[test]
@@ -44,6 +51,7 @@ fn stats_certificate() -> Certificate {
         &plan,
         &counts,
         &[DeciderName::parse("w").unwrap()],
+        made(),
     )
     .unwrap()
 }
@@ -67,8 +75,10 @@ fn every_cut_and_flip_is_refused_or_read_whole(cert: &Certificate, bytes: &[u8])
 }
 
 #[test]
-fn a_certificate_of_leaves_only_is_version_1_byte_for_byte() {
-    let bytes = certificate().encode();
+fn a_certificate_without_provenance_is_version_1_byte_for_byte() {
+    let mut cert = certificate();
+    cert.provenance = None;
+    let bytes = cert.encode();
     assert_eq!(bytes[8..10], 1u16.to_le_bytes());
     // The file this certificate made before statistics existed.
     assert_eq!(bytes.len(), 254);
@@ -76,6 +86,118 @@ fn a_certificate_of_leaves_only_is_version_1_byte_for_byte() {
         blake3::hash(&bytes).to_hex().as_str(),
         "31323561cea3eac45f499f1ad04f41dafbe56c84e8857701f74e3d291469c7ea"
     );
+    // An old file reads back with no provenance and its own version.
+    let read = Certificate::decode(&bytes).unwrap();
+    assert_eq!((read.version(), &read.provenance), (1, &None));
+    assert_eq!(read, cert);
+}
+
+#[test]
+fn a_certificate_of_leaves_is_version_3_with_its_provenance_first() {
+    use std::io::Read;
+    let cert = certificate();
+    assert_eq!(cert.version(), 3);
+    let bytes = cert.encode();
+    assert_eq!(bytes[8..10], 3u16.to_le_bytes());
+    let read = Certificate::decode(&bytes).unwrap();
+    assert_eq!(read, cert);
+    assert_eq!(read.provenance, Some(made()));
+    // The body is the provenance block, then version 1's body unchanged.
+    let body = |bytes: &[u8]| {
+        let mut body = Vec::new();
+        flate2::read::ZlibDecoder::new(&bytes[10..])
+            .read_to_end(&mut body)
+            .unwrap();
+        body
+    };
+    let mut old = cert.clone();
+    old.provenance = None;
+    let mut block = vec![12];
+    block.extend_from_slice(b"3f2a9c01be77");
+    // 1,795,829,025 in LEB128, then the program.
+    block.extend_from_slice(&[0xa1, 0xda, 0xa8, 0xd8, 0x06, 11]);
+    block.extend_from_slice(b"perft 0.1.0");
+    assert_eq!(body(&bytes), [block, body(&old.encode())].concat());
+    // The provenance is a label outside the Merkle root.
+    assert_eq!(old.computed_merkle_root(), cert.merkle_root);
+    let mut relabelled = cert.clone();
+    relabelled.provenance = Some(Provenance::local(1, "someone else 1.0"));
+    assert_eq!(relabelled.computed_merkle_root(), cert.merkle_root);
+    let read = Certificate::decode(&relabelled.encode()).unwrap();
+    assert_eq!(
+        read.provenance.unwrap().shown(),
+        "a local run (no job), finished 1970-01-01T00:00:01Z, by someone else 1.0"
+    );
+    every_cut_and_flip_is_refused_or_read_whole(&cert, &bytes);
+}
+
+#[test]
+fn a_statistics_certificate_is_version_4_and_version_2_without_provenance() {
+    let cert = stats_certificate();
+    assert_eq!(cert.version(), 4);
+    let bytes = cert.encode();
+    assert_eq!(bytes[8..10], 4u16.to_le_bytes());
+    assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
+    let mut old = cert.clone();
+    old.provenance = None;
+    let old_bytes = old.encode();
+    assert_eq!(old_bytes[8..10], 2u16.to_le_bytes());
+    let read = Certificate::decode(&old_bytes).unwrap();
+    assert_eq!((read.version(), &read.provenance), (2, &None));
+    assert_eq!(read, old);
+    assert_eq!(read.merkle_root, cert.merkle_root);
+}
+
+#[test]
+fn a_provenance_a_reader_would_refuse_is_not_written() {
+    let plan = Plan::new(ReversiOeis::start(), 3, 1).unwrap();
+    let (counts, _) = count_units::<_, Plain>(plan.units().positions(), plan.remaining_depth(), 1, None);
+    let build = |provenance| from_plan::<_, Plain>(GameKind::Reversi, &plan, &counts, &[], provenance);
+    let refused = |provenance, field: &str, reason: &str| match build(provenance) {
+        Err(e @ BuildError::Provenance { .. }) => {
+            let line = e.to_string();
+            assert!(
+                line.starts_with(&format!("the certificate's {field} cannot be written: "))
+                    && line.contains(reason),
+                "{line}"
+            );
+        }
+        other => panic!("{other:?}"),
+    };
+    refused(Provenance::local(1, ""), "program", "empty");
+    refused(Provenance::local(1, "perft\n"), "program", "control or layout");
+    refused(
+        Provenance::of_job("j\u{202e}", 1, "perft"),
+        "job id",
+        "control or layout",
+    );
+    refused(
+        Provenance::of_job("j".repeat(257), 1, "perft"),
+        "job id",
+        "257 bytes of text, above 256",
+    );
+    build(Provenance::of_job("j".repeat(256), u64::MAX, "p")).unwrap();
+}
+
+#[test]
+fn a_provenance_read_back_is_held_to_the_text_rules() {
+    // A file whose provenance a writer other than this code filled in:
+    // each text follows the rules every text does, the program is named.
+    for (job, program, expected) in [
+        ("ok", "", "the certificate's program is invalid: empty"),
+        (
+            "ok",
+            "perft\u{2028}MISMATCH",
+            "the certificate's program is invalid: ",
+        ),
+        ("a\u{1b}[2J", "perft", "the certificate's job id is invalid: "),
+    ] {
+        let mut cert = certificate();
+        cert.provenance = Some(Provenance::of_job(job, 5, program));
+        let refused = Certificate::decode(&cert.encode()).unwrap_err().to_string();
+        assert!(refused.starts_with(expected), "{refused}");
+        assert_eq!(refused.lines().count(), 1, "{refused}");
+    }
 }
 
 #[test]
@@ -85,9 +207,9 @@ fn a_statistics_certificate_round_trips_with_its_kinds() {
     assert_eq!(cert.total, whole.leaves);
     assert_eq!(cert.total_kinds, whole.kinds.counts());
     assert_eq!(cert.header.kinds, GameKind::Checkers.stats_kinds());
-    assert_eq!(cert.version(), 2);
+    assert_eq!(cert.version(), 4);
     let bytes = cert.encode();
-    assert_eq!(bytes[8..10], 2u16.to_le_bytes());
+    assert_eq!(bytes[8..10], 4u16.to_le_bytes());
     assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
     // Each unit's leaf covers its kinds: one kind changed moves the root.
     let mut changed = cert.clone();
@@ -113,7 +235,7 @@ fn a_statistics_certificate_needs_a_ply_below_its_units() {
     );
     let plan = Plan::new(Checkers::start(), 4, 4).unwrap();
     let (counts, _) = count_units::<_, ByKind>(plan.units().positions(), 0, 1, None);
-    let built = from_plan::<_, ByKind>(GameKind::Checkers, &plan, &counts, &[]);
+    let built = from_plan::<_, ByKind>(GameKind::Checkers, &plan, &counts, &[], made());
     assert!(
         matches!(&built, Err(BuildError::Inconsistent(line)) if line.contains("need a ply")),
         "{built:?}"
@@ -182,7 +304,7 @@ fn a_statistics_certificate_refuses_kinds_that_do_not_fit() {
         other => panic!("{other:?}"),
     };
     inconsistent(
-        Certificate::build(header(), units(|k| k[1..].to_vec())),
+        Certificate::build(header(), made(), units(|k| k[1..].to_vec())),
         "unit 0 has 2 kinds, the certificate counts 3",
     );
     let mut chess_kinds = header();
@@ -192,21 +314,21 @@ fn a_statistics_certificate_refuses_kinds_that_do_not_fit() {
         .map(|&k| k.to_owned())
         .collect();
     inconsistent(
-        Certificate::build(chess_kinds, units(<[u128]>::to_vec)),
+        Certificate::build(chess_kinds, made(), units(<[u128]>::to_vec)),
         "are not checkers's",
     );
     let mut short = header();
     short.settled_kinds.pop();
     inconsistent(
-        Certificate::build(short, units(<[u128]>::to_vec)),
+        Certificate::build(short, made(), units(<[u128]>::to_vec)),
         "the settled kinds are not 7 lines of 3 kinds",
     );
     let overflowing = units(|k| vec![u128::MAX; k.len()]);
     assert!(matches!(
-        Certificate::build(header(), overflowing),
+        Certificate::build(header(), made(), overflowing),
         Err(BuildError::Overflow(_))
     ));
-    Certificate::build(header(), units(<[u128]>::to_vec)).unwrap();
+    Certificate::build(header(), made(), units(<[u128]>::to_vec)).unwrap();
 }
 
 #[test]
@@ -214,19 +336,31 @@ fn every_cut_and_flipped_byte_is_refused_or_read_whole() {
     let cert = certificate();
     let bytes = cert.encode();
     every_cut_and_flip_is_refused_or_read_whole(&cert, &bytes);
-    let mut other = bytes.clone();
-    other[8] = 9;
+    for found in [0, 5, 9] {
+        let mut other = bytes.clone();
+        other[8] = found as u8;
+        assert_eq!(Certificate::decode(&other), Err(DecodeError::Version { found }));
+    }
     assert_eq!(
-        Certificate::decode(&other),
-        Err(DecodeError::Version { found: 9 })
+        DecodeError::Version { found: 5 }.to_string(),
+        "certificate version 5, but this perft reads versions 1 to 4 only (leaves, statistics, each without and with its provenance)"
     );
 }
 
 #[test]
 fn nothing_may_follow_the_zlib_stream() {
     // One byte after the stream, and 20,000 (once passed unseen, swallowed
-    // by the reader's buffer), of either version: refused, naming how many.
-    for cert in [certificate(), stats_certificate()] {
+    // by the reader's buffer), of every version: refused, naming how many.
+    let without = |mut cert: Certificate| {
+        cert.provenance = None;
+        cert
+    };
+    for cert in [
+        certificate(),
+        stats_certificate(),
+        without(certificate()),
+        without(stats_certificate()),
+    ] {
         let bytes = cert.encode();
         assert_eq!(Certificate::decode(&bytes).unwrap(), cert);
         for (extra, fill) in [(1, 0u8), (20_000, 0), (20_000, 0xff), (100_000, 0x78)] {
@@ -294,16 +428,27 @@ fn a_varint_not_in_its_shortest_form_is_refused() {
     flate2::read::ZlibDecoder::new(&bytes[10..])
         .read_to_end(&mut body)
         .unwrap();
-    // The depth, after the game (1 + 7 bytes), convention (1) and root (17).
-    assert_eq!(body[26], 7);
-    body.splice(26..27, [0x87, 0x00]);
-    let mut file = bytes[..10].to_vec();
-    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-    zlib.write_all(&body).unwrap();
-    file.extend_from_slice(&zlib.finish().unwrap());
-    let refused = Certificate::decode(&file).unwrap_err();
+    let refused = |at: usize, padded: &[u8]| {
+        let mut body = body.clone();
+        body.splice(at..at + padded.len() - 1, padded.iter().copied());
+        let mut file = bytes[..10].to_vec();
+        let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        zlib.write_all(&body).unwrap();
+        file.extend_from_slice(&zlib.finish().unwrap());
+        Certificate::decode(&file).unwrap_err().to_string()
+    };
+    // The provenance: a job id of 1 + 12 bytes, a finish time of 5, a
+    // program of 1 + 11.
+    assert_eq!(body[13..18], [0xa1, 0xda, 0xa8, 0xd8, 0x06]);
     assert_eq!(
-        refused.to_string(),
+        refused(13, &[0xa1, 0xda, 0xa8, 0xd8, 0x86, 0x00]),
+        "the certificate's finish time is invalid: an integer not in its shortest form"
+    );
+    // The depth, after the provenance (30 bytes), the game (1 + 7 bytes),
+    // convention (1) and root (17).
+    assert_eq!(body[56], 7);
+    assert_eq!(
+        refused(56, &[0x87, 0x00]),
         "the certificate's depth is invalid: an integer not in its shortest form"
     );
 }

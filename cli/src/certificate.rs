@@ -42,7 +42,7 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
                 .await
                 .map_err(CliError::from)
         })?,
-        Some(dir) => offline::certificate(dir, &id)?,
+        Some(dir) => offline::certificate(dir, &id, &crate::program())?,
     };
     let cert = Certificate::decode(&bytes).map_err(|e| {
         CliError::Failed(format!(

@@ -33,7 +33,7 @@ where
         let progress = Arc::new(Progress::default());
         let job = LocalJob {
             split_depth: args.split_depth,
-            certify: args.certificate.is_some(),
+            certify: args.certificate.as_ref().map(|_| crate::program()),
             progress: Some(Arc::clone(&progress)),
             ..LocalJob::new(args.game, args.depth, threads, args.engine.table())
         };

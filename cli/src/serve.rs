@@ -50,6 +50,7 @@ fn config(args: &ServeArgs) -> Result<perft_coordinator::Config, CliError> {
             log_every: Duration::from_secs(budgets.log_refusals_seconds),
         },
         accept_journal_loss: args.accept_journal_loss,
+        program: crate::program(),
         ..perft_coordinator::Config::default()
     })
 }

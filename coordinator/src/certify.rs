@@ -4,7 +4,7 @@
 //! `GetCertificate` and the dashboard, and made offline from a stopped
 //! coordinator's data dir.
 
-use perft_certificate::{BuildError, Certificate, CountedUnit, Header};
+use perft_certificate::{BuildError, Certificate, CountedUnit, Header, Provenance};
 
 use crate::journal::{FinishedError, FinishedJob, Journal, JournalError};
 use perft_model::JobId;
@@ -39,14 +39,20 @@ impl From<JournalError> for CertifyError {
     }
 }
 
-/// The certificate of a done job read back from the journal.
-pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
+/// The certificate of a done job read back from the journal, written by
+/// `program` (`perft 0.1.0`). Its provenance names the job and the time
+/// the journal stamped on it when it was done, to the second (rounded
+/// down), or none recorded if the row has none.
+pub fn certificate_of(job: FinishedJob, program: &str) -> Result<Certificate, CertifyError> {
     let FinishedJob {
         id,
         spec,
+        finished_ms,
         plan,
         counts,
     } = job;
+    let finished = finished_ms.map_or(Provenance::NOT_RECORDED, |ms| ms / 1000);
+    let provenance = Provenance::of_job(id.as_str(), finished, program);
     if plan.is_unit_list() {
         return Err(CertifyError::UnitList { id });
     }
@@ -70,8 +76,8 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
         split_depth: plan.split_depth.max(1),
         first_moves: plan.first_moves,
         settled: plan.settled.iter().map(|c| c.leaves).collect(),
-        // A statistics job's certificate (version 2) carries every count's
-        // kinds; a plain job's stays version 1, byte for byte.
+        // A statistics job's certificate (version 4) carries every count's
+        // kinds; a plain job's (version 3) none.
         kinds: if spec.stats {
             spec.game.stats_kinds().iter().map(|&k| k.to_owned()).collect()
         } else {
@@ -89,14 +95,14 @@ pub fn certificate_of(job: FinishedJob) -> Result<Certificate, CertifyError> {
         count: count.count,
         deciders: count.deciders,
     });
-    Certificate::build(header, units).map_err(|source| CertifyError::Build { id, source })
+    Certificate::build(header, provenance, units).map_err(|source| CertifyError::Build { id, source })
 }
 
-/// The certificate file of done job `job_id` in the journal `journal`.
-/// Blocking: reads every unit and compresses them.
-pub fn certificate_file(journal: &Journal, job_id: &JobId) -> Result<Vec<u8>, CertifyError> {
+/// The certificate file of done job `job_id` in the journal `journal`,
+/// written by `program`. Blocking: reads every unit and compresses them.
+pub fn certificate_file(journal: &Journal, job_id: &JobId, program: &str) -> Result<Vec<u8>, CertifyError> {
     let job = journal.read_finished(job_id)?;
-    Ok(certificate_of(job)?.encode())
+    Ok(certificate_of(job, program)?.encode())
 }
 
 /// Certificates made at once by a running coordinator: each reads a whole
@@ -117,7 +123,8 @@ pub(crate) async fn served(coordinator: &crate::Coordinator, job_id: JobId) -> R
         .await
         .map_err(|e| stopped(e.to_string()))?;
     let journal = std::sync::Arc::clone(&coordinator.journal);
-    tokio::task::spawn_blocking(move || certificate_file(&journal, &job_id))
+    let program = coordinator.config.program.clone();
+    tokio::task::spawn_blocking(move || certificate_file(&journal, &job_id, &program))
         .await
         .map_err(|e| stopped(e.to_string()))?
 }

@@ -101,6 +101,9 @@ pub struct Config {
     /// Open a journal that lost committed work (or whose mark is missing
     /// or unreadable) anyway, logging what was lost, instead of refusing.
     pub accept_journal_loss: bool,
+    /// The program a done job's certificate names as its maker: the
+    /// serving binary's name and version (`perft 0.1.0`).
+    pub program: String,
 }
 
 /// Default unit limit of one plan: record scale (checkers perft(29),
@@ -160,6 +163,7 @@ impl Default for Config {
             tls: None,
             connections: ConnectionLimits::default(),
             accept_journal_loss: false,
+            program: format!("perft-coordinator {}", env!("CARGO_PKG_VERSION")),
         }
     }
 }

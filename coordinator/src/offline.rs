@@ -106,11 +106,12 @@ pub fn participants(data_dir: &Path) -> Result<Vec<Participant>, OfflineError> {
         .collect())
 }
 
-/// The certificate file of done job `id` in the journal in `data_dir`.
-/// Blocking: reads every unit and compresses them.
-pub fn certificate(data_dir: &Path, id: &JobId) -> Result<Vec<u8>, OfflineError> {
+/// The certificate file of done job `id` in the journal in `data_dir`,
+/// written by `program` (`perft 0.1.0`). Blocking: reads every unit and
+/// compresses them.
+pub fn certificate(data_dir: &Path, id: &JobId, program: &str) -> Result<Vec<u8>, OfflineError> {
     let opened = Journal::open(data_dir)?;
-    Ok(certificate_file(&opened.journal, id)?)
+    Ok(certificate_file(&opened.journal, id, program)?)
 }
 
 /// Checks the data dir (or a copy of one) `dir` row by row. Refuses a

@@ -200,10 +200,30 @@ async fn counted_job(
     );
 }
 
-/// The total of a done job's certificate made from the journal.
+/// The total of a done job's certificate made from the journal, which
+/// names the job, the time the journal stamped on it when it was done and
+/// the program it was given.
 fn certified_total(journal: &Journal, id: &str) -> Leaves {
-    let bytes = perft_coordinator::certify::certificate_file(journal, &JobId::parse(id).unwrap()).unwrap();
-    perft_certificate::Certificate::decode(&bytes).unwrap().total
+    let bytes =
+        perft_coordinator::certify::certificate_file(journal, &JobId::parse(id).unwrap(), "perft 9.9.9")
+            .unwrap();
+    let cert = perft_certificate::Certificate::decode(&bytes).unwrap();
+    assert_eq!(cert.version(), perft_certificate::VERSION_LEAVES_PROVENANCE);
+    let provenance = cert.provenance.expect("a coordinator writes version 3");
+    assert_eq!(
+        (provenance.job.as_str(), provenance.program.as_str()),
+        (id, "perft 9.9.9")
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(
+        (now - 600..=now).contains(&provenance.finished),
+        "finished {} but now is {now}",
+        provenance.finished
+    );
+    cert.total
 }
 
 #[tokio::test]
@@ -290,7 +310,7 @@ async fn a_schema_4_journal_is_upgraded_and_its_reversi_jobs_read_as_bik() {
     assert_eq!(restored[2].spec.convention, Some(Convention::Oeis));
     assert!(restored[2].damage.is_empty());
     let certificate = perft_certificate::Certificate::decode(
-        &perft_coordinator::certify::certificate_file(&opened.journal, &id("o")).unwrap(),
+        &perft_coordinator::certify::certificate_file(&opened.journal, &id("o"), "perft 9.9.9").unwrap(),
     )
     .unwrap();
     assert_eq!(

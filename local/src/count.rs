@@ -3,7 +3,7 @@
 //! OS threads and summed into the divide, and the certificate of the count
 //! when asked for. `perft run` and `perft bench` both count through it.
 
-use perft_certificate::{Certificate, DeciderName};
+use perft_certificate::{Certificate, DeciderName, Provenance};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,8 +27,10 @@ pub struct LocalJob {
     pub threads: usize,
     /// The table the threads share.
     pub table: TableChoice,
-    /// Whether to build the certificate of the count, decided by `local`.
-    pub certify: bool,
+    /// Whether to build the certificate of the count, decided by `local`,
+    /// and the program to name as its maker (`perft 0.1.0`): the caller's
+    /// own name and version, not this crate's.
+    pub certify: Option<String>,
     /// Where the count shows how far it is, for a caller to render.
     pub progress: Option<Arc<Progress>>,
 }
@@ -61,7 +63,7 @@ impl LocalJob {
             split_depth: None,
             threads,
             table,
-            certify: false,
+            certify: None,
             progress: None,
         }
     }
@@ -92,7 +94,8 @@ pub fn count_raw<G: Game, M: Measure<G>>(root: &G, depth: u32) -> LocalCount<G, 
 /// Plans `root` (to the split depth, or into enough units for the
 /// threads), counts the units with the table `job.table` asks for (by
 /// default sized to the plan) and sums the divide; builds the certificate
-/// when `job.certify`. A depth too shallow to leave the units their plies
+/// when `job.certify` asks (its provenance: no job, finished when the
+/// last unit was counted, made by the program named). A depth too shallow to leave the units their plies
 /// ([`Measure::UNIT_PLIES`]) is counted without a plan.
 pub fn count_planned<G: Game, M: Measure<G>>(root: &G, job: &LocalJob) -> Result<LocalCount<G, M>, LocalError>
 where
@@ -106,7 +109,7 @@ where
     {
         return Err(LocalError::SplitTooDeep { depth, split });
     }
-    if shallow && job.certify {
+    if shallow && job.certify.is_some() {
         return Err(if M::UNIT_PLIES == 0 {
             LocalError::CertificateAtDepthZero
         } else {
@@ -130,9 +133,13 @@ where
         table.as_ref(),
         &progress.units_done,
     );
-    let certificate = if job.certify {
+    let certificate = if let Some(program) = &job.certify {
         let local = [DeciderName::local()];
-        let certificate = perft_certificate::from_plan::<G, M>(job.game, &plan, &counts, &local)
+        let finished = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(Provenance::NOT_RECORDED, |since| since.as_secs());
+        let provenance = Provenance::local(finished, program.as_str());
+        let certificate = perft_certificate::from_plan::<G, M>(job.game, &plan, &counts, &local, provenance)
             .map_err(LocalError::Certificate)?;
         Some(certificate)
     } else {
@@ -176,7 +183,7 @@ mod tests {
     #[test]
     fn a_certificate_is_built_when_asked_and_sums_to_the_count() {
         let job = LocalJob {
-            certify: true,
+            certify: Some("perft 9.9.9".to_owned()),
             split_depth: Some(2),
             ..LocalJob::new(GameKind::Reversi, 4, 2, TableChoice::Off)
         };
@@ -185,12 +192,18 @@ mod tests {
         assert_eq!(counted.divide.total.leaves, 244);
         assert_eq!(certificate.total.leaves, 244);
         assert_eq!(certificate.header.split_depth, 2);
+        let provenance = certificate.provenance.expect("always written");
+        assert_eq!(
+            (provenance.job.as_str(), provenance.program.as_str()),
+            ("", "perft 9.9.9")
+        );
+        assert!(provenance.finished > 1_700_000_000, "{provenance:?}");
     }
 
     #[test]
     fn shallow_certificates_and_deep_splits_are_refused() {
         let at_zero = LocalJob {
-            certify: true,
+            certify: Some("perft".to_owned()),
             ..job(0)
         };
         assert!(matches!(
@@ -198,7 +211,7 @@ mod tests {
             Err(LocalError::CertificateAtDepthZero)
         ));
         let by_kind_at_one = LocalJob {
-            certify: true,
+            certify: Some("perft".to_owned()),
             ..job(1)
         };
         assert!(matches!(

@@ -322,7 +322,7 @@ pub fn hex(hash: &merkle::Hash) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::{CountedUnit, DeciderName, from_plan};
+    use crate::{CountedUnit, DeciderName, Provenance, from_plan};
     use perft_core::{Checkers, Game, GameKind, Plain, count_units};
 
     use super::*;
@@ -337,6 +337,7 @@ mod tests {
             &plan,
             &counts,
             &[DeciderName::parse("w").unwrap()],
+            Provenance::local(1, "test"),
         )
         .unwrap();
         let mut header = cert.header.clone();
@@ -348,7 +349,7 @@ mod tests {
             count: u.count,
             deciders: vec![DeciderName::parse("w").unwrap()],
         });
-        Certificate::build(header, units).unwrap()
+        Certificate::build(header, Provenance::local(1, "test"), units).unwrap()
     }
 
     #[test]

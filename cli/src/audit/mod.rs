@@ -53,6 +53,13 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         shown_leaves(cert.total),
         file_bytes as f64 / units.max(1) as f64
     )?;
+    // Who made it, as the file says: a label the checks below cannot
+    // confirm (it is not under the Merkle root).
+    let made_by = cert.provenance.as_ref().map_or_else(
+        || format!("not recorded (format version {})", cert.version()),
+        perft_certificate::Provenance::shown,
+    );
+    outln!("made by: {made_by}")?;
     let n = match (args.sample, args.fraction) {
         (Some(n), _) => n.min(units),
         (None, Some(f)) => ((f * units as f64).ceil() as usize).min(units),

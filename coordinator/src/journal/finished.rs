@@ -24,6 +24,10 @@ use perft_model::JobState;
 pub struct FinishedJob {
     pub id: JobId,
     pub spec: JobSpec,
+    /// When it finished, in milliseconds since the Unix epoch, as the
+    /// journal's job row keeps it (stamped when the job was done; `None`
+    /// only in a row that never had one).
+    pub finished_ms: Option<u64>,
     /// The plan, with its units.
     pub plan: PlannedJob,
     /// Per unit, in plan order: its count and who decided it.
@@ -210,6 +214,7 @@ pub(super) fn read_finished(path: &Path, job_id: &JobId) -> Result<FinishedJob, 
         Ok(FinishedJob {
             id: job.id,
             spec: job.spec,
+            finished_ms: job.finished_ms,
             plan: job.plan,
             counts,
         })

@@ -51,6 +51,42 @@ fn small_certificates_audit_clean_at_100_percent() {
     }
 }
 
+/// Now, in Unix seconds.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[test]
+fn a_local_certificate_names_no_job_its_finish_and_this_perft() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = unix_now();
+    let (path, _) = certified(dir.path(), "reversi", 8, 3, &[]);
+    let after = unix_now();
+    let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(cert.version(), 3);
+    let made = cert.provenance.expect("perft run names its maker");
+    assert_eq!(made.job, "", "a local run has no job");
+    assert_eq!(made.program, format!("perft {}", env!("CARGO_PKG_VERSION")));
+    assert!(
+        (before..=after).contains(&made.finished),
+        "{made:?} not in {before}..={after}"
+    );
+    let out = ok(audit_all(&path));
+    let second = out.lines().nth(1).unwrap();
+    assert_eq!(
+        second,
+        format!(
+            "made by: a local run (no job), finished {}, by perft {}",
+            perft_certificate::rfc3339(made.finished),
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(out.ends_with("audit passed\n"), "{out}");
+}
+
 #[test]
 fn every_tampering_fails_the_audit() {
     let dir = tempfile::tempdir().unwrap();
@@ -67,7 +103,7 @@ fn statistics_certificates_audit_clean_and_fail_every_tampering_with_kinds() {
     let row = crate::common::published_stats_row(5);
     assert_eq!(leaves, row[0].1.to_string());
     let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(cert.version(), 2);
+    assert_eq!(cert.version(), 4);
     for (kind, (column, value)) in cert.header.kinds.iter().zip(&row[1..]) {
         assert_eq!(kind, column);
         let i = cert.header.kinds.iter().position(|k| k == column).unwrap();
@@ -294,7 +330,15 @@ fn the_recorded_certificates_still_audit() {
             continue;
         }
         let cert = Certificate::decode(&std::fs::read(&path).unwrap()).unwrap();
+        // Made before certificates named their maker: version 1, read as
+        // it always was, its provenance said to be missing.
+        assert_eq!((cert.version(), &cert.provenance), (1, &None));
         let out = ok(audit_with(&path, &["--sample", "0"]));
+        assert_eq!(
+            out.lines().nth(1),
+            Some("made by: not recorded (format version 1)"),
+            "{out}"
+        );
         assert!(
             out.contains(&format!("merkle: root {} ", hex(&cert.merkle_root))),
             "{out}"

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::common::cluster::Cluster;
 use crate::common::http::{agent, get, get_bytes, json};
 use crate::common::jobs::words;
-use crate::common::tamper::{audit_all, every_tampering_fails, resealed};
+use crate::common::tamper::{audit_all, audit_with, every_tampering_fails, resealed};
 use crate::common::{ok, perft_as, refused};
 use perft_certificate::{Certificate, DeciderName};
 use perft_core::{Convention, GameKind, Leaves};
@@ -199,23 +199,56 @@ fn check_certificate(
     assert!(out.contains(&format!("total {}", total.leaves)), "{out}");
 }
 
+/// Now, in Unix seconds.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Checks that a cluster job's certificate names job `id`, a finish time
+/// within `window` (Unix seconds: the job was submitted after its start
+/// and was done by its end) and the perft that served it, and that the
+/// audit prints them.
+fn check_provenance(path: &Path, id: &str, window: std::ops::RangeInclusive<u64>) {
+    let cert = Certificate::decode(&std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(cert.version(), perft_certificate::VERSION_LEAVES_PROVENANCE);
+    let made = cert.provenance.expect("a coordinator names the job");
+    assert_eq!(made.job, id);
+    assert!(window.contains(&made.finished), "{made:?} not in {window:?}");
+    let program = format!("perft {}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(made.program, program);
+    let out = ok(audit_with(path, &["--sample", "0"]));
+    let expected = format!(
+        "made by: job {id}, finished {}, by {program}",
+        perft_certificate::rfc3339(made.finished)
+    );
+    assert_eq!(out.lines().nth(1), Some(expected.as_str()), "{out}");
+}
+
 #[test]
 fn a_cluster_certificate_audits_clean_and_fails_every_tampering() {
     let mut c = certifying(&["alice", "bob"]);
     run_workers(&mut c);
     // Verified: every unit decided by both participants.
+    let before = unix_now();
     let checkers = c.run_job_as(
         "root",
         &words("--game checkers --depth 11 --split-depth 5 --verify"),
     );
+    let between = unix_now();
     let reversi = c.run_job_as(
         "root",
         &words("--game reversi --depth 10 --split-depth 5 --convention oeis"),
     );
+    let after = unix_now();
     let checkers_file = certificate(&c, &checkers);
     check_certificate(&checkers_file, GameKind::Checkers, None, 11, 2);
+    check_provenance(&checkers_file, &checkers, before..=between);
     let reversi_file = certificate(&c, &reversi);
     check_certificate(&reversi_file, GameKind::Reversi, Some(Convention::Oeis), 10, 1);
+    check_provenance(&reversi_file, &reversi, between..=after);
 
     // The recount spread over the cluster, as jobs of the sampled units:
     // clean for the honest files, and a forged count is found there.

@@ -133,8 +133,8 @@ fn certificate_holds_the_kinds(cluster: &Cluster, id: &str, row: &[(&str, String
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(
         bytes[8..10],
-        2u16.to_le_bytes(),
-        "a statistics certificate is version 2"
+        4u16.to_le_bytes(),
+        "a statistics certificate is version 4"
     );
     let cert = perft_certificate::Certificate::decode(&bytes).unwrap();
     let columns: Vec<&str> = row[1..].iter().map(|&(c, _)| c).collect();

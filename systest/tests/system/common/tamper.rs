@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use perft_certificate::{Certificate, CountedUnit, Header};
+use perft_certificate::{Certificate, CountedUnit, Header, Provenance};
 
-use super::{PERFT, refused};
+use super::{PERFT, ok, refused};
 
 /// `perft audit FILE` recounting every unit, with a fixed seed.
 pub fn audit_all(path: &Path) -> Output {
@@ -51,7 +51,11 @@ pub fn resealed(cert: &Certificate) -> Certificate {
             .map(|&d| cert.participants[d as usize].clone())
             .collect(),
     });
-    Certificate::build(header, units).unwrap()
+    let provenance = cert
+        .provenance
+        .clone()
+        .expect("a certificate this perft made names its maker");
+    Certificate::build(header, provenance, units).unwrap()
 }
 
 /// Audits `cert` written to a file in `dir`: must fail with exit 1, its
@@ -138,21 +142,39 @@ pub fn every_tampering_fails(dir: &Path, path: &Path) {
     forged.units[5].count.leaves.leaves += 3;
     fails_naming(dir, &forged, "unit 5 (");
 
+    // The provenance changed: a label outside the Merkle root, which the
+    // audit prints as the file has it and cannot confirm; it still passes.
+    let mut relabelled = honest.clone();
+    relabelled.provenance = Some(Provenance::of_job("someone-else", 86_400, "forger 1.0"));
+    let path = dir.join("relabelled.cert");
+    std::fs::write(&path, relabelled.encode()).unwrap();
+    let out = ok(audit_with(&path, &["--sample", "1", "--seed", "7"]));
+    assert!(
+        out.contains("\nmade by: job someone-else, finished 1970-01-02T00:00:00Z, by forger 1.0\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("audit passed\n"), "{out}");
+
     // A truncated file, and one of another version: bad files, exit 2.
     let cut = dir.join("cut.cert");
     std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
     let stderr = refused(&audit_all(&cut));
     assert!(stderr.contains("truncated"), "{stderr}");
     let mut newer = bytes.clone();
-    newer[8] = 3;
+    newer[8] = 5;
     std::fs::write(&cut, &newer).unwrap();
     let stderr = refused(&audit_all(&cut));
     assert!(
-        stderr.contains(
-            "certificate version 3, but this perft reads versions 1 (leaves) and 2 (statistics) only"
-        ),
+        stderr.contains("certificate version 5, but this perft reads versions 1 to 4 only"),
         "{stderr}"
     );
+    // A version 3 file called version 1: its provenance is read as the
+    // game, and refused.
+    let mut older = bytes.clone();
+    older[8] = 1;
+    std::fs::write(&cut, &older).unwrap();
+    let stderr = refused(&audit_all(&cut));
+    assert!(stderr.contains("the certificate's game is invalid"), "{stderr}");
     std::fs::write(&cut, b"hello").unwrap();
     assert!(refused(&audit_all(&cut)).contains("not a Deep Perft certificate"));
 }
@@ -162,7 +184,7 @@ pub fn every_tampering_fails(dir: &Path, path: &Path) {
 /// naming the unit, line or total and the kind; work files go in `dir`.
 pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
     let bytes = std::fs::read(path).unwrap();
-    assert_eq!(bytes[8..10], 2u16.to_le_bytes(), "version 2");
+    assert_eq!(bytes[8..10], 4u16.to_le_bytes(), "version 4");
     let honest = Certificate::decode(&bytes).unwrap();
     assert!(honest.units.len() > 20, "{} units", honest.units.len());
     let kind = |name: &str| honest.header.kinds.iter().position(|k| k == name).unwrap();
@@ -221,15 +243,15 @@ pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
     forged.header.settled_kinds[1][captures] += 1;
     fails_naming(dir, &resealed(&forged), "settled kinds of first move");
 
-    // The kinds cut from the file's version 2 body, or a file claiming
-    // version 1 with kinds in it: bad files, exit 2.
+    // The kinds cut from the file's version 4 body, or a file claiming
+    // version 3 with kinds in it: bad files, exit 2.
     let mut plain = honest.clone();
     plain.header.kinds.clear();
-    let mut as_v1 = plain.encode();
-    assert_eq!(as_v1[8..10], 1u16.to_le_bytes());
-    as_v1[8] = 2;
+    let mut as_v3 = plain.encode();
+    assert_eq!(as_v3[8..10], 3u16.to_le_bytes());
+    as_v3[8] = 4;
     let cut = dir.join("kinds.cert");
-    std::fs::write(&cut, &as_v1).unwrap();
+    std::fs::write(&cut, &as_v3).unwrap();
     let stderr = refused(&audit_all(&cut));
     assert!(
         ["invalid", "truncated", "after its last field"]
@@ -237,9 +259,9 @@ pub fn every_kind_tampering_fails(dir: &Path, path: &Path) {
             .any(|what| stderr.contains(what)),
         "{stderr}"
     );
-    let mut v1_with_kinds = bytes.clone();
-    v1_with_kinds[8] = 1;
-    std::fs::write(&cut, &v1_with_kinds).unwrap();
+    let mut v3_with_kinds = bytes.clone();
+    v3_with_kinds[8] = 3;
+    std::fs::write(&cut, &v3_with_kinds).unwrap();
     let stderr = refused(&audit_all(&cut));
     assert!(stderr.contains("certificate"), "{stderr}");
 }
