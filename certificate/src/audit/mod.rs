@@ -11,8 +11,6 @@ pub use checks::{check_merkle, check_plan, check_sums, check_units_possible, hex
 
 use perft_core::{GameStats, Leaves};
 use perft_model::Count;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 
 use crate::Certificate;
 
@@ -50,10 +48,33 @@ pub fn first_difference(kinds: &[String], said: &[u128], found: &[u128]) -> Opti
     ))
 }
 
-/// The units to recount: `n` distinct ones drawn from `seed`, in plan order.
+/// What each unit's sampling key hashes first, so that the key serves no
+/// other purpose.
+pub const SAMPLE_DOMAIN: &[u8] = b"deep-perft audit sample";
+
+/// The units to recount: the `n` whose keys are smallest, in plan order. A
+/// unit's key is the first 8 bytes, little-endian, of the BLAKE3 hash of
+/// [`SAMPLE_DOMAIN`], the seed and the unit's index (each a `u64`,
+/// little-endian); equal keys go by index. Any program draws the same
+/// units from the same seed (docs/certificate.md, "The sample").
 pub fn sample_indices(units: usize, n: usize, seed: u64) -> Vec<usize> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut picked = rand::seq::index::sample(&mut rng, units, n.min(units)).into_vec();
+    let key = |index: usize| {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(SAMPLE_DOMAIN);
+        hasher.update(&seed.to_le_bytes());
+        hasher.update(&(index as u64).to_le_bytes());
+        let hash = hasher.finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&hash.as_bytes()[..8]);
+        (u64::from_le_bytes(first), index)
+    };
+    let mut keyed: Vec<(u64, usize)> = (0..units).map(key).collect();
+    let n = n.min(units);
+    if n < units {
+        keyed.select_nth_unstable(n);
+        keyed.truncate(n);
+    }
+    let mut picked: Vec<usize> = keyed.into_iter().map(|(_, index)| index).collect();
     picked.sort_unstable();
     picked
 }
@@ -128,6 +149,11 @@ mod tests {
         // Two drawn of four, two wrong: only the one good pair of six passes.
         assert!((pass_probability(4, 2, 2) - 1.0 / 6.0).abs() < 1e-12);
         assert_eq!(sample_indices(100, 5, 7), sample_indices(100, 5, 7));
+        // The spec's example, computed by another program from its words.
+        assert_eq!(sample_indices(322, 4, 20261123), vec![20, 72, 137, 295]);
+        assert_eq!(sample_indices(100, 5, 7), vec![6, 19, 57, 59, 90]);
+        assert_eq!(&sample_indices(10_649, 107, 20261123)[..4], &[137, 295, 340, 503]);
+        assert!(sample_indices(10, 0, 1).is_empty());
         assert_eq!(sample_indices(3, 10, 1), vec![0, 1, 2]);
     }
 }
