@@ -10,7 +10,7 @@ use perft_core::{
 
 use perft_model::{Count, DeciderName};
 
-use crate::decode::text_fault;
+use crate::text::text_fault;
 use crate::{Certificate, Provenance, Unit};
 
 /// Why a certificate could not be made.

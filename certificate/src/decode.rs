@@ -9,6 +9,7 @@ use flate2::bufread::ZlibDecoder;
 use perft_core::{Convention, GameKind, Leaves, Weight};
 
 use crate::build::Header;
+use crate::text::{MAX_TEXT, text_fault};
 use crate::varint::take;
 use perft_model::{Count, DeciderName};
 
@@ -26,25 +27,6 @@ const MAX_EXPANSION: u64 = 64;
 /// Bodies up to this size are read whatever their expansion (a small
 /// certificate's columns of alike bytes compress well).
 const ALWAYS_READ: u64 = 1 << 20;
-/// The longest text accepted: a move, a participant id, a kind's name, a
-/// job id or a program.
-const MAX_TEXT: usize = 256;
-
-/// What is wrong with `text` as a certificate's text, `None` if nothing:
-/// too long, or holding a character that could break a printed line or
-/// turn a terminal's text around.
-pub(crate) fn text_fault(text: &str) -> Option<String> {
-    if text.len() > MAX_TEXT {
-        return Some(format!("{} bytes of text, above {MAX_TEXT}", text.len()));
-    }
-    text.chars().any(perft_core::must_escape).then(|| {
-        format!(
-            "'{}' holds a control or layout character",
-            perft_core::echoed(text)
-        )
-    })
-}
-
 /// Why bytes are not a certificate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {

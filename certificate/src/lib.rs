@@ -31,6 +31,7 @@ mod encode;
 pub mod file;
 pub mod merkle;
 mod provenance;
+mod text;
 mod varint;
 
 pub use build::{BuildError, CountedUnit, Header, from_plan, summed_kinds, weighted_kinds};
