@@ -199,46 +199,35 @@ fn reversi_body(b: &mut Body<'_>) -> Reversi1 {
 /// Checks the sums (settled + paths x count per first move, then the
 /// total) and the Merkle root of a body.
 fn sums_and_root_hold(body: &Reversi1) {
-    let Reversi1 {
-        settled,
-        participants,
-        positions,
-        weights,
-        counts,
-        deciders,
-        divide,
-        total,
-        merkle,
-        ..
-    } = body;
-    let mut summed: Vec<(u128, u128)> = settled.clone();
-    for (unit_weights, &(all, higher)) in weights.iter().zip(counts) {
+    let mut summed: Vec<(u128, u128)> = body.settled.clone();
+    for (unit_weights, &(all, higher)) in body.weights.iter().zip(&body.counts) {
         for &(m, paths) in unit_weights {
             summed[m].0 += all * u128::from(paths);
             summed[m].1 += higher * u128::from(paths);
         }
     }
-    assert_eq!(&summed, divide);
-    assert_eq!(divide.iter().map(|d| d.0).sum::<u128>(), total.0);
-    let unit_bytes: Vec<Vec<u8>> = (0..positions.len())
+    assert_eq!(summed, body.divide);
+    assert_eq!(body.divide.iter().map(|d| d.0).sum::<u128>(), body.total.0);
+    let unit_bytes: Vec<Vec<u8>> = (0..body.positions.len())
         .map(|i| {
-            let mut out = positions[i].to_vec();
-            put(&mut out, weights[i].len() as u128);
-            for &(m, paths) in &weights[i] {
+            let mut out = body.positions[i].to_vec();
+            put(&mut out, body.weights[i].len() as u128);
+            for &(m, paths) in &body.weights[i] {
                 put(&mut out, m as u128);
                 put(&mut out, u128::from(paths));
             }
-            put(&mut out, counts[i].0);
-            put(&mut out, counts[i].1);
-            put(&mut out, deciders[i].len() as u128);
-            for &d in &deciders[i] {
-                put(&mut out, participants[d].len() as u128);
-                out.extend_from_slice(participants[d].as_bytes());
+            put(&mut out, body.counts[i].0);
+            put(&mut out, body.counts[i].1);
+            put(&mut out, body.deciders[i].len() as u128);
+            for &d in &body.deciders[i] {
+                let id = &body.participants[d];
+                put(&mut out, id.len() as u128);
+                out.extend_from_slice(id.as_bytes());
             }
             out
         })
         .collect();
-    assert_eq!(&merkle_root(&unit_bytes), merkle);
+    assert_eq!(merkle_root(&unit_bytes), body.merkle);
 }
 
 #[test]
@@ -249,77 +238,62 @@ fn a_record_certificate_decodes_from_the_spec_alone_replans_and_recounts() {
     assert_eq!(version, 1, "version 1: leaves, no provenance");
     let body = reversi_body(&mut Body { bytes: &raw });
     sums_and_root_hold(&body);
-    let Reversi1 {
-        convention,
-        root,
-        depth,
-        split,
-        first_moves,
-        settled,
-        participants,
-        positions,
-        weights,
-        counts,
-        deciders,
-        total,
-        ..
-    } = body;
-    assert_eq!(convention, 2, "OEIS A124004's convention");
-    let (mover, other, colour) = reversi_boards(&root);
+    assert_eq!(body.convention, 2, "OEIS A124004's body.convention");
+    let (mover, other, colour) = reversi_boards(&body.root);
     // The start per the spec's example bytes: dark (e4, d5) to move.
     assert_eq!((mover, other, colour), (1 << 28 | 1 << 35, 1 << 27 | 1 << 36, 0));
-    assert_eq!((depth, split), (15, 5));
+    assert_eq!((body.depth, body.split), (15, 5));
     // Ascending square number: d3 = 19, c4 = 26, f5 = 37, e6 = 44.
-    assert_eq!(first_moves, ["d3", "c4", "f5", "e6"]);
-    assert_eq!(participants, ["worker-a", "worker-b"]);
-    let u = positions.len();
+    assert_eq!(body.first_moves, ["d3", "c4", "f5", "e6"]);
+    assert_eq!(body.participants, ["worker-a", "worker-b"]);
+    let u = body.positions.len();
     assert_eq!(u, 322);
-    assert_eq!(total, (1_891_831_332_208, 0));
+    assert_eq!(body.total, (1_891_831_332_208, 0));
     assert!(
-        counts.iter().all(|&(_, higher)| higher == 0),
-        "OEIS counts no game over"
+        body.counts.iter().all(|&(_, higher)| higher == 0),
+        "OEIS body.counts no game over"
     );
-    // Every unit decided by both workers, in the order their counts
+    // Every unit decided by both workers, in the order their body.counts
     // arrived.
-    for (i, who) in deciders.iter().enumerate() {
+    for (i, who) in body.deciders.iter().enumerate() {
         let mut who = who.clone();
         who.sort_unstable();
         assert_eq!(who, [0, 1], "unit {i}");
     }
 
-    // Re-plan the root with perft-core: the same first moves, settled
-    // leaves, units byte for byte, and weights in the order first met.
-    let root_pos = ReversiOeis::unpack(&root).expect("a packed Reversi position");
+    // Re-plan the body.root with perft-core: the same first moves, body.settled
+    // leaves, units byte for byte, and body.weights in the order first met.
+    let root_pos = ReversiOeis::unpack(&body.root).expect("a packed Reversi position");
     assert_eq!(root_pos, ReversiOeis::start());
     let mut start = Vec::new();
     Reversi::start().pack(&mut start);
-    assert_eq!(start, root, "the spec's start bytes");
-    let plan = Plan::new(root_pos, depth, split).unwrap();
+    assert_eq!(start, body.root, "the spec's start bytes");
+    let plan = Plan::new(root_pos, body.depth, body.split).unwrap();
     let planned: Vec<String> = plan
         .first_moves()
         .iter()
         .map(|&mv| root_pos.format_move(mv))
         .collect();
-    assert_eq!(planned, first_moves);
+    assert_eq!(planned, body.first_moves);
     let planned_settled: Vec<_> = plan.settled().iter().map(|l| (l.leaves, l.higher)).collect();
-    assert_eq!(planned_settled, settled);
+    assert_eq!(planned_settled, body.settled);
     assert_eq!(plan.units().len(), u);
     for (i, (pos, planned_weights)) in plan.units().iter().enumerate() {
         let mut packed = Vec::new();
         pos.pack(&mut packed);
         reversi_boards(&packed);
-        assert_eq!(packed, positions[i], "unit {i}");
+        assert_eq!(packed, body.positions[i], "unit {i}");
         let pairs: Vec<(usize, u64)> = planned_weights
             .iter()
             .map(|w| (w.first_move as usize, w.paths))
             .collect();
-        assert_eq!(pairs, weights[i], "unit {i}'s weights");
+        assert_eq!(pairs, body.weights[i], "unit {i}'s body.weights");
     }
 
-    // Recount the cheapest unit at the remaining depth.
-    let (cheapest, &(all, _)) = counts.iter().enumerate().min_by_key(|(_, c)| c.0).unwrap();
-    let unit = ReversiOeis::unpack(&positions[cheapest]).unwrap();
-    let recount = perft(&unit, depth - split);
+    // Recount the cheapest unit at the remaining body.depth.
+    let (cheapest, &(all, _)) = body.counts.iter().enumerate().min_by_key(|(_, c)| c.0).unwrap();
+    let unit = ReversiOeis::unpack(&body.positions[cheapest]).unwrap();
+    let recount = perft(&unit, body.depth - body.split);
     assert_eq!((cheapest, all), (225, 69_849_784));
     assert_eq!((recount.leaves, recount.higher), (all, 0));
 }
