@@ -7,7 +7,7 @@ tag=${1:-deep-perft:latest}
 base=${2:-gcr.io/distroless/static-debian12:nonroot}
 target=x86_64-unknown-linux-gnu
 # The Cargo profile: release (fat LTO) for images people run; CI's compose
-# test builds with image-test (thin LTO, parallel codegen), minutes faster
+# test builds with image-test (no LTO, parallel codegen), minutes faster
 # on two cores and the same code.
 profile=${PERFT_IMAGE_PROFILE:-release}
 RUSTFLAGS='-C target-feature=+crt-static' cargo build --profile "$profile" --locked --target "$target" --bin perft
