@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the public perft engines Deep Perft is measured against, each with its own
-# optimisation flags for the CPU it runs on, into $ANCHORS/bin:
+# optimisation flags, into $ANCHORS/bin:
 #   egaroucid -perft <depth> 1             Egaroucid for Console (Bik's convention)
 #   edax-perft <depth> [<table bits>]      Edax's perft.c, one depth (2^bits entries of 72 B)
 #   darkhorse <depth>                      DarkHorse's perft, one depth, no table
@@ -8,8 +8,14 @@
 # The caller fetches the repositories and passes their git dirs:
 #   EGAROUCID_GIT=... EDAX_GIT=... DARKHORSE_GIT=... bench/anchors/build.sh
 # Needs g++ and clang (Edax's Makefile defaults to clang).
+# MARCH (default native) is the -march every build gets. With native they are tuned to
+# the CPU they run on (-mtune=native too); with anything else (e.g. MARCH=x86-64-v3 for
+# binaries that run on every AVX2 machine) -mtune is left out and Egaroucid does not get
+# its AVX-512 switch.
 set -euo pipefail
 A=${ANCHORS:-${TMPDIR:-/tmp}/anchors}
+march=${MARCH:-native}
+if [ "$march" = native ]; then tune=-mtune=native; else tune=; fi
 : "${EGAROUCID_GIT:?git dir of Nyanyan/Egaroucid}" "${EDAX_GIT:?git dir of abulmo/edax-reversi}"
 : "${DARKHORSE_GIT:?git dir of CheckersGuy/DarkHorse}"
 # DarkHorse dropped its perft table after this commit (the next one broke its index).
@@ -29,19 +35,20 @@ extract() {
 }
 
 # Egaroucid: its CMake flags for the console (-O2 -march=native -mtune=native), with its
-# AMD switch only on an AMD CPU and its AVX-512 switch only where the CPU has AVX-512 (its
-# fastest variant there; on a CPU without it the switch does not compile). GCC 12 needs
-# <algorithm> for std::clamp.
+# AMD switch only on an AMD CPU and its AVX-512 switch only for a native build where the
+# CPU has AVX-512 (its fastest variant there; on a CPU without it the switch does not
+# compile). GCC 12 needs <algorithm> for std::clamp.
 extract "$EGAROUCID_GIT" HEAD "$A/egaroucid" src/engine src/console src/Egaroucid_for_Console.cpp
-avx512=$(grep -qw avx512vl /proc/cpuinfo && echo -DHAS_AVX512 || true)
+avx512=
+if [ "$march" = native ] && grep -qw avx512vl /proc/cpuinfo; then avx512=-DHAS_AVX512; fi
 amd=$(grep -qw AuthenticAMD /proc/cpuinfo && echo -DHAS_AMD_PROCESSOR || true)
-g++ -w -O2 -march=native -mtune=native -pthread -std=c++20 -include algorithm $avx512 $amd \
+g++ -w -O2 -march="$march" $tune -pthread -std=c++20 -include algorithm $avx512 $amd \
   "$A/egaroucid/src/Egaroucid_for_Console.cpp" -o "$A/bin/egaroucid"
 
-# Edax: the clang flags of its Makefile (`make build ARCH=native`). Its `perft` and
-# `count games` commands count every depth from 1 up (and rebuild the table at each), so
-# this driver calls perft.c's count_game / quick_count_game once. Edax drops game-over
-# leaves: moves + passes + wins + draws + losses is Bik's full-depth count.
+# Edax: the clang flags of its Makefile (`make build ARCH=native`, -march from MARCH). Its
+# `perft` and `count games` commands count every depth from 1 up (and rebuild the table at
+# each), so this driver calls perft.c's count_game / quick_count_game once. Edax drops
+# game-over leaves: moves + passes + wins + draws + losses is Bik's full-depth count.
 extract "$EDAX_GIT" HEAD "$A/edax" src
 cat >"$A/drivers/edax_perft.c" <<'EOF'
 #define main edax_main
@@ -64,12 +71,12 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-clang -w -std=c17 -D_GNU_SOURCE=1 -O3 -flto -ffast-math -fomit-frame-pointer -DNDEBUG -march=native \
+clang -w -std=c17 -D_GNU_SOURCE=1 -O3 -flto -ffast-math -fomit-frame-pointer -DNDEBUG -march="$march" \
   -I"$A/edax/src" "$A/drivers/edax_perft.c" -o "$A/bin/edax-perft" -lm
 
-# DarkHorse: the flags of its CMakeLists (-O3 -march=native -funroll-loops -flto), the
-# sources of its perft_check target, and drivers that count one depth (perft_check counts
-# every depth from 1 up and has a fixed 4000mb table).
+# DarkHorse: the flags of its CMakeLists (-O3 -march=native -funroll-loops -flto, -march
+# from MARCH), the sources of its perft_check target, and drivers that count one depth
+# (perft_check counts every depth from 1 up and has a fixed 4000mb table).
 cat >"$A/drivers/darkhorse.cpp" <<'EOF'
 #include "Perft.h"
 #include <cstdio>
@@ -97,7 +104,7 @@ EOF
 darkhorse() { # REV NAME
   local src="$A/darkhorse-$1/Checkers/CheckerEngineX"
   extract "$DARKHORSE_GIT" "$1" "$A/darkhorse-$1" Checkers/CheckerEngineX
-  g++ -w -std=c++20 -O3 -march=native -mtune=native -funroll-loops -flto -pthread -I"$src" "$A/drivers/$2.cpp" \
+  g++ -w -std=c++20 -O3 -march="$march" $tune -funroll-loops -flto -pthread -I"$src" "$A/drivers/$2.cpp" \
     $(ls "$src"/*.cpp | grep -vE '/(main|test|CheckerBoard|Endgame|helper|Simd)\.cpp$') -o "$A/bin/$2"
 }
 darkhorse HEAD darkhorse
