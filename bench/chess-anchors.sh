@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Deep Perft's chess generator side by side with two public perft programs
 # (issue 11): ellxor/perft and Gigantua, built here from their git
-# repositories with -march=native as their READMEs intend. Their code is
-# only extracted into WORK, never into this repository.
+# repositories with -march=native as their READMEs intend (MARCH overrides
+# it). Their code is only extracted into WORK, never into this repository.
 #
 #   bench/chess-anchors.sh ELLXOR_GIT_DIR GIGANTUA_GIT_DIR PERFT_BINARY [WORK]
 #
 # Env: RUNS (3), CPU (core every run is pinned to, 1), CXX (g++),
+#      MARCH (-march of both builds, native; e.g. x86-64-v3 for binaries that
+#      run on every AVX2 machine; both need BMI2, which v3 has),
 #      BUILD_ONLY=1 (stop after building), REBUILD=1 (rebuild existing bins).
 # Every case runs one thread, no table, and the programs alternate run by run
 # (ours, ellxor, Gigantua, ours, ...). Each run's leaf count is checked.
@@ -19,6 +21,7 @@ work=$(realpath -m "${4:-/tmp/chess-anchors}")
 runs=${RUNS:-3}
 cpu=${CPU:-1}
 cxx=${CXX:-g++}
+march=${MARCH:-native}
 mkdir -p "$work/src" "$work/bin"
 
 start_fen='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
@@ -155,8 +158,8 @@ _ForceInline uint64_t Bishop_Xray(uint64_t sq, uint64_t occ) { return Bishop(sq,
 EOF
 }
 
-ellxor_build="$cxx -std=c++20 -O3 -flto -fno-exceptions -fno-rtti -march=native -o $work/bin/ellxor src/unity_build.cc"
-giga_build="$cxx Gigantua.cpp -std=c++2a -march=native -O3 -fomit-frame-pointer -foptimize-sibling-calls -o $work/bin/gigantua"
+ellxor_build="$cxx -std=c++20 -O3 -flto -fno-exceptions -fno-rtti -march=$march -o $work/bin/ellxor src/unity_build.cc"
+giga_build="$cxx Gigantua.cpp -std=c++2a -march=$march -O3 -fomit-frame-pointer -foptimize-sibling-calls -o $work/bin/gigantua"
 
 if [ ! -x "$work/bin/ellxor" ] || [ -n "${REBUILD:-}" ]; then
   extract "$ellxor_git" "$work/src/ellxor"
