@@ -51,6 +51,9 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
 
 /// `perft bench`.
 pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
+    if let Some(folder) = &args.anchors {
+        return crate::bench_anchors::bench_anchors(args, folder);
+    }
     let cases = cases(args.full);
     let threads = args
         .threads

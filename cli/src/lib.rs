@@ -12,6 +12,7 @@ mod output;
 mod args;
 mod audit;
 mod bench;
+mod bench_anchors;
 mod certificate;
 mod check;
 mod client;

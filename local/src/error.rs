@@ -71,6 +71,25 @@ pub enum LocalError {
         /// The case's depth.
         depth: u32,
     },
+    /// An anchor's (or our) benchmark command could not be started.
+    #[error("cannot start `{command}`: {source}")]
+    AnchorStart {
+        /// The command line.
+        command: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A benchmark command failed or did not print the count it must.
+    #[error("`{command}` did not count what it must ({status}); it said: {output}")]
+    AnchorMiscounted {
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: String,
+        /// The end of what it printed.
+        output: String,
+    },
 }
 
 impl LocalError {
@@ -80,7 +99,11 @@ impl LocalError {
     pub fn is_request(&self) -> bool {
         !matches!(
             self,
-            LocalError::Certificate(_) | LocalError::NoRuns { .. } | LocalError::RunsDisagree { .. }
+            LocalError::Certificate(_)
+                | LocalError::NoRuns { .. }
+                | LocalError::RunsDisagree { .. }
+                | LocalError::AnchorStart { .. }
+                | LocalError::AnchorMiscounted { .. }
         )
     }
 }

@@ -105,6 +105,16 @@ pub struct BenchArgs {
     /// Output format (csv prints the text table).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Instead of our cases alone, ours beside the public engines
+    /// (Egaroucid, Edax, DarkHorse, Gigantua, ellxor's perft,
+    /// perft_cpu_2026), found in DIR or else on PATH, as the scripts in
+    /// `bench/` build them: alternating pairs, one core, every count
+    /// checked. A case whose engine is absent is skipped with a note.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
+    pub anchors: Option<std::path::PathBuf>,
+    /// The CPU core the side-by-side runs are pinned to.
+    #[arg(long, default_value_t = 1, requires = "anchors")]
+    pub pin: usize,
 }
 
 #[derive(Debug, Args)]

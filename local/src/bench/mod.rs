@@ -8,6 +8,8 @@
 //! process of its own, so that its peak memory is its own: starting those
 //! processes is the caller's.
 
+pub mod anchors;
+
 use std::time::Instant;
 
 use cpu_time::ProcessTime;

@@ -1,0 +1,443 @@
+//! Ours beside the public engines the project is measured against (the
+//! "anchors": Egaroucid and Edax for Reversi, DarkHorse for checkers,
+//! Gigantua, ellxor's perft and perft_cpu_2026 for chess), each case a
+//! pair of commands run in turn, whole processes, every count checked,
+//! compared by CPU time (user and system) since every program counts on
+//! one thread.
+//!
+//! The anchors are built outside the repository (`bench/anchors/build.sh`,
+//! `bench/chess-anchors.sh`, `bench/anchors/build-perft-cpu-2026.sh`); a
+//! case whose anchor is not found is skipped, and the caller says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use nix::sys::resource::{UsageWho, getrusage};
+use perft_core::GameKind;
+
+use super::{BENCH_TABLE, median};
+use crate::error::LocalError;
+
+/// A public perft program measured beside ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// Egaroucid for Console: `egaroucid -perft DEPTH 1` (Bik's convention).
+    Egaroucid,
+    /// Edax's perft.c driver: `edax-perft DEPTH [TABLE_BITS]`.
+    Edax,
+    /// DarkHorse's perft without a table: `darkhorse DEPTH`.
+    DarkHorse,
+    /// DarkHorse's last perft with a table: `darkhorse-table DEPTH SIZE`.
+    DarkHorseTable,
+    /// Gigantua: `gigantua FEN DEPTH EXPECTED` exits 0 when it counts EXPECTED.
+    Gigantua,
+    /// ellxor/perft: `ellxor FEN DEPTH`.
+    Ellxor,
+    /// perft_cpu_2026: `perft_cpu FEN DEPTH -nott` (raw) or `-htt MB`.
+    PerftCpu,
+}
+
+impl Anchor {
+    /// Every anchor.
+    pub const ALL: [Anchor; 7] = [
+        Anchor::Egaroucid,
+        Anchor::Edax,
+        Anchor::DarkHorse,
+        Anchor::DarkHorseTable,
+        Anchor::Gigantua,
+        Anchor::Ellxor,
+        Anchor::PerftCpu,
+    ];
+
+    /// Its name in tables.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Anchor::Egaroucid => "Egaroucid",
+            Anchor::Edax => "Edax",
+            Anchor::DarkHorse | Anchor::DarkHorseTable => "DarkHorse",
+            Anchor::Gigantua => "Gigantua",
+            Anchor::Ellxor => "ellxor/perft",
+            Anchor::PerftCpu => "perft_cpu_2026",
+        }
+    }
+
+    /// The file name its build gives it.
+    pub const fn program(self) -> &'static str {
+        match self {
+            Anchor::Egaroucid => "egaroucid",
+            Anchor::Edax => "edax-perft",
+            Anchor::DarkHorse => "darkhorse",
+            Anchor::DarkHorseTable => "darkhorse-table",
+            Anchor::Gigantua => "gigantua",
+            Anchor::Ellxor => "ellxor",
+            Anchor::PerftCpu => "perft_cpu",
+        }
+    }
+
+    /// Its program in `folder` when given and there, else on `PATH`.
+    pub fn find(self, folder: Option<&Path>) -> Option<PathBuf> {
+        let in_folder = folder.map(|f| f.join(self.program())).filter(|p| p.is_file());
+        in_folder.or_else(|| which::which(self.program()).ok())
+    }
+}
+
+/// How a run's count is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Its output holds this count in decimal.
+    Prints(u128),
+    /// It was handed the count and exits 0 only when it counted it.
+    ExitStatus,
+}
+
+/// One comparison: our command beside an anchor's, with what each must
+/// count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorCase {
+    /// The game.
+    pub game: GameKind,
+    /// What is counted: `start d7 raw`, `d14 table 2G`, ...
+    pub label: String,
+    /// Our arguments (after the program).
+    pub ours: Vec<String>,
+    /// The leaves we count.
+    pub leaves: u128,
+    /// The anchor.
+    pub anchor: Anchor,
+    /// Its arguments.
+    pub anchor_args: Vec<String>,
+    /// How its count is checked.
+    pub anchor_check: Check,
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+/// Reversi (Bik) perft 12 and 14: every leaf, and the full-depth leaves
+/// Edax prints (it leaves out games over before full depth).
+const REVERSI_12: (u128, u128) = (1_939_886_636, 1_939_886_052);
+const REVERSI_14: (u128, u128) = (184_042_084_512, 184_042_061_172);
+const CHECKERS_12: u128 = 388_623_673;
+const CHECKERS_15: u128 = 36_263_167_175;
+const CHESS_START_7: u128 = 3_195_901_860;
+const CHESS_START_8: u128 = 84_998_978_956;
+const KIWIPETE_6: u128 = 8_031_647_685;
+/// The table of the table cases, in MB as perft_cpu_2026 and DarkHorse
+/// take it: the 2 GiB of [`BENCH_TABLE`].
+const TABLE_MB: u64 = 2048;
+
+fn args(words: &[&str]) -> Vec<String> {
+    words.iter().map(|&w| w.to_owned()).collect()
+}
+
+/// Our raw count of a game's start: one thread, no table.
+fn ours_raw(game: GameKind, depth: u32) -> Vec<String> {
+    let depth = depth.to_string();
+    args(&[
+        "bench-case",
+        "--game",
+        game.name(),
+        "--depth",
+        &depth,
+        "--threads",
+        "1",
+        "--raw",
+    ])
+}
+
+/// Our raw count of a chess position.
+fn ours_raw_chess(fen: &str, depth: u32) -> Vec<String> {
+    let depth = depth.to_string();
+    args(&[
+        "run",
+        "--game",
+        "chess",
+        "--position",
+        fen,
+        "--depth",
+        &depth,
+        "--raw",
+        "--quiet",
+    ])
+}
+
+/// Our whole engine on one thread with the bench table.
+fn ours_table(game: GameKind, depth: u32) -> Vec<String> {
+    let depth = depth.to_string();
+    args(&[
+        "bench-case",
+        "--game",
+        game.name(),
+        "--depth",
+        &depth,
+        "--threads",
+        "1",
+        "--hash",
+        BENCH_TABLE,
+    ])
+}
+
+/// Our side of a comparison: what we count and how.
+struct Ours {
+    game: GameKind,
+    label: String,
+    args: Vec<String>,
+    leaves: u128,
+}
+
+impl Ours {
+    fn new(game: GameKind, label: &str, args: Vec<String>, leaves: u128) -> Ours {
+        Ours {
+            game,
+            label: label.to_owned(),
+            args,
+            leaves,
+        }
+    }
+
+    /// This count beside `anchor` run with `anchor_args`.
+    fn vs(&self, anchor: Anchor, anchor_args: &[&str], anchor_check: Check) -> AnchorCase {
+        AnchorCase {
+            game: self.game,
+            label: self.label.clone(),
+            ours: self.args.clone(),
+            leaves: self.leaves,
+            anchor,
+            anchor_args: args(anchor_args),
+            anchor_check,
+        }
+    }
+}
+
+/// Every comparison, game by game: raw generators, then whole engines
+/// with tables of (nearly) equal size.
+pub fn anchor_cases() -> Vec<AnchorCase> {
+    use Anchor::*;
+    use GameKind::{Checkers, Chess, Reversi};
+    let table_mb = TABLE_MB.to_string();
+    let darkhorse_table = format!("{table_mb}mb");
+    let reversi_12 = Ours::new(Reversi, "d12 raw", ours_raw(Reversi, 12), REVERSI_12.0);
+    let reversi_14 = Ours::new(Reversi, "d14 table 2G", ours_table(Reversi, 14), REVERSI_14.0);
+    let checkers_12 = Ours::new(Checkers, "d12 raw", ours_raw(Checkers, 12), CHECKERS_12);
+    let checkers_15 = Ours::new(Checkers, "d15 table 2G", ours_table(Checkers, 15), CHECKERS_15);
+    let mut cases = vec![
+        reversi_12.vs(Egaroucid, &["-perft", "12", "1"], Check::Prints(REVERSI_12.0)),
+        reversi_12.vs(Edax, &["12"], Check::Prints(REVERSI_12.1)),
+        // 2^25 entries of 72 bytes: 2.4 GB, the nearest to 2 GiB.
+        reversi_14.vs(Edax, &["14", "25"], Check::Prints(REVERSI_14.1)),
+        checkers_12.vs(DarkHorse, &["12"], Check::Prints(CHECKERS_12)),
+        checkers_15.vs(
+            DarkHorseTable,
+            &["15", &darkhorse_table],
+            Check::Prints(CHECKERS_15),
+        ),
+    ];
+    for (fen, depth, leaves, label) in [
+        (START, 7, CHESS_START_7, "start d7 raw"),
+        (KIWIPETE, 6, KIWIPETE_6, "kiwipete d6 raw"),
+    ] {
+        let (d, counted) = (depth.to_string(), leaves.to_string());
+        let ours = Ours::new(Chess, label, ours_raw_chess(fen, depth), leaves);
+        cases.push(ours.vs(Gigantua, &[fen, &d, &counted], Check::ExitStatus));
+        cases.push(ours.vs(Ellxor, &[fen, &d], Check::Prints(leaves)));
+        cases.push(ours.vs(PerftCpu, &[fen, &d, "-nott"], Check::Prints(leaves)));
+    }
+    let chess_8 = Ours::new(Chess, "start d8 table 2G", ours_table(Chess, 8), CHESS_START_8);
+    cases.push(chess_8.vs(
+        PerftCpu,
+        &[START, "8", "-htt", &table_mb],
+        Check::Prints(CHESS_START_8),
+    ));
+    cases
+}
+
+/// One run's times.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunTime {
+    /// Wall seconds.
+    pub wall: f64,
+    /// CPU seconds of the process (user and system).
+    pub cpu: f64,
+}
+
+/// A case measured: each side's runs, in the order run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideBySide {
+    /// The case.
+    pub case: AnchorCase,
+    /// Our runs.
+    pub ours: Vec<RunTime>,
+    /// The anchor's runs.
+    pub anchor: Vec<RunTime>,
+}
+
+impl SideBySide {
+    /// Our median CPU seconds: every program counts on one thread, and CPU
+    /// time is what a busy machine disturbs least.
+    pub fn ours_cpu(&self) -> f64 {
+        median(self.ours.iter().map(|r| r.cpu).collect())
+    }
+
+    /// The anchor's median CPU seconds.
+    pub fn anchor_cpu(&self) -> f64 {
+        median(self.anchor.iter().map(|r| r.cpu).collect())
+    }
+
+    /// Our median wall seconds.
+    pub fn ours_wall(&self) -> f64 {
+        median(self.ours.iter().map(|r| r.wall).collect())
+    }
+
+    /// The anchor's median wall seconds.
+    pub fn anchor_wall(&self) -> f64 {
+        median(self.anchor.iter().map(|r| r.wall).collect())
+    }
+
+    /// How many times faster ours is: the anchor's median CPU time over
+    /// ours.
+    pub fn speedup(&self) -> f64 {
+        self.anchor_cpu() / self.ours_cpu()
+    }
+}
+
+/// Runs `case` in `pairs` alternating pairs (ours, the anchor, ours, ...)
+/// after one warm-up pair that is not counted; `ours` is our program,
+/// `anchor` the anchor's. The runs inherit this thread's CPU affinity.
+pub fn side_by_side(
+    case: &AnchorCase,
+    ours: &Path,
+    anchor: &Path,
+    pairs: u64,
+) -> Result<SideBySide, LocalError> {
+    let mut measured = SideBySide {
+        case: case.clone(),
+        ours: Vec::new(),
+        anchor: Vec::new(),
+    };
+    for pair in 0..=pairs {
+        let ours_run = timed(ours, &case.ours, Check::Prints(case.leaves))?;
+        let anchor_run = timed(anchor, &case.anchor_args, case.anchor_check)?;
+        if pair > 0 {
+            measured.ours.push(ours_run);
+            measured.anchor.push(anchor_run);
+        }
+    }
+    Ok(measured)
+}
+
+/// Keeps this thread, and the processes it starts from now on, on the
+/// CPU core `core`, as side-by-side timing wants; false when the OS
+/// refused or there is no such core.
+pub fn pin_to_core(core: usize) -> bool {
+    core_affinity::get_core_ids()
+        .and_then(|ids| ids.into_iter().find(|id| id.id == core))
+        .is_some_and(core_affinity::set_for_current)
+}
+
+/// CPU seconds used so far by this process's children that were waited for.
+fn children_cpu_seconds() -> f64 {
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0.0, |usage| {
+        let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+        seconds(usage.user_time()) + seconds(usage.system_time())
+    })
+}
+
+/// The times of one run of `program`, after checking its count. Runs are
+/// made one at a time, so the children's CPU time grows by this run's.
+fn timed(program: &Path, args: &[String], check: Check) -> Result<RunTime, LocalError> {
+    let command = || format!("{} {}", program.display(), args.join(" "));
+    let cpu_before = children_cpu_seconds();
+    let started = Instant::now();
+    let output = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| LocalError::AnchorStart {
+            command: command(),
+            source,
+        })?;
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = children_cpu_seconds() - cpu_before;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let counted = match check {
+        Check::Prints(leaves) => output.status.success() && prints_count(&stdout, leaves),
+        Check::ExitStatus => output.status.success(),
+    };
+    if !counted {
+        let said = format!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+        let tail: String = said
+            .trim()
+            .chars()
+            .rev()
+            .take(300)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        return Err(LocalError::AnchorMiscounted {
+            command: command(),
+            status: output.status.to_string(),
+            output: tail,
+        });
+    }
+    Ok(RunTime { wall, cpu })
+}
+
+/// Whether `output` holds `leaves` as a whole number (not a part of a
+/// longer one).
+fn prints_count(output: &str, leaves: u128) -> bool {
+    output
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|number| number == leaves.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_is_found_only_as_a_whole_number() {
+        assert!(prints_count("total: 3195901860\n", 3_195_901_860));
+        assert!(prints_count("{\"leaves\":\"244\"}", 244));
+        assert!(!prints_count("total: 31959018601", 3_195_901_860));
+        assert!(!prints_count("nodes 1244", 244));
+    }
+
+    #[test]
+    fn every_game_is_compared_and_every_anchor_is_used() {
+        let cases = anchor_cases();
+        for &game in GameKind::ALL {
+            assert!(cases.iter().any(|c| c.game == game), "{game}");
+        }
+        for anchor in Anchor::ALL {
+            assert!(cases.iter().any(|c| c.anchor == anchor), "{}", anchor.program());
+        }
+    }
+
+    /// A real pair of processes: a shell that prints the count stands in
+    /// for both sides, and one that prints another is refused.
+    #[test]
+    fn side_by_side_checks_each_count() {
+        let sh = Path::new("/bin/sh");
+        let case = AnchorCase {
+            game: GameKind::Reversi,
+            label: "d4".to_owned(),
+            ours: args(&["-c", "echo 244"]),
+            leaves: 244,
+            anchor: Anchor::Edax,
+            anchor_args: args(&["-c", "echo leaves 244"]),
+            anchor_check: Check::Prints(244),
+        };
+        let measured = side_by_side(&case, sh, sh, 2).expect("both count 244");
+        assert_eq!((measured.ours.len(), measured.anchor.len()), (2, 2));
+        assert!(measured.ours_wall() > 0.0 && measured.anchor_wall() > 0.0);
+        let wrong = AnchorCase {
+            anchor_args: args(&["-c", "echo 245"]),
+            ..case
+        };
+        assert!(matches!(
+            side_by_side(&wrong, sh, sh, 1),
+            Err(LocalError::AnchorMiscounted { .. })
+        ));
+    }
+}
