@@ -10,8 +10,8 @@
 //! capture recursion past the first jump (`follow_captures_rec`).
 //!
 //! Game code that has faster instructions to offer (Reversi's AVX2
-//! mobility and flips, chess's PEXT slider lookups and AVX-512 slider
-//! fills) is handed an [`Isa`]
+//! mobility and flips, chess's PEXT slider lookups and its slider fills
+//! in AVX-512 lanes, or AVX2 lanes on x86-64-v3) is handed an [`Isa`]
 //! value by the kernel: a zero-sized proof of what the CPU runs, so a
 //! portable kernel can never reach an AVX2 or BMI2 path.
 
@@ -26,7 +26,8 @@ pub enum Kernel {
     X86_64V3,
     /// x86-64-v4: v3 and AVX-512 (F, BW, CD, DQ, VL). Reversi's flips find
     /// the far end of a ray with `vplzcntq` and fold its masks with
-    /// `vpternlogq`; chess fills every slider's rays at once.
+    /// `vpternlogq`; chess fills every slider's rays at once in one
+    /// register (on x86-64-v3, in two by shifts).
     X86_64V4,
 }
 

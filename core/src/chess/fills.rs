@@ -1,6 +1,8 @@
 //! Every slider of a side at once: the eight directions' rays filled side
 //! by side in the lanes of one AVX-512 register (Kogge-Stone occluded
-//! fills by rotation), in place of one table lookup per slider.
+//! fills by rotation), or of two AVX2 registers on x86-64-v3 (by shifts:
+//! the directions towards higher squares in one, their opposites in the
+//! other), in place of one table lookup per slider.
 //!
 //! Two sliders' rays in one direction never share a square (the nearer
 //! one's ray stops at or before the further one), so a lane's population
@@ -104,6 +106,122 @@ mod v4 {
     }
 }
 
+/// The lanes of the two AVX2 registers of the v3 fills, as indices into
+/// [`STEP`] and [`LANDING`]: the directions that step towards higher
+/// squares (a left shift) in one, their opposites (a right shift by as
+/// much) in the other, lane for lane, each straight then diagonal.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const UP_DOWN: [[usize; 4]; 2] = [[0, 1, 4, 5], [2, 3, 6, 7]];
+/// The shift of one step in each lane of both v3 registers: north and
+/// south by 8, east and west by 1, north-east and south-west by 9,
+/// north-west and south-east by 7.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const SHIFT: [i64; 4] = [8, 1, 9, 7];
+
+/// The fills, compiled for x86-64-v3: the eight directions in the lanes
+/// of two 256-bit registers. AVX2 has no rotation, but a shift needs no
+/// more than one instruction when a register's lanes all shift the same
+/// way, so one register holds the directions towards higher squares and
+/// the other their opposites; a shift drops what a rotation would bring
+/// round, and the landing masks still drop what crosses a file edge.
+#[cfg(target_arch = "x86_64")]
+mod v3 {
+    use std::arch::x86_64::{
+        __m256i, _mm_add_epi64, _mm_cvtsi128_si64, _mm_or_si128, _mm_unpackhi_epi64, _mm256_add_epi8,
+        _mm256_and_si256, _mm256_andnot_si256, _mm256_castsi256_si128, _mm256_extracti128_si256,
+        _mm256_or_si256, _mm256_sad_epu8, _mm256_set_epi64x, _mm256_set1_epi8, _mm256_set1_epi64x,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_sllv_epi64, _mm256_srli_epi64, _mm256_srlv_epi64,
+    };
+
+    use super::{LANDING, NIBBLE_POPULATIONS, SHIFT, UP_DOWN};
+
+    /// `lanes` in a register, the first in the lowest lane.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(lanes: [i64; 4]) -> __m256i {
+        let [a, b, c, d] = lanes;
+        _mm256_set_epi64x(d, c, b, a)
+    }
+
+    /// One Kogge-Stone fill of `fill` through `open` in every lane, by
+    /// `shift` (a left shift when `UP`, else a right one) of `SHIFT` times
+    /// 1, 2 and 4, and then one step beyond into `landing`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn fill<const UP: bool>(mut fill: __m256i, mut open: __m256i, landing: __m256i) -> __m256i {
+        let shift = |x, by| {
+            if UP {
+                _mm256_sllv_epi64(x, by)
+            } else {
+                _mm256_srlv_epi64(x, by)
+            }
+        };
+        let (one, two, four) = (
+            load(SHIFT),
+            load(SHIFT.map(|s| 2 * s)),
+            load(SHIFT.map(|s| 4 * s)),
+        );
+        fill = _mm256_or_si256(fill, _mm256_and_si256(open, shift(fill, one)));
+        open = _mm256_and_si256(open, shift(open, one));
+        fill = _mm256_or_si256(fill, _mm256_and_si256(open, shift(fill, two)));
+        open = _mm256_and_si256(open, shift(open, two));
+        fill = _mm256_or_si256(fill, _mm256_and_si256(open, shift(fill, four)));
+        _mm256_and_si256(shift(fill, one), landing)
+    }
+
+    /// The rays of `straight` sliders in the first two lanes of each
+    /// register and of `diagonal` sliders in the last two (towards higher
+    /// squares, then lower), each up to and including the first square of
+    /// `occupied`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn rays(straight: u64, diagonal: u64, occupied: u64) -> [__m256i; 2] {
+        let (s, d) = (straight as i64, diagonal as i64);
+        let sliders = load([s, s, d, d]);
+        let occupied = _mm256_set1_epi64x(occupied as i64);
+        let [up, down] = UP_DOWN.map(|lanes| load(lanes.map(|lane| LANDING[lane] as i64)));
+        [
+            fill::<true>(sliders, _mm256_andnot_si256(occupied, up), up),
+            fill::<false>(sliders, _mm256_andnot_si256(occupied, down), down),
+        ]
+    }
+
+    /// Every square the sliders attack.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn attacked(straight: u64, diagonal: u64, occupied: u64) -> u64 {
+        let [up, down] = rays(straight, diagonal, occupied);
+        let both = _mm256_or_si256(up, down);
+        let half = _mm_or_si128(_mm256_castsi256_si128(both), _mm256_extracti128_si256::<1>(both));
+        _mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half))) as u64
+    }
+
+    /// The sliders' moves onto `allowed` squares.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn moves(straight: u64, diagonal: u64, occupied: u64, allowed: u64) -> u64 {
+        let allowed = _mm256_set1_epi64x(allowed as i64);
+        let [up, down] = rays(straight, diagonal, occupied).map(|rays| _mm256_and_si256(rays, allowed));
+        // Each byte's population by its two nibbles, through a table (one
+        // copy per 128 bits), both registers' bytes added (16 at most),
+        // then summed per lane and over the lanes.
+        let nibble = _mm256_set1_epi8(0x0F);
+        let (high, low) = ((NIBBLE_POPULATIONS >> 64) as i64, NIBBLE_POPULATIONS as i64);
+        let table = load([low, high, low, high]);
+        let count = |targets| {
+            let low = _mm256_shuffle_epi8(table, _mm256_and_si256(targets, nibble));
+            let high = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi64::<4>(targets), nibble));
+            _mm256_add_epi8(low, high)
+        };
+        let per_lane = _mm256_sad_epu8(_mm256_add_epi8(count(up), count(down)), _mm256_setzero_si256());
+        let half = _mm_add_epi64(
+            _mm256_castsi256_si128(per_lane),
+            _mm256_extracti128_si256::<1>(per_lane),
+        );
+        _mm_cvtsi128_si64(_mm_add_epi64(half, _mm_unpackhi_epi64(half, half))) as u64
+    }
+}
+
 /// Every square attacked by the `straight` (rook, queen) and `diagonal`
 /// (bishop, queen) sliders, `occupied` blocking.
 #[inline(always)]
@@ -113,6 +231,12 @@ pub(super) fn attacked<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u
         // SAFETY: `I::AVX512` holds only for an `Isa` whose values exist
         // only on CPUs running x86-64-v4, and `isa` is such a value.
         return unsafe { v4::attacked(straight, diagonal, occupied) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX2 {
+        // SAFETY: `I::AVX2` holds only for an `Isa` whose values exist
+        // only on CPUs running x86-64-v3 (or better), and `isa` is one.
+        return unsafe { v3::attacked(straight, diagonal, occupied) };
     }
     let mut attacked = 0;
     for from in Squares(diagonal) {
@@ -134,6 +258,11 @@ pub(super) fn moves<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u64,
     if I::AVX512 {
         // SAFETY: as in `attacked` (x86-64-v4 includes AVX-512 BW).
         return unsafe { v4::moves(straight, diagonal, occupied, allowed) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX2 {
+        // SAFETY: as in `attacked`.
+        return unsafe { v3::moves(straight, diagonal, occupied, allowed) };
     }
     let mut moves = 0;
     for from in Squares(diagonal) {
@@ -187,7 +316,41 @@ mod tests {
         })
     }
 
-    /// A byte's population through the nibble table, as v4 counts.
+    /// The v3 fill's steps on one lane at a time, in scalar code: shifts
+    /// in place of rotations, the register of the directions towards
+    /// higher squares first, then their opposites, lanes as in [`UP_DOWN`].
+    fn lanes_by_shifts(straight: u64, diagonal: u64, occupied: u64) -> [[u64; 4]; 2] {
+        [true, false].map(|up| {
+            std::array::from_fn(|i| {
+                let lane = UP_DOWN[usize::from(!up)][i];
+                let (by, landing) = (SHIFT[i] as u32, LANDING[lane]);
+                let shift = |x: u64, n: u32| if up { x << n } else { x >> n };
+                let mut fill = if lane < 4 { straight } else { diagonal };
+                let mut open = !occupied & landing;
+                fill |= open & shift(fill, by);
+                open &= shift(open, by);
+                fill |= open & shift(fill, 2 * by);
+                open &= shift(open, 2 * by);
+                fill |= open & shift(fill, 4 * by);
+                shift(fill, by) & landing
+            })
+        })
+    }
+
+    /// Each v3 lane shifts by its direction's step: left by the step
+    /// towards higher squares, right by 64 less towards lower ones.
+    #[test]
+    fn the_v3_lanes_shift_by_their_steps() {
+        for i in 0..4 {
+            let [up, down] = [UP_DOWN[0][i], UP_DOWN[1][i]];
+            assert_eq!(STEP[up], SHIFT[i], "lane {i} up");
+            assert_eq!(STEP[down], 64 - SHIFT[i], "lane {i} down");
+            assert_eq!(up < 4, i < 2, "lane {i} straight or diagonal");
+            assert_eq!(down < 4, i < 2, "lane {i} straight or diagonal");
+        }
+    }
+
+    /// A byte's population through the nibble table, as v4 and v3 count.
     fn by_nibbles(byte: u8) -> u32 {
         let table = NIBBLE_POPULATIONS.to_le_bytes();
         u32::from(table[usize::from(byte & 15)] + table[usize::from(byte >> 4)])
@@ -214,7 +377,10 @@ mod tests {
             positions.push(playouts.end(Chess::start(), 80));
         }
         if V4::detect().is_none() {
-            eprintln!("no x86-64-v4 here: the fills are checked in scalar code only");
+            eprintln!("no x86-64-v4 here: the v4 fills are checked in scalar code only");
+        }
+        if V3::detect().is_none() {
+            eprintln!("no x86-64-v3 here: the v3 fills are checked in scalar code only");
         }
         let mut compared = 0;
         for pos in positions {
@@ -232,6 +398,12 @@ mod tests {
                     let all = rays.iter().fold(0, |all, ray| all | ray);
                     let lanes = lanes_by_rotation(straight, diagonal, occupied);
                     assert_eq!(lanes.iter().fold(0, |all, lane| all | lane), all, "{pos}");
+                    let shifted = lanes_by_shifts(straight, diagonal, occupied);
+                    assert_eq!(
+                        shifted.as_flattened().iter().fold(0, |all, lane| all | lane),
+                        all,
+                        "{pos}"
+                    );
                     for allowed in [!0, !side, pos.colours[colour.other().index()]] {
                         let count: u64 = rays
                             .iter()
@@ -247,6 +419,12 @@ mod tests {
                             .map(|lane| u64::from((lane & allowed).count_ones()))
                             .sum();
                         assert_eq!(by_lanes, count, "{pos}");
+                        let by_shifted_lanes: u64 = shifted
+                            .as_flattened()
+                            .iter()
+                            .map(|lane| u64::from((lane & allowed).count_ones()))
+                            .sum();
+                        assert_eq!(by_shifted_lanes, count, "{pos}");
                         if let Some(v3) = V3::detect() {
                             assert_eq!(moves(v3, straight, diagonal, occupied, allowed), count, "{pos}");
                         }

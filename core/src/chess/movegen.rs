@@ -7,8 +7,8 @@
 //!
 //! Generation is generic over the colour to move (`WHITE`) and over a
 //! [`Sink`], so counting at depth 1 runs the same code with popcounts in
-//! place of pushes (on x86-64-v4 the free sliders' moves are counted
-//! all at once, by [`fills::moves`]).
+//! place of pushes (on x86-64-v3 and v4 the free sliders' moves are
+//! counted all at once, by [`fills::moves`]).
 
 use super::attacks;
 use super::bitboard::{
@@ -119,7 +119,7 @@ pub(super) fn generate<const WHITE: bool, S: Sink, I: Isa>(pos: &Chess, sink: &m
     }
     if S::COUNTS {
         // A counting sink takes the free sliders' moves as one number
-        // (filled in lanes on x86-64-v4, else a lookup a slider).
+        // (filled in lanes on x86-64-v3 and v4, else a lookup a slider).
         sink.count(fills::moves(
             isa,
             (pieces[Piece::Rook.index()] | queens) & free,

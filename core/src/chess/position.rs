@@ -349,8 +349,8 @@ impl Chess {
     }
 
     /// Every square some piece of `by` attacks, with `occupied` as the
-    /// blockers: the sliders filled at once on x86-64-v4, else one lookup
-    /// a slider; knights and pawns by shifts, the king by its table.
+    /// blockers: the sliders filled at once on x86-64-v3 and v4, else one
+    /// lookup a slider; knights and pawns by shifts, the king by its table.
     #[inline(always)]
     pub(super) fn attacked_squares<I: Isa>(&self, isa: I, by: Colour, occupied: u64) -> u64 {
         let theirs = self.colours[by.index()];

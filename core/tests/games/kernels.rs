@@ -76,8 +76,8 @@ fn every_checkers_kernel_counts_the_same() {
 }
 
 /// Chess looks its sliders up by PEXT on the x86-64-v3 kernel and by magic
-/// multiplication on the portable one, and on x86-64-v4 fills them all at
-/// once where a union or a count is enough: all count the same.
+/// multiplication on the portable one, and on x86-64-v3 and v4 fills them
+/// all at once where a union or a count is enough: all count the same.
 #[test]
 fn every_chess_kernel_counts_the_same() {
     let positions = playouts::<Chess>(8, 80);
