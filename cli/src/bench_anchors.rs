@@ -76,10 +76,11 @@ pub fn bench_anchors(args: &BenchArgs, folder: &Path) -> Result<(), CliError> {
                 "game",
                 "case",
                 "kernel",
-                "ours s",
+                "ours CPU s",
                 "anchor",
-                "anchor s",
+                "anchor CPU s",
                 "ours faster",
+                "wall s, ours / anchor",
             ]);
             for r in &measured {
                 table.add_row([

@@ -6,6 +6,7 @@ mod common;
 
 mod admission;
 mod backup;
+mod bench;
 mod certificate;
 mod chaos;
 mod cluster;
