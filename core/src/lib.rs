@@ -110,7 +110,7 @@ pub use chess::Chess;
 pub use convention::{Convention, UnknownConvention};
 pub use count::Leaves;
 pub use divide::{Divide, StatsDivide, divide, divide_by, divide_stats};
-pub use echo::{echoed, must_escape};
+pub use echo::{ECHOED_CHARS, echoed, must_escape};
 pub use game::{BenchCase, BenchCases, Game, MoveError, MoveSet, UnpackError};
 pub use kernel::Kernel;
 pub use kind::{ConventionRefused, GameFacts, GameFns, GameKind, GameVisitor, PositionRefused, UnknownGame};

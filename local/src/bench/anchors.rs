@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use nix::sys::resource::{UsageWho, getrusage};
-use perft_core::GameKind;
+use perft_core::{ECHOED_CHARS, GameKind};
 
 use super::{BENCH_TABLE, median};
 use crate::error::LocalError;
@@ -130,10 +130,11 @@ fn args(words: &[&str]) -> Vec<String> {
     words.iter().map(|&w| w.to_owned()).collect()
 }
 
-/// Our raw count of a game's start: one thread, no table.
-fn ours_raw(game: GameKind, depth: u32) -> Vec<String> {
+/// Our `bench-case` count of a game's start on one thread, `engine` being
+/// `--raw` or `--hash SIZE`.
+fn ours_case(game: GameKind, depth: u32, engine: &[&str]) -> Vec<String> {
     let depth = depth.to_string();
-    args(&[
+    let mut words = args(&[
         "bench-case",
         "--game",
         game.name(),
@@ -141,8 +142,14 @@ fn ours_raw(game: GameKind, depth: u32) -> Vec<String> {
         &depth,
         "--threads",
         "1",
-        "--raw",
-    ])
+    ]);
+    words.extend(args(engine));
+    words
+}
+
+/// Our raw count of a game's start: one thread, no table.
+fn ours_raw(game: GameKind, depth: u32) -> Vec<String> {
+    ours_case(game, depth, &["--raw"])
 }
 
 /// Our raw count of a chess position.
@@ -163,18 +170,7 @@ fn ours_raw_chess(fen: &str, depth: u32) -> Vec<String> {
 
 /// Our whole engine on one thread with the bench table.
 fn ours_table(game: GameKind, depth: u32) -> Vec<String> {
-    let depth = depth.to_string();
-    args(&[
-        "bench-case",
-        "--game",
-        game.name(),
-        "--depth",
-        &depth,
-        "--threads",
-        "1",
-        "--hash",
-        BENCH_TABLE,
-    ])
+    ours_case(game, depth, &["--hash", BENCH_TABLE])
 }
 
 /// Our side of a comparison: what we count and how.
@@ -365,15 +361,15 @@ fn timed(program: &Path, args: &[String], check: Check) -> Result<RunTime, Local
     };
     if !counted {
         let said = format!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
-        let tail: String = said
-            .trim()
-            .chars()
+        // The end of what it said, where the error is, quoted by the
+        // shared rule (cut short, control characters escaped).
+        let said = said.trim();
+        let start = said
+            .char_indices()
             .rev()
-            .take(300)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+            .nth(ECHOED_CHARS - 1)
+            .map_or(0, |(i, _)| i);
+        let tail = perft_core::echoed(&said[start..]);
         return Err(LocalError::AnchorMiscounted {
             command: command(),
             status: output.status.to_string(),
@@ -386,9 +382,10 @@ fn timed(program: &Path, args: &[String], check: Check) -> Result<RunTime, Local
 /// Whether `output` holds `leaves` as a whole number (not a part of a
 /// longer one).
 fn prints_count(output: &str, leaves: u128) -> bool {
+    let leaves = leaves.to_string();
     output
         .split(|c: char| !c.is_ascii_digit())
-        .any(|number| number == leaves.to_string())
+        .any(|number| number == leaves)
 }
 
 #[cfg(test)]
@@ -431,13 +428,19 @@ mod tests {
         let measured = side_by_side(&case, sh, sh, 2).expect("both count 244");
         assert_eq!((measured.ours.len(), measured.anchor.len()), (2, 2));
         assert!(measured.ours_wall() > 0.0 && measured.anchor_wall() > 0.0);
+        // A wrong count is refused, and what the program said is quoted
+        // cut to its end with its control characters escaped.
         let wrong = AnchorCase {
-            anchor_args: args(&["-c", "echo 245"]),
+            anchor_args: args(&["-c", "printf '%0200d \\033[31m245'"]),
             ..case
         };
-        assert!(matches!(
-            side_by_side(&wrong, sh, sh, 1),
-            Err(LocalError::AnchorMiscounted { .. })
-        ));
+        match side_by_side(&wrong, sh, sh, 1) {
+            Err(LocalError::AnchorMiscounted { output, .. }) => {
+                assert!(output.ends_with("\\u{1b}[31m245"), "{output}");
+                assert!(!output.contains('\u{1b}'), "{output}");
+                assert!(output.chars().count() <= 2 * ECHOED_CHARS, "{output}");
+            }
+            other => panic!("a miscount must be refused: {other:?}"),
+        }
     }
 }
