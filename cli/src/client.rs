@@ -12,7 +12,7 @@ use crate::args::{
 };
 use crate::cluster::runtime;
 use crate::error::CliError;
-use crate::progress::{self, RateWindow, Sample};
+use crate::progress;
 use crate::report::{Report, ReportStats, Source};
 
 /// A connection to the coordinator the arguments name.
@@ -58,58 +58,95 @@ pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
 /// Steps of the progress bar, which shows the part of the expected work done.
 const PROGRESS_STEPS: u64 = 1000;
 
+/// A followed job shown as the user asked: a bar on a terminal, else a
+/// plain line every `--progress-every` seconds on stderr, or nothing.
+#[derive(Debug)]
+pub struct ProgressView {
+    bar: ProgressBar,
+    every: std::time::Duration,
+    /// When the next plain line is due (none on a terminal or when quiet).
+    next_line: Option<std::time::Instant>,
+}
+
+impl ProgressView {
+    pub fn new(shown: ProgressArgs) -> ProgressView {
+        let live = !shown.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let bar = if live {
+            ProgressBar::new(PROGRESS_STEPS)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:10} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        // Without a terminal: one line per interval, the first after one.
+        let every = std::time::Duration::from_secs(shown.progress_every);
+        let next_line = (!shown.quiet && !live).then(|| std::time::Instant::now() + every);
+        ProgressView {
+            bar,
+            every,
+            next_line,
+        }
+    }
+
+    /// Shows one step of following job `id`.
+    pub fn show(&mut self, id: &JobId, step: &Progress) {
+        match step {
+            Progress::Update {
+                job,
+                pace,
+                first_moves,
+            } => {
+                let status = progress::status_line(
+                    job.work_done,
+                    (job.units_done, job.units_total),
+                    pace,
+                    *first_moves,
+                );
+                if let Some(at) = self
+                    .next_line
+                    .as_mut()
+                    .filter(|at| std::time::Instant::now() >= **at)
+                {
+                    *at += self.every;
+                    errln!("job {id}: {status}");
+                }
+                self.bar
+                    .set_position((job.work_done.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64);
+                self.bar.set_message(status);
+            }
+            Progress::Reconnecting => self.bar.suspend(|| {
+                errln!("the coordinator is unavailable; reconnecting");
+            }),
+            Progress::Finished(_) => {}
+        }
+    }
+}
+
+impl Drop for ProgressView {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// Follows a job to its end across coordinator restarts, showing its
-/// progress as `shown` asks (a bar on a terminal, else a plain line every
-/// `--progress-every` seconds on stderr); returns its last state.
+/// progress as `shown` asks; returns its last state.
 pub async fn follow(client: &Client, id: &JobId, shown: ProgressArgs) -> Result<Job, CliError> {
-    let live = !shown.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let bar = if live {
-        ProgressBar::new(PROGRESS_STEPS)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:10} {wide_msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    // Without a terminal: one line per interval, the first after one.
-    let every = std::time::Duration::from_secs(shown.progress_every);
-    let mut next_line = (!shown.quiet && !live).then(|| std::time::Instant::now() + every);
-    let mut window = RateWindow::new(progress::WINDOW_SECONDS);
+    let mut view = ProgressView::new(shown);
     let mut following = client.follow(id, !shown.quiet);
-    let finished = loop {
-        let step = match following.next().await {
-            Some(step) => step,
+    loop {
+        match following.next().await {
             None => {
-                break Err(CliError::Failed(format!(
+                return Err(CliError::Failed(format!(
                     "the coordinator sent nothing about job {id}"
                 )));
             }
-        };
-        match step {
-            Ok(Progress::Update { job, first_moves }) => {
-                window.record(Sample {
-                    seconds: job.seconds,
-                    work_done: job.work_done,
-                    leaves: job.leaves_done as f64,
-                });
-                let status = progress::status_line(&window, (job.units_done, job.units_total), first_moves);
-                if let Some(at) = next_line.as_mut().filter(|at| std::time::Instant::now() >= **at) {
-                    *at += every;
-                    errln!("job {id}: {status}");
-                }
-                bar.set_position((job.work_done.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64);
-                bar.set_message(status);
-            }
-            Ok(Progress::Reconnecting) => bar.suspend(|| {
-                errln!("the coordinator is unavailable; reconnecting");
-            }),
-            Ok(Progress::Finished(job)) => break Ok(job),
-            Err(e) => break Err(e.into()),
+            Some(Err(e)) => return Err(e.into()),
+            Some(Ok(Progress::Finished(job))) => return Ok(job),
+            Some(Ok(step)) => view.show(id, &step),
         }
-    };
-    bar.finish_and_clear();
-    finished
+    }
 }
 
 pub fn watch(args: &WatchArgs) -> Result<(), CliError> {

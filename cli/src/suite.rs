@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use perft_client::Positions;
 use perft_core::{Game, GameVisitor, SuiteLine, parse_suite};
 use perft_local::{SuiteCount, count_suite};
 
@@ -90,8 +91,15 @@ fn on_cluster(
         let mut checked = Vec::new();
         for (depth, entries) in by_depth {
             let positions: Vec<Vec<u8>> = entries.iter().map(|&(i, _)| packed[i].clone()).collect();
-            let (counts, _) = count_units(&client, args.game, None, depth, &positions, false).await?;
-            for (&(i, expected), counted) in entries.iter().zip(counts) {
+            let positions = Positions {
+                game: args.game,
+                convention: None,
+                depth,
+                packed: &positions,
+                stats: false,
+            };
+            let counted = count_units(&client, positions).await?;
+            for (&(i, expected), counted) in entries.iter().zip(counted.counts) {
                 checked.push(SuiteCount {
                     line: lines[i].line,
                     depth,

@@ -27,6 +27,13 @@ pub enum ClientError {
     /// coordinator of another build, or a broken one.
     #[error("{0}")]
     Reply(#[from] ReplyError),
+    /// A job this client waited for ended other than done.
+    #[error("job {job} ended {}{}", .state.name(), .error.as_ref().map_or(String::new(), |e| format!(": {e}")))]
+    JobEnded {
+        job: perft_model::JobId,
+        state: perft_model::JobState,
+        error: Option<String>,
+    },
 }
 
 /// An answer this client refuses, and why.
@@ -78,7 +85,7 @@ impl ClientError {
                     | Code::OutOfRange
                     | Code::ResourceExhausted
             ),
-            ClientError::Unreachable { .. } | ClientError::Reply(_) => false,
+            ClientError::Unreachable { .. } | ClientError::Reply(_) | ClientError::JobEnded { .. } => false,
         }
     }
 

@@ -14,6 +14,7 @@ use tokio_stream::Stream;
 use crate::Client;
 use crate::error::{ClientError, ReplyError};
 use crate::job::Job;
+use crate::rate::{Pace, RateWindow, Sample, WINDOW_SECONDS};
 
 /// How often a follow that wants first moves asks for the divide table:
 /// often enough to follow, rarely enough to cost nothing.
@@ -25,10 +26,11 @@ const MOST_WAIT: Duration = Duration::from_secs(5);
 /// One step of a followed job.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Progress {
-    /// The job as it stands, with its first moves finished (of all) when
-    /// they were asked for and known.
+    /// The job as it stands, its pace over the last steps, and its first
+    /// moves finished (of all) when they were asked for and known.
     Update {
         job: Job,
+        pace: Pace,
         first_moves: Option<(usize, usize)>,
     },
     /// The coordinator went away or ended the stream early; the follow
@@ -90,6 +92,7 @@ async fn run(
     let mut last: Option<Job> = None;
     let mut moves: Option<(usize, usize)> = None;
     let mut divide_asked: Option<tokio::time::Instant> = None;
+    let mut window = RateWindow::new(WINDOW_SECONDS);
     let mut wait = Duration::from_millis(200);
     let gone = || ClientError::Status(tonic::Status::cancelled("nobody follows the job any more"));
     loop {
@@ -117,8 +120,14 @@ async fn run(
                                     moves = Some(divide.first_moves_finished());
                                 }
                             }
+                            window.record(Sample {
+                                seconds: job.seconds,
+                                work_done: job.work_done,
+                                leaves: job.leaves_done as f64,
+                            });
                             let update = Progress::Update {
                                 job: job.clone(),
+                                pace: window.pace(),
                                 first_moves: moves,
                             };
                             sender.send(Ok(update)).await.map_err(|_| gone())?;

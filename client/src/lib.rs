@@ -76,6 +76,8 @@ mod error;
 mod follow;
 mod job;
 mod participants;
+mod positions;
+pub mod rate;
 mod worker_calls;
 
 pub use certificate::MAX_CERTIFICATE_BYTES;
@@ -86,6 +88,8 @@ pub use job::{Backup, Disagreement, Divide, Job, Submission, Vote};
 pub use participants::{AddedParticipant, ParticipantSecret};
 pub use perft_model::{BudgetLine, DivideLine, Participant, WorkerFigures};
 pub use perft_proto::connect::{ClientConfig, Token};
+pub use positions::{PositionCounts, Positions, PositionsStep};
+pub use rate::Pace;
 pub use worker_calls::{
     JobReport, Leased, LeasedJob, LeasedUnit, Reported, UnitRef, UnitResult, UnreadableJob, WorkerSession,
 };
