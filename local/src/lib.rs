@@ -22,6 +22,7 @@
 //! # Ok::<(), perft_local::LocalError>(())
 //! ```
 
+mod audit;
 pub mod bench;
 mod count;
 mod error;
@@ -30,6 +31,7 @@ mod recount;
 mod suite;
 mod table;
 
+pub use audit::{AuditFindings, Recount, audit};
 pub use count::{LocalCount, LocalJob, Progress, count_planned, count_raw};
 pub use error::LocalError;
 pub use memory::{available_memory_bytes, peak_memory_bytes};

@@ -79,6 +79,19 @@ pub fn sample_indices(units: usize, n: usize, seed: u64) -> Vec<usize> {
     picked
 }
 
+/// How many of `units` units an audit draws: `count` when given, else
+/// the share `fraction` (rounded up), else 1% (rounded up); never more
+/// than there are.
+pub fn sample_size(units: usize, count: Option<usize>, fraction: Option<f64>) -> usize {
+    let share = |f: f64| (f * units as f64).ceil() as usize;
+    match (count, fraction) {
+        (Some(n), _) => n,
+        (None, Some(f)) => share(f),
+        (None, None) => share(0.01),
+    }
+    .min(units)
+}
+
 /// The chance that a sample of `n` of `units` units, drawn without
 /// replacement, misses every one of `wrong` wrong units.
 pub fn pass_probability(units: usize, n: usize, wrong: usize) -> f64 {
@@ -155,5 +168,15 @@ mod tests {
         assert_eq!(&sample_indices(10_649, 107, 20261123)[..4], &[137, 295, 340, 503]);
         assert!(sample_indices(10, 0, 1).is_empty());
         assert_eq!(sample_indices(3, 10, 1), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn the_sample_is_a_count_a_share_or_one_percent() {
+        assert_eq!(sample_size(1000, Some(7), Some(0.5)), 7);
+        assert_eq!(sample_size(1000, Some(7000), None), 1000);
+        assert_eq!(sample_size(1000, None, Some(0.0105)), 11);
+        assert_eq!(sample_size(1000, None, None), 10);
+        assert_eq!(sample_size(1001, None, None), 11);
+        assert_eq!(sample_size(0, None, None), 0);
     }
 }

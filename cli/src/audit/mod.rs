@@ -1,15 +1,16 @@
 //! `perft audit FILE`: checks a certificate with no coordinator and no
-//! trust in whoever made it. The plan and the sums are checked whole; the
-//! counts are checked on a random sample chosen from the auditor's seed,
-//! and the audit prints what that sample proves.
+//! trust in whoever made it (`perft_local::audit`), recounting its sample
+//! here or on a cluster, and prints what was checked and what the sample
+//! proves.
 
 mod recount;
 
-use perft_certificate::audit::{hex, pass_probability, sample_indices, shown_leaves};
+use perft_certificate::audit::{hex, pass_probability, sample_indices, sample_size, shown_leaves};
+use perft_local::Recount;
 
 use crate::args::AuditArgs;
 use crate::error::CliError;
-use recount::{Audit, recount_on_cluster};
+use recount::recount_on_cluster;
 
 /// Problems printed in full; the rest are counted.
 const SHOWN_PROBLEMS: usize = 20;
@@ -60,11 +61,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         perft_certificate::Provenance::shown,
     );
     outln!("made by: {made_by}")?;
-    let n = match (args.sample, args.fraction) {
-        (Some(n), _) => n.min(units),
-        (None, Some(f)) => ((f * units as f64).ceil() as usize).min(units),
-        (None, None) => ((0.01 * units as f64).ceil() as usize).min(units),
-    };
+    let n = sample_size(units, args.sample, args.fraction);
     let seed = args.seed.unwrap_or_else(rand::random);
     let sample = sample_indices(units, n, seed);
     let drawn = shown_sample(&sample, units);
@@ -73,19 +70,14 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
         .on
         .as_ref()
         .filter(|_| !args.local && cert.header.depth > cert.header.split_depth);
-    let mut findings = cert
-        .header
-        .game
-        .dispatch_stats_in(
-            cert.header.convention,
-            Audit {
-                cert: &cert,
-                args,
-                sample,
-                local: on.is_none(),
-            },
-        )
-        .map_err(|e| CliError::Usage(e.to_string()))??;
+    let at = match on {
+        None => Recount::Here {
+            threads: args.engine.threads(),
+            table: args.engine.table(),
+        },
+        Some(_) => Recount::Elsewhere,
+    };
+    let mut findings = perft_local::audit(&cert, &sample, at)?;
     let mut place = String::new();
     if let Some(url) = on {
         let coordinator = args.cluster.coordinator(url);
