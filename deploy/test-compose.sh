@@ -20,8 +20,8 @@ project=perftci$$
 export PERFT_IMAGE=deep-perft:ci
 export PERFT_TOKEN=ci-$RANDOM$RANDOM$RANDOM
 export PERFT_PORT=$(free_port) PERFT_METRICS_PORT=$(free_port) PERFT_LEASE_SECONDS=3
-export PERFT_IMAGE_PROFILE=image-test
-perft=target/x86_64-unknown-linux-gnu/$PERFT_IMAGE_PROFILE/perft
+export PERFT_IMAGE_PROFILE=dev
+perft=target/image/perft
 url=http://127.0.0.1:$PERFT_PORT
 
 deploy/build-image.sh "$PERFT_IMAGE" scratch
