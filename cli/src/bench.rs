@@ -4,7 +4,6 @@
 
 use std::process::Command;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use perft_core::{Convention, Game, GameVisitor};
 use perft_local::bench::{Case, CaseEngine, CaseResult, Measurement, cases, measure};
 
@@ -89,15 +88,10 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             results.push(result);
         }
     }
-    let mut out = std::io::stdout().lock();
     match args.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &results).map_err(|e| CliError::Failed(e.to_string()))?;
-            std::io::Write::write_all(&mut out, b"\n")?;
-        }
+        Format::Json => crate::output::json_pretty(&results)?,
         Format::Text | Format::Csv => {
-            let mut table = Table::new();
-            table.load_preset(UTF8_FULL_CONDENSED).set_header([
+            let mut table = crate::output::table([
                 "game",
                 "depth",
                 "mode",
@@ -123,10 +117,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
                     r.peak_memory_bytes.map_or_else(|| "-".to_owned(), human_bytes),
                 ]);
             }
-            std::io::Write::write_all(
-                &mut out,
-                format!("{table}\n(medians of {} runs)\n", args.runs).as_bytes(),
-            )?;
+            outln!("{table}\n(medians of {} runs)", args.runs)?;
         }
     }
     Ok(())

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use perft_core::{Game, GameKind, GameVisitor};
 use perft_local::bench::anchors::{SideBySide, anchor_cases, pin_to_core, side_by_side};
 
@@ -62,17 +61,14 @@ pub fn bench_anchors(args: &BenchArgs, folder: &Path) -> Result<(), CliError> {
         }
         measured.push(result);
     }
-    let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
             let rows: Vec<_> = measured.iter().map(json_row).collect();
             let json = serde_json::json!({ "pinned_core": args.pin, "pairs": args.runs, "cases": rows, "skipped": skipped });
-            serde_json::to_writer_pretty(&mut out, &json).map_err(|e| CliError::Failed(e.to_string()))?;
-            std::io::Write::write_all(&mut out, b"\n")?;
+            crate::output::json_pretty(&json)?;
         }
         Format::Text | Format::Csv => {
-            let mut table = Table::new();
-            table.load_preset(UTF8_FULL_CONDENSED).set_header([
+            let mut table = crate::output::table([
                 "game",
                 "case",
                 "kernel",
@@ -102,7 +98,7 @@ pub fn bench_anchors(args: &BenchArgs, folder: &Path) -> Result<(), CliError> {
                 text +=
                     &format!("skipped: `{name}` is not in the folder given or on PATH (bench/ builds it)\n");
             }
-            std::io::Write::write_all(&mut out, text.as_bytes())?;
+            std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
         }
     }
     Ok(())

@@ -2,7 +2,6 @@
 //! reads its arguments, makes its calls through `perft-client` and
 //! renders what comes back.
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressStyle};
 use perft_client::{Client, Disagreement, Divide, Job, Progress, Submission};
 use perft_model::{JobId, JobState};
@@ -231,10 +230,7 @@ fn job_row(job: &Job) -> Vec<String> {
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
         let jobs = connect(&args.coordinator).await?.jobs().await?;
-        let mut table = Table::new();
-        table
-            .load_preset(UTF8_FULL_CONDENSED)
-            .set_header(["job", "game", "depth", "state", "units", "leaves", "seconds"]);
+        let mut table = crate::output::table(["job", "game", "depth", "state", "units", "leaves", "seconds"]);
         for job in &jobs {
             table.add_row(job_row(job));
         }

@@ -39,3 +39,23 @@ macro_rules! errln {
         $crate::output::note(format_args!($($arg)*))
     };
 }
+
+/// A table for people with these column names, in the one style every
+/// verb prints its tables in.
+pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_header(header);
+    table
+}
+
+/// Writes `value` to stdout as indented JSON and a newline.
+pub fn json_pretty(value: &impl serde::Serialize) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(|e| CliError::Failed(format!("cannot write JSON: {e}")))?;
+    out.write_all(b"\n")
+        .and_then(|()| out.flush())
+        .map_err(stdout_failed)
+}

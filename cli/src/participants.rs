@@ -3,7 +3,6 @@
 
 use std::io::Write;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use perft_coordinator::offline;
 use perft_model::{BudgetLine, Participant, Role};
 
@@ -124,8 +123,7 @@ fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
         outln!("{}", serde_json::Value::Array(rows))?;
         return Ok(());
     }
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED).set_header([
+    let mut table = crate::output::table([
         "participant",
         "role",
         "state",

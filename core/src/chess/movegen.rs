@@ -314,16 +314,17 @@ pub(super) fn count_moves_portable<I: Isa>(pos: &Chess, isa: I) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::playouts::Playouts;
     use crate::game::Game;
 
     /// Both counters agree with the move list on positions of random
     /// playouts (this runs the popcnt copy where the CPU has popcnt).
     #[test]
     fn popcnt_and_portable_counters_agree_with_the_move_list() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut playouts = Playouts::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..200 {
-            let mut pos = Chess::start();
-            for _ in 0..(state % 120) {
+            let start = Chess::start();
+            for pos in std::iter::once(start).chain(playouts.line(start, 120)) {
                 let moves = legal_moves(&pos);
                 let expected = moves.len() as u64;
                 assert_eq!(count_moves_portable(&pos, Portable), expected, "{pos}");
@@ -342,13 +343,6 @@ mod tests {
                     // SAFETY: the CPU has popcnt (checked just above).
                     assert_eq!(unsafe { count_moves_popcnt(&pos) }, expected, "{pos}");
                 }
-                if moves.is_empty() {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                pos = Game::play(&pos, moves[(state % moves.len() as u64) as usize]);
             }
         }
     }

@@ -267,6 +267,7 @@ impl GameStats for Chess {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::playouts::Playouts;
     use crate::game::Game;
 
     /// The shortcut says "check" exactly when the played move checks, for
@@ -274,16 +275,16 @@ mod tests {
     /// random playouts (from the start and from Kiwipete).
     #[test]
     fn check_lines_agree_with_playing_the_move() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut playouts = Playouts::new(0x2545_F491_4F6C_DD1D);
         let (mut checks, mut tested) = (0, 0);
         let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
         for game in 0..400 {
-            let mut pos = if game % 2 == 0 {
+            let start = if game % 2 == 0 {
                 Chess::start()
             } else {
                 kiwipete.parse().unwrap()
             };
-            for _ in 0..(state % 150) {
+            for pos in std::iter::once(start).chain(playouts.line(start, 150)) {
                 let moves = pos.legal_moves();
                 let lines = CheckLines::of(&pos, Portable);
                 for &mv in moves.iter() {
@@ -295,13 +296,6 @@ mod tests {
                     checks += usize::from(child.in_check());
                     tested += 1;
                 }
-                if moves.is_empty() {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                pos = Game::play(&pos, moves[(state % moves.len() as u64) as usize]);
             }
         }
         assert!(
