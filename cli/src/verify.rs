@@ -7,15 +7,6 @@ use crate::args::{CoordinatorArg, Format, RunArgs, SubmitArgs, VerifyArgs};
 use crate::error::CliError;
 use crate::report::Report;
 
-fn compare_line(label: &str, expected: u128, got: u128, mismatches: &mut usize) -> Result<(), CliError> {
-    if expected == got {
-        outln!("match     {label}: {got}")
-    } else {
-        *mismatches += 1;
-        outln!("MISMATCH  {label}: published {expected}, counted {got}")
-    }
-}
-
 fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> Result<Report, CliError> {
     crate::cluster::runtime()?.block_on(async {
         let coordinator = CoordinatorArg {
@@ -88,35 +79,24 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         }
     };
     let mut mismatches = 0;
-    compare_line(
-        "total",
-        expected.total.leaves,
-        report.total.leaves,
-        &mut mismatches,
-    )?;
-    if report.reports_higher {
-        compare_line(
-            "higher",
-            expected.total.higher,
-            report.total.higher,
-            &mut mismatches,
-        )?;
+    for line in expected.compare(report.total, &report.divide, report.reports_higher) {
+        if line.matches() {
+            outln!("match     {}: {}", line.label, line.counted)?;
+        } else {
+            mismatches += 1;
+            outln!(
+                "MISMATCH  {}: published {}, counted {}",
+                line.label,
+                line.published,
+                line.counted
+            )?;
+        }
     }
-    match &expected.divide {
-        None => outln!(
+    if expected.divide.is_none() {
+        outln!(
             "(no divide table was published for {game}{named} depth {})",
             args.depth
-        )?,
-        Some(lines) => {
-            for (mv, count) in lines {
-                let got = report
-                    .divide
-                    .iter()
-                    .find(|(m, _)| m == mv)
-                    .map_or(0, |(_, n)| n.leaves);
-                compare_line(mv, *count, got, &mut mismatches)?;
-            }
-        }
+        )?;
     }
     if mismatches > 0 {
         return Err(CliError::Failed(format!(
