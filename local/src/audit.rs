@@ -44,7 +44,7 @@ pub struct AuditFindings {
 }
 
 /// Audits `cert`: every check over the whole file, and units `sample`
-/// recounted where `at` says. A root that does not unpack is refused
+/// recounted where `at` says (an index past the last unit is a finding). A root that does not unpack is refused
 /// (nothing can be checked against it); every other problem is a finding.
 pub fn audit(cert: &Certificate, sample: &[usize], at: Recount) -> Result<AuditFindings, LocalError> {
     let header = &cert.header;
@@ -76,7 +76,14 @@ impl StatsVisitor for Audit<'_> {
         let mut positions = Vec::with_capacity(sample.len());
         let mut sampled = Vec::with_capacity(sample.len());
         for &i in sample {
-            match G::unpack(&cert.units[i].position) {
+            let Some(unit) = cert.units.get(i) else {
+                problems.push(format!(
+                    "unit {i}: the certificate has only {} units",
+                    cert.units.len()
+                ));
+                continue;
+            };
+            match G::unpack(&unit.position) {
                 Ok(pos) => {
                     positions.push(pos);
                     sampled.push(i);
@@ -112,5 +119,55 @@ impl StatsVisitor for Audit<'_> {
             sampled,
             seconds,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use perft_core::{Game, GameKind, Plain, Reversi};
+
+    use super::*;
+    use crate::count::{LocalJob, count_planned};
+
+    /// Reversi perft(4) split at ply 2 (12 units, 244 leaves), certified.
+    fn certificate() -> Certificate {
+        let job = LocalJob {
+            certify: Some("perft test".to_owned()),
+            split_depth: Some(2),
+            ..LocalJob::new(GameKind::Reversi, 4, 1, TableChoice::Off)
+        };
+        let counted = count_planned::<Reversi, Plain>(&Reversi::start(), &job).expect("counted");
+        counted.certificate.expect("asked for")
+    }
+
+    #[test]
+    fn a_clean_certificate_audits_clean_here_and_leaves_its_sample_elsewhere() {
+        let cert = certificate();
+        let units = cert.units.len();
+        let all: Vec<usize> = (0..units).collect();
+        let here = Recount::Here {
+            threads: 1,
+            table: TableChoice::Off,
+        };
+        let findings = audit(&cert, &all, here).expect("audited");
+        assert_eq!(findings.problems, Vec::<String>::new());
+        assert_eq!((findings.recounted, findings.sampled.len()), (units, units));
+        let elsewhere = audit(&cert, &all, Recount::Elsewhere).expect("audited");
+        assert_eq!((elsewhere.recounted, elsewhere.sampled), (0, all));
+    }
+
+    #[test]
+    fn a_sample_past_the_last_unit_is_a_finding_not_a_panic() {
+        let cert = certificate();
+        let units = cert.units.len();
+        let findings = audit(&cert, &[0, units + 7], Recount::Elsewhere).expect("audited");
+        assert_eq!(findings.sampled, [0]);
+        assert_eq!(
+            findings.problems,
+            [format!(
+                "unit {}: the certificate has only {units} units",
+                units + 7
+            )]
+        );
     }
 }

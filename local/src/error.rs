@@ -51,14 +51,14 @@ pub enum LocalError {
         #[source]
         source: PlanError,
     },
-    /// The counts were made but their certificate cannot be built from
-    /// them.
     /// A certificate's root that does not unpack: nothing can be checked.
     #[error("root: {0}")]
     AuditRoot(#[source] perft_core::UnpackError),
     /// A certificate's convention its game does not have.
     #[error("{0}")]
     AuditConvention(#[source] perft_core::ConventionRefused),
+    /// The counts were made but their certificate cannot be built from
+    /// them.
     #[error("cannot make the certificate: {0}")]
     Certificate(#[source] perft_certificate::BuildError),
     /// A benchmark case was summed over no runs.
