@@ -98,7 +98,8 @@ pub fn bench_anchors(args: &BenchArgs, folder: &Path) -> Result<(), CliError> {
                 text +=
                     &format!("skipped: `{name}` is not in the folder given or on PATH (bench/ builds it)\n");
             }
-            std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+            std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())
+                .map_err(crate::output::stdout_failed)?;
         }
     }
     Ok(())

@@ -118,7 +118,7 @@ impl ProgressView {
             Progress::Reconnecting => self.bar.suspend(|| {
                 errln!("the coordinator is unavailable; reconnecting");
             }),
-            Progress::Finished(_) => {}
+            Progress::Finished(_) => self.bar.finish_and_clear(),
         }
     }
 }

@@ -249,3 +249,23 @@ pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     }
     text.replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_that_ended_other_than_done_fails_with_exit_1_naming_it() {
+        let ended = |error: Option<&str>| {
+            CliError::from(perft_client::ClientError::JobEnded {
+                job: perft_model::JobId::parse("j-1").expect("a job id"),
+                state: perft_model::JobState::Failed,
+                error: error.map(str::to_owned),
+            })
+        };
+        let failed = ended(Some("unit 3 lapsed 8 times"));
+        assert_eq!(failed.to_string(), "job j-1 ended failed: unit 3 lapsed 8 times");
+        assert_eq!(failed.exit_code(), 1);
+        assert_eq!(ended(None).to_string(), "job j-1 ended failed");
+    }
+}

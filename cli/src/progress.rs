@@ -1,4 +1,4 @@
-//! What `perft watch` shows beside the counts: the job's pace (measured by
+//! What `perft watch` (and `audit --on`, `suite --on`) show beside the counts: the job's pace (measured by
 //! the client's follow: ETA, leaves/s) and its first moves finished, in
 //! words a person reads at a glance.
 

@@ -1,10 +1,12 @@
-//! Why a call to the coordinator failed, with its cause kept, and whose
-//! fault it is: the caller's request (fix it and ask again) or not.
+//! Why a call to the coordinator failed (or a job it waited for ended
+//! other than done), with its cause kept, and whose fault it is: the
+//! caller's request (fix it and ask again) or not.
 
 use perft_proto::connect::ConnectError;
 use tonic::{Code, Status};
 
-/// A failed call; [`ClientError::is_request`] tells the caller's mistakes
+/// A failed call, or a job waited for that did not end done;
+/// [`ClientError::is_request`] tells the caller's mistakes
 /// (a bad address, an unknown job, a refused credential) from failures of
 /// the coordinator or the network.
 #[derive(Debug, thiserror::Error)]
