@@ -126,21 +126,6 @@ impl RateWindow {
             eta_seconds: self.eta_seconds(),
         }
     }
-
-    /// The oldest sample the window still holds.
-    pub fn oldest(&self) -> Option<Sample> {
-        self.samples.front().copied()
-    }
-
-    /// Samples the window holds.
-    pub fn len(&self) -> usize {
-        self.samples.len()
-    }
-
-    /// Whether the window holds no sample.
-    pub fn is_empty(&self) -> bool {
-        self.samples.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use nix::sys::resource::{UsageWho, getrusage};
-use perft_core::{ECHOED_CHARS, GameKind};
+use perft_core::chess::{PositionRow, published_rows};
+use perft_core::{ECHOED_CHARS, GameKind, Leaves};
 
 use super::{BENCH_TABLE, median};
 use crate::error::LocalError;
@@ -111,17 +112,22 @@ pub struct AnchorCase {
     pub anchor_check: Check,
 }
 
-const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-/// Reversi (Bik) perft 12 and 14: every leaf, and the full-depth leaves
-/// Edax prints (it leaves out games over before full depth).
-const REVERSI_12: (u128, u128) = (1_939_886_636, 1_939_886_052);
-const REVERSI_14: (u128, u128) = (184_042_084_512, 184_042_061_172);
-const CHECKERS_12: u128 = 388_623_673;
-const CHECKERS_15: u128 = 36_263_167_175;
-const CHESS_START_7: u128 = 3_195_901_860;
-const CHESS_START_8: u128 = 84_998_978_956;
-const KIWIPETE_6: u128 = 8_031_647_685;
+/// The published count of `game`'s start at `depth`, from the tables
+/// `perft-core` ships (the one copy of every published number).
+fn published(game: GameKind, depth: u32) -> Leaves {
+    game.fns()
+        .published(depth)
+        .map(|published| published.total)
+        .unwrap_or_else(|| panic!("core's tables hold {game} perft({depth}), a benchmarked depth"))
+}
+
+/// A published chess position (`start`, `kiwipete`) at `depth`.
+fn chess_row(name: &str, depth: u32) -> PositionRow {
+    published_rows()
+        .find(|row| row.name == name && row.depth == depth)
+        .unwrap_or_else(|| panic!("core's chess table holds {name} perft({depth})"))
+}
+
 /// The table of the table cases, in MB as perft_cpu_2026 and DarkHorse
 /// take it: the 2 GiB of [`BENCH_TABLE`].
 const TABLE_MB: u64 = 2048;
@@ -212,37 +218,52 @@ pub fn anchor_cases() -> Vec<AnchorCase> {
     use GameKind::{Checkers, Chess, Reversi};
     let table_mb = TABLE_MB.to_string();
     let darkhorse_table = format!("{table_mb}mb");
-    let reversi_12 = Ours::new(Reversi, "d12 raw", ours_raw(Reversi, 12), REVERSI_12.0);
-    let reversi_14 = Ours::new(Reversi, "d14 table 2G", ours_table(Reversi, 14), REVERSI_14.0);
-    let checkers_12 = Ours::new(Checkers, "d12 raw", ours_raw(Checkers, 12), CHECKERS_12);
-    let checkers_15 = Ours::new(Checkers, "d15 table 2G", ours_table(Checkers, 15), CHECKERS_15);
+    // Edax prints the full-depth leaves (it leaves out games over before
+    // full depth); everyone else every leaf.
+    let (reversi_12, reversi_14) = (published(Reversi, 12), published(Reversi, 14));
+    let (checkers_12, checkers_15) = (published(Checkers, 12).leaves, published(Checkers, 15).leaves);
+    let reversi_12_ours = Ours::new(Reversi, "d12 raw", ours_raw(Reversi, 12), reversi_12.leaves);
+    let reversi_14_ours = Ours::new(
+        Reversi,
+        "d14 table 2G",
+        ours_table(Reversi, 14),
+        reversi_14.leaves,
+    );
+    let checkers_12_ours = Ours::new(Checkers, "d12 raw", ours_raw(Checkers, 12), checkers_12);
+    let checkers_15_ours = Ours::new(Checkers, "d15 table 2G", ours_table(Checkers, 15), checkers_15);
     let mut cases = vec![
-        reversi_12.vs(Egaroucid, &["-perft", "12", "1"], Check::Prints(REVERSI_12.0)),
-        reversi_12.vs(Edax, &["12"], Check::Prints(REVERSI_12.1)),
+        reversi_12_ours.vs(
+            Egaroucid,
+            &["-perft", "12", "1"],
+            Check::Prints(reversi_12.leaves),
+        ),
+        reversi_12_ours.vs(Edax, &["12"], Check::Prints(reversi_12.full_depth())),
         // 2^25 entries of 72 bytes: 2.4 GB, the nearest to 2 GiB.
-        reversi_14.vs(Edax, &["14", "25"], Check::Prints(REVERSI_14.1)),
-        checkers_12.vs(DarkHorse, &["12"], Check::Prints(CHECKERS_12)),
-        checkers_15.vs(
+        reversi_14_ours.vs(Edax, &["14", "25"], Check::Prints(reversi_14.full_depth())),
+        checkers_12_ours.vs(DarkHorse, &["12"], Check::Prints(checkers_12)),
+        checkers_15_ours.vs(
             DarkHorseTable,
             &["15", &darkhorse_table],
-            Check::Prints(CHECKERS_15),
+            Check::Prints(checkers_15),
         ),
     ];
-    for (fen, depth, leaves, label) in [
-        (START, 7, CHESS_START_7, "start d7 raw"),
-        (KIWIPETE, 6, KIWIPETE_6, "kiwipete d6 raw"),
+    for (row, label) in [
+        (chess_row("start", 7), "start d7 raw"),
+        (chess_row("kiwipete", 6), "kiwipete d6 raw"),
     ] {
-        let (d, counted) = (depth.to_string(), leaves.to_string());
-        let ours = Ours::new(Chess, label, ours_raw_chess(fen, depth), leaves);
+        let (fen, leaves) = (row.fen, row.leaves);
+        let (d, counted) = (row.depth.to_string(), leaves.to_string());
+        let ours = Ours::new(Chess, label, ours_raw_chess(fen, row.depth), leaves);
         cases.push(ours.vs(Gigantua, &[fen, &d, &counted], Check::ExitStatus));
         cases.push(ours.vs(Ellxor, &[fen, &d], Check::Prints(leaves)));
         cases.push(ours.vs(PerftCpu, &[fen, &d, "-nott"], Check::Prints(leaves)));
     }
-    let chess_8 = Ours::new(Chess, "start d8 table 2G", ours_table(Chess, 8), CHESS_START_8);
+    let start_8 = chess_row("start", 8);
+    let chess_8 = Ours::new(Chess, "start d8 table 2G", ours_table(Chess, 8), start_8.leaves);
     cases.push(chess_8.vs(
         PerftCpu,
-        &[START, "8", "-htt", &table_mb],
-        Check::Prints(CHESS_START_8),
+        &[start_8.fen, "8", "-htt", &table_mb],
+        Check::Prints(start_8.leaves),
     ));
     cases
 }
@@ -409,6 +430,19 @@ mod tests {
         for anchor in Anchor::ALL {
             assert!(cases.iter().any(|c| c.anchor == anchor), "{}", anchor.program());
         }
+        // The counts come from core's tables: Edax is held to the
+        // full-depth leaves, ours to every leaf.
+        let edax_12 = cases
+            .iter()
+            .find(|c| c.anchor == Anchor::Edax && c.label == "d12 raw")
+            .expect("a Reversi d12 case against Edax");
+        assert_eq!(edax_12.leaves, 1_939_886_636);
+        assert_eq!(edax_12.anchor_check, Check::Prints(1_939_886_052));
+        let kiwipete = cases
+            .iter()
+            .find(|c| c.label == "kiwipete d6 raw")
+            .expect("Kiwipete");
+        assert_eq!(kiwipete.leaves, 8_031_647_685);
     }
 
     /// A real pair of processes: a shell that prints the count stands in
