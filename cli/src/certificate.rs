@@ -42,7 +42,11 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
                 .await
                 .map_err(CliError::from)
         })?,
-        Some(dir) => offline::certificate(dir, &id, &crate::program())?,
+        Some(dir) => offline::DoneJob {
+            data_dir: dir,
+            id: &id,
+        }
+        .certificate(&crate::program())?,
     };
     let cert = Certificate::decode(&bytes).map_err(|e| {
         CliError::Failed(format!(

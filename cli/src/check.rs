@@ -4,11 +4,10 @@
 //! moves.
 
 use perft_compare::{Case, Difference, Engine, cases, find_difference};
-use perft_core::{Game, GameVisitor};
+use perft_core::{Game, GameVisitor, RootSetup};
 
 use crate::args::CheckArgs;
 use crate::error::CliError;
-use crate::root::{play_moves, root_position, with_chess960_notation};
 use crate::suite::{read_suite, suite_positions};
 
 /// Prints one finding.
@@ -54,9 +53,12 @@ fn cases_asked<G: Game>(args: &CheckArgs) -> Result<Vec<Case<G>>, CliError> {
         let positions: Vec<G> = suite_positions(path, &lines, args.chess960)?;
         return Ok(cases::suite(&lines, positions, args.depth));
     }
-    let root: G = root_position(args.position.as_deref(), args.depth)?;
-    let root = with_chess960_notation(root, args.chess960)?;
-    let root = play_moves(root, &args.moves)?;
+    let root: G = RootSetup {
+        chess960: args.chess960,
+        moves: &args.moves,
+        ..RootSetup::new(args.position.as_deref(), args.depth)
+    }
+    .root()?;
     Ok(match args.random {
         // Nothing asked: the start, then the built-in positions that hold
         // every special move, so a default check cannot pass a generator

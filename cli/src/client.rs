@@ -27,16 +27,17 @@ pub fn job_id(text: &str) -> Result<JobId, CliError> {
 /// What `perft submit` asks for; refused here too, before anything is
 /// sent, in the coordinator's words.
 pub fn submission(args: &SubmitArgs) -> Result<Submission, CliError> {
-    args.game
-        .resolve_convention(args.convention)
+    let tree = &args.tree;
+    tree.game
+        .resolve_convention(tree.convention)
         .map_err(|e| CliError::Usage(e.to_string()))?;
     Ok(Submission {
-        convention: args.convention,
-        position: args.position.clone(),
+        convention: tree.convention,
+        position: tree.position.clone(),
         split_depth: args.split_depth,
         verify: args.verify,
         stats: args.stats,
-        ..Submission::new(args.game, args.depth)
+        ..Submission::new(tree.game, tree.depth)
     })
 }
 

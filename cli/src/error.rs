@@ -197,6 +197,14 @@ impl From<perft_local::LocalError> for CliError {
     }
 }
 
+/// A root that is none (its text, its depth, a move, Chess960 notation for
+/// another game) is the user's to fix.
+impl From<perft_core::RootRefused> for CliError {
+    fn from(err: perft_core::RootRefused) -> CliError {
+        CliError::Usage(err.to_string())
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(err: std::io::Error) -> CliError {
         CliError::Failed(err.to_string())

@@ -2,13 +2,12 @@
 //! (the prediction is `perft-estimate`'s), printed with what its journal
 //! and certificate will weigh.
 
-use perft_core::{Game, GameVisitor};
+use perft_core::{Game, GameVisitor, RootSetup};
 use perft_estimate::{EstimateError, EstimateRequest, Interval, TreeEstimate};
 use serde::Serialize;
 
 use crate::args::{EstimateArgs, Format};
 use crate::error::CliError;
-use crate::root::root_position;
 
 /// Bytes the coordinator's journal keeps per unit, roughly: the unit's
 /// row in its chunk, its result row and one vote, with SQLite's overhead.
@@ -42,9 +41,9 @@ impl GameVisitor for Estimate<'_> {
 
     fn visit<G: Game>(self) -> Self::Output {
         let args = self.0;
-        let root: G = root_position(args.position.as_deref(), args.depth)?;
+        let root: G = RootSetup::new(args.tree.position.as_deref(), args.tree.depth).root()?;
         let request = EstimateRequest {
-            depth: args.depth,
+            depth: args.tree.depth,
             split_depth: args.split_depth,
             sample: args.sample,
             paths: args.paths,
@@ -64,7 +63,7 @@ impl GameVisitor for Estimate<'_> {
         Ok(Prediction {
             game: G::NAME,
             convention: G::CONVENTION.map(perft_core::Convention::name),
-            depth: args.depth,
+            depth: args.tree.depth,
             seed: args.seed,
             confidence: 0.99,
             core_days: e.cpu_seconds.scaled(1.0 / 86_400.0),
@@ -84,8 +83,9 @@ fn sci(value: f64) -> String {
 /// `perft estimate`.
 pub fn estimate(args: &EstimateArgs) -> Result<(), CliError> {
     let p = args
+        .tree
         .game
-        .dispatch_in(args.convention, Estimate(args))
+        .dispatch_in(args.tree.convention, Estimate(args))
         .map_err(|e| CliError::Usage(e.to_string()))??;
     if args.format == Format::Json {
         let text = serde_json::to_string(&p).map_err(|e| CliError::Failed(e.to_string()))?;

@@ -27,7 +27,6 @@ mod participants;
 mod progress;
 mod progress_local;
 mod report;
-mod root;
 mod run;
 mod serve;
 mod suite;

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use perft_certificate::Certificate;
-use perft_core::{ByKind, Counted, Divide, Game, GameStats, GameVisitor, Measure, Plain, StatsVisitor};
+use perft_core::{
+    ByKind, Counted, Divide, Game, GameStats, GameVisitor, Measure, Plain, RootSetup, StatsVisitor,
+};
 use perft_local::{LocalJob, Progress, count_planned, count_raw};
 
-use crate::args::{Format, PerftreeArgs, RunArgs};
+use crate::args::{Format, PerftreeArgs, RunArgs, TreeArgs};
 use crate::error::CliError;
 use crate::report::{LocalRun, Report, ReportStats, in_notation};
-use crate::root::{play_moves, root_position, with_chess960_notation};
 
 /// Counts `root` to `depth` under measure `M` with the engine options of
 /// `args` (`--raw`: the bare move generator on one thread, no table,
@@ -25,17 +26,17 @@ where
 {
     let started = Instant::now();
     let (threads, counted) = if args.raw {
-        tracing::info!(game = G::NAME, depth = args.depth, stats = args.stats, position = %root, "counting raw");
-        (1, count_raw::<G, M>(&root, args.depth))
+        tracing::info!(game = G::NAME, depth = args.tree.depth, stats = args.stats, position = %root, "counting raw");
+        (1, count_raw::<G, M>(&root, args.tree.depth))
     } else {
         let threads = args.engine.threads();
-        tracing::info!(game = G::NAME, depth = args.depth, threads, stats = args.stats, position = %root, "counting");
+        tracing::info!(game = G::NAME, depth = args.tree.depth, threads, stats = args.stats, position = %root, "counting");
         let progress = Arc::new(Progress::default());
         let job = LocalJob {
             split_depth: args.split_depth,
             certify: args.certificate.as_ref().map(|_| crate::program()),
             progress: Some(Arc::clone(&progress)),
-            ..LocalJob::new(args.game, args.depth, threads, args.engine.table())
+            ..LocalJob::new(args.tree.game, args.tree.depth, threads, args.engine.table())
         };
         let counted = crate::progress_local::shown_while(&progress, args.progress, || {
             count_planned::<G, M>(&root, &job)
@@ -46,7 +47,7 @@ where
         write_certificate(path, certificate)?;
     }
     let run = LocalRun {
-        depth: args.depth,
+        depth: args.tree.depth,
         seconds: started.elapsed().as_secs_f64(),
         threads,
         table: counted.table,
@@ -82,9 +83,12 @@ fn count<G: Game, M: Measure<G>>(args: &RunArgs) -> Result<Report, CliError>
 where
     M::Count: Into<perft_model::Count>,
 {
-    let root: G = root_position(args.position.as_deref(), args.depth)?;
-    let root = with_chess960_notation(root, args.chess960)?;
-    let root = play_moves(root, &args.moves)?;
+    let root: G = RootSetup {
+        chess960: args.chess960,
+        moves: &args.moves,
+        ..RootSetup::new(args.tree.position.as_deref(), args.tree.depth)
+    }
+    .root()?;
     count_from::<G, M>(root, args)
 }
 
@@ -112,9 +116,13 @@ impl StatsVisitor for CountByKind<'_> {
 /// `--stats`.
 pub fn count_in(args: &RunArgs) -> Result<Report, CliError> {
     let counted = if args.stats {
-        args.game.dispatch_stats_in(args.convention, CountByKind(args))
+        args.tree
+            .game
+            .dispatch_stats_in(args.tree.convention, CountByKind(args))
     } else {
-        args.game.dispatch_in(args.convention, CountLeaves(args))
+        args.tree
+            .game
+            .dispatch_in(args.tree.convention, CountLeaves(args))
     };
     counted.map_err(|e| CliError::Usage(e.to_string()))?
 }
@@ -129,11 +137,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 /// reads: `move count` lines sorted by move, a blank line, the total.
 pub fn perftree(args: &PerftreeArgs) -> Result<(), CliError> {
     let run = RunArgs {
-        game: args.game,
-        depth: args.depth,
-        position: Some(args.fen.clone()),
+        tree: TreeArgs {
+            position: Some(args.fen.clone()),
+            ..TreeArgs::start(args.game, args.depth, None)
+        },
         moves: vec![args.moves.clone()],
-        convention: None,
         certificate: None,
         split_depth: None,
         chess960: args.chess960,

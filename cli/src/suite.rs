@@ -6,14 +6,13 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use perft_client::Positions;
-use perft_core::{Game, GameVisitor, SuiteLine, parse_suite};
+use perft_core::{Game, GameVisitor, RootSetup, SuiteLine, parse_suite};
 use perft_local::{SuiteCount, count_suite};
 
 use crate::args::SuiteArgs;
 use crate::client::connect;
 use crate::cluster::runtime;
 use crate::error::CliError;
-use crate::root::{root_position, with_chess960_notation};
 use crate::units_on_cluster::count_units;
 
 /// Reads and parses the suite file; a bad line is a usage error naming it.
@@ -34,8 +33,12 @@ pub fn suite_positions<G: Game>(
         .iter()
         .map(|line| {
             let deepest = line.expected.iter().map(|&(d, _)| d).max().unwrap_or(0);
-            root_position::<G>(Some(&line.position), deepest)
-                .and_then(|pos| with_chess960_notation(pos, chess960))
+            let setup = RootSetup {
+                chess960,
+                ..RootSetup::new(Some(&line.position), deepest)
+            };
+            setup
+                .root()
                 .map_err(|e| CliError::Usage(format!("{} line {}: {e}", path.display(), line.line)))
         })
         .collect()

@@ -3,7 +3,7 @@
 
 use perft_core::GameKind;
 
-use crate::args::{CoordinatorArg, Format, RunArgs, SubmitArgs, VerifyArgs};
+use crate::args::{CoordinatorArg, Format, RunArgs, SubmitArgs, TreeArgs, VerifyArgs};
 use crate::error::CliError;
 use crate::report::Report;
 
@@ -17,12 +17,9 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
         let client = crate::client::connect(&coordinator).await?;
         let submit = SubmitArgs {
             coordinator: coordinator.clone(),
-            game,
-            depth,
-            position: None,
+            tree: TreeArgs::start(game, depth, args.convention),
             split_depth: None,
             verify: false,
-            convention: args.convention,
             stats: false,
         };
         let id = client.submit(&crate::client::submission(&submit)?).await?;
@@ -61,11 +58,8 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         None => {
             outln!("counting on this machine ({} threads)", args.engine.threads())?;
             let run = RunArgs {
-                game: args.game,
-                depth: args.depth,
-                position: None,
+                tree: TreeArgs::start(args.game, args.depth, args.convention),
                 moves: Vec::new(),
-                convention: args.convention,
                 certificate: None,
                 split_depth: None,
                 chess960: false,

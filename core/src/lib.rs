@@ -99,6 +99,7 @@ pub mod perft;
 pub mod plan;
 pub mod published;
 pub mod reversi;
+pub mod root;
 pub mod stats;
 pub mod suite;
 pub mod table;
@@ -119,6 +120,7 @@ pub use parallel::{count_units, count_units_watched, divide_parallel, divide_pla
 pub use perft::{Counter, TableStats, perft};
 pub use plan::{CountOverflow, Frontier, Plan, PlanError, SettledNode, Weight, weighted_sum};
 pub use reversi::{Reversi, ReversiOeis};
+pub use root::{RootRefused, RootSetup};
 pub use stats::{
     GameStats, LeafStats, NamedStats, StatsCounter, StatsTable, StatsVisitor, Tally, perft_stats,
 };

@@ -4,10 +4,11 @@
 
 use clap::Args;
 use perft_client::credentials::{self, CredentialError};
-use perft_core::{Convention, GameKind};
+use perft_core::GameKind;
 
 use super::engine::EngineArgs;
-use super::values::{Format, GameParser, convention_parser};
+use super::tree::TreeArgs;
+use super::values::{Format, GameParser};
 
 /// The coordinator a client or worker talks to.
 #[derive(Debug, Clone, Args)]
@@ -180,24 +181,14 @@ pub struct WorkerArgs {
 pub struct SubmitArgs {
     #[command(flatten)]
     pub coordinator: CoordinatorArg,
-    /// The game.
-    #[arg(long, value_parser = GameParser)]
-    pub game: GameKind,
-    /// Plies to count.
-    #[arg(long, allow_negative_numbers = true)]
-    pub depth: u32,
-    /// The root position (default: the start).
-    #[arg(long, allow_hyphen_values = true)]
-    pub position: Option<String>,
+    #[command(flatten)]
+    pub tree: TreeArgs,
     /// Plies expanded into units (default: chosen by the coordinator).
     #[arg(long)]
     pub split_depth: Option<u32>,
     /// Compute every unit on two different workers.
     #[arg(long)]
     pub verify: bool,
-    /// Reversi's counting convention (default: bik); refused for other games.
-    #[arg(long, value_parser = convention_parser())]
-    pub convention: Option<Convention>,
     /// Count the leaves by kind too (captures, checks, passes...), as
     /// `perft run --stats` does; `perft divide` then prints them. Depth 2
     /// or more.

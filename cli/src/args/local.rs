@@ -7,27 +7,17 @@ use perft_core::{Convention, GameKind};
 
 use super::cluster::{CoordinatorArg, TokenArg};
 use super::engine::EngineArgs;
+use super::tree::TreeArgs;
 use super::values::{Format, GameParser, convention_parser};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The game.
-    #[arg(long, value_parser = GameParser)]
-    pub game: GameKind,
-    /// Plies to count below the position.
-    #[arg(long, allow_negative_numbers = true)]
-    pub depth: u32,
-    /// The root position (default: the game's start). Reversi positions
-    /// often begin with `-`, so hyphens are taken as part of the value.
-    #[arg(long, allow_hyphen_values = true)]
-    pub position: Option<String>,
+    #[command(flatten)]
+    pub tree: TreeArgs,
     /// Moves played from the position before counting, in the game's
     /// notation (`--moves e2e4 e7e5`).
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     pub moves: Vec<String>,
-    /// Reversi's counting convention (default: bik); refused for other games.
-    #[arg(long, value_parser = convention_parser())]
-    pub convention: Option<Convention>,
     /// Chess: write and read castling as the king taking its rook (`e1h1`),
     /// as engines do with UCI_Chess960. Chess960 placements use it anyway.
     #[arg(long)]
@@ -252,22 +242,12 @@ fn parse_fraction(text: &str) -> Result<f64, NotAFraction> {
 
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
-    /// The game.
-    #[arg(long, value_parser = GameParser)]
-    pub game: GameKind,
-    /// Plies to count.
-    #[arg(long, allow_negative_numbers = true)]
-    pub depth: u32,
-    /// The root position (default: the start).
-    #[arg(long, allow_hyphen_values = true)]
-    pub position: Option<String>,
+    #[command(flatten)]
+    pub tree: TreeArgs,
     /// Plies expanded into units (default: the deepest level of at most
     /// 200,000 units, at least 2 plies above the depth).
     #[arg(long)]
     pub split_depth: Option<u32>,
-    /// Reversi's counting convention (default: bik).
-    #[arg(long, value_parser = convention_parser())]
-    pub convention: Option<Convention>,
     /// Units counted for the leaf estimate (below the split frontier, each
     /// unit's subtree estimated by random paths).
     #[arg(long, default_value_t = 2000)]

@@ -6,6 +6,7 @@ mod engine;
 mod journal;
 mod local;
 mod participant;
+mod tree;
 mod values;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -24,6 +25,7 @@ pub use participant::{
     ParticipantAddArgs, ParticipantBudgetArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs,
     ParticipantRevokeArgs,
 };
+pub use tree::TreeArgs;
 pub use values::Format;
 
 /// Deep Perft: exact perft and divide counts for Reversi, checkers and chess.
