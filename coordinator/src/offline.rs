@@ -10,7 +10,7 @@ use std::path::Path;
 
 use perft_model::{JobId, Participant, Role};
 
-use crate::certify::{CertifyError, certificate_file};
+use crate::certify::{CertifyError, certificate_of};
 use crate::jobs::Op;
 use crate::journal::{CheckError, Checked, FinishedError, Journal, JournalError};
 use crate::participants::{ParticipantError, Participants, Secret, StoredParticipant};
@@ -106,12 +106,24 @@ pub fn participants(data_dir: &Path) -> Result<Vec<Participant>, OfflineError> {
         .collect())
 }
 
-/// The certificate file of done job `id` in the journal in `data_dir`,
-/// written by `program` (`perft 0.1.0`). Blocking: reads every unit and
-/// compresses them.
-pub fn certificate(data_dir: &Path, id: &JobId, program: &str) -> Result<Vec<u8>, OfflineError> {
-    let opened = Journal::open(data_dir)?;
-    Ok(certificate_file(&opened.journal, id, program)?)
+/// A done job in a stopped coordinator's data dir.
+#[derive(Debug, Clone, Copy)]
+pub struct DoneJob<'a> {
+    pub data_dir: &'a Path,
+    pub id: &'a JobId,
+}
+
+impl DoneJob<'_> {
+    /// The job's certificate file, written by `program` (`perft 0.1.0`).
+    /// Blocking: reads every unit and compresses them.
+    pub fn certificate(&self, program: &str) -> Result<Vec<u8>, OfflineError> {
+        let opened = Journal::open(self.data_dir)?;
+        let job = opened
+            .journal
+            .read_finished(self.id)
+            .map_err(CertifyError::from)?;
+        Ok(certificate_of(job, program)?.encode())
+    }
 }
 
 /// Checks the data dir (or a copy of one) `dir` row by row. Refuses a
