@@ -62,10 +62,17 @@ impl GameKind {
         convention: Option<Convention>,
         visitor: V,
     ) -> Result<V::Output, ConventionRefused> {
-        Ok(match self.resolve_convention(convention)? {
-            Some(Convention::Oeis) => visitor.visit::<crate::ReversiOeis>(),
-            _ => self.dispatch(visitor),
+        Ok(if self.counts_oeis(convention)? {
+            visitor.visit::<crate::ReversiOeis>()
+        } else {
+            self.dispatch(visitor)
         })
+    }
+
+    /// Whether `convention` (refused or resolved for this game) is
+    /// A124004's, which has a type of its own.
+    fn counts_oeis(self, convention: Option<Convention>) -> Result<bool, ConventionRefused> {
+        Ok(self.resolve_convention(convention)? == Some(Convention::Oeis))
     }
 
     /// [`GameKind::dispatch_in`] for code that counts statistics.
@@ -74,9 +81,11 @@ impl GameKind {
         convention: Option<Convention>,
         visitor: V,
     ) -> Result<V::Output, ConventionRefused> {
-        Ok(match self.resolve_convention(convention)? {
-            Some(Convention::Oeis) => visitor.visit::<crate::ReversiOeis>(),
-            _ => self.dispatch_stats(visitor),
+        let oeis = self.counts_oeis(convention)?;
+        Ok(if oeis {
+            visitor.visit::<crate::ReversiOeis>()
+        } else {
+            self.dispatch_stats(visitor)
         })
     }
 }

@@ -43,18 +43,20 @@ pub fn legal_moves_mask(player: u64, opponent: u64) -> u64 {
 /// four that run towards higher bit numbers, then the four towards lower.
 const RAYS: [[u64; 8]; 64] = rays();
 
+/// The eight directions as (file step, rank step): E, N, NE and NW, which
+/// increase the bit number, then their opposites in the same order.
+const DIRECTIONS: [(i32, i32); 8] = [
+    (1, 0),
+    (0, 1),
+    (1, 1),
+    (-1, 1),
+    (-1, 0),
+    (0, -1),
+    (-1, -1),
+    (1, -1),
+];
+
 const fn rays() -> [[u64; 8]; 64] {
-    // (file step, rank step): E, N, NE, NW increase the bit number.
-    const DIRECTIONS: [(i32, i32); 8] = [
-        (1, 0),
-        (0, 1),
-        (1, 1),
-        (-1, 1),
-        (-1, 0),
-        (0, -1),
-        (-1, -1),
-        (1, -1),
-    ];
     let mut table = [[0u64; 8]; 64];
     let mut square = 0;
     while square < 64 {
@@ -407,16 +409,7 @@ mod tests {
     /// Flips by walking each direction square by square: slow and obvious.
     fn flips_by_walking(player: u64, opponent: u64, square: u8) -> u64 {
         let mut flipped = 0;
-        for (df, dr) in [
-            (1, 0),
-            (0, 1),
-            (1, 1),
-            (-1, 1),
-            (-1, 0),
-            (0, -1),
-            (-1, -1),
-            (1, -1),
-        ] {
+        for (df, dr) in DIRECTIONS {
             let (mut f, mut r) = (i32::from(square % 8) + df, i32::from(square / 8) + dr);
             let mut run = 0u64;
             while (0..8).contains(&f) && (0..8).contains(&r) {

@@ -37,11 +37,12 @@ fn damaged(dir: &Path, says: &str) {
     );
 }
 
+/// The names of the files in `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        names.push(entry.unwrap().file_name().to_string_lossy().into_owned());
+    }
     names.sort();
     names
 }

@@ -10,21 +10,12 @@ use perft_core::Leaves;
 /// A board as 64 cells a1..h8: 1 the side to move, 2 the opponent, 0 empty.
 pub type Cells = [u8; 64];
 
-const DIRECTIONS: [(i32, i32); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
-
 /// The squares flipped when the side to move plays on the empty `square`.
 fn reference_flips(cells: &Cells, square: usize) -> Vec<usize> {
     let mut flipped = Vec::new();
-    for (df, dr) in DIRECTIONS {
+    // Every direction: each (file step, rank step) but standing still.
+    let directions = (-1..=1).flat_map(|df| (-1..=1).map(move |dr| (df, dr)));
+    for (df, dr) in directions.filter(|&step| step != (0, 0)) {
         let (mut file, mut rank) = ((square % 8) as i32 + df, (square / 8) as i32 + dr);
         let mut run = Vec::new();
         while (0..8).contains(&file) && (0..8).contains(&rank) {
