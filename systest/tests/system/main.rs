@@ -5,6 +5,7 @@
 mod common;
 
 mod admission;
+mod admission_streams;
 mod backup;
 mod bench;
 mod certificate;

@@ -376,3 +376,25 @@ pub async fn register_worker(
         .into_inner()
         .worker_id
 }
+
+/// The results of `tasks`, in order.
+pub async fn join_all<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut all = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        all.push(task.await.unwrap());
+    }
+    all
+}
+
+/// Waits up to `limit` for `done()`, checking every 50 ms without
+/// blocking the runtime; false if it never held.
+pub async fn wait_for_async(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
