@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use perft_coordinator::offline;
-use perft_model::{BudgetLine, Participant, Role};
+use perft_model::{BudgetLine, Participant, Resource, Role};
 
 use crate::args::{
     ParticipantAddArgs, ParticipantBudgetArgs, ParticipantCommand, ParticipantLiftArgs, ParticipantListArgs,
@@ -208,12 +208,12 @@ fn lift(args: &ParticipantLiftArgs) -> Result<(), CliError> {
 }
 
 fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
-    let figures: Vec<(&str, u64)> = [
-        ("open_jobs", args.open_jobs),
-        ("open_units", args.open_units),
-        ("sessions", args.sessions),
-        ("streams", args.streams),
-        ("dashboard_sessions", args.dashboard_sessions),
+    let figures: Vec<(Resource, u64)> = [
+        (Resource::OpenJobs, args.open_jobs),
+        (Resource::OpenUnits, args.open_units),
+        (Resource::Sessions, args.sessions),
+        (Resource::Streams, args.streams),
+        (Resource::DashboardSessions, args.dashboard_sessions),
     ]
     .into_iter()
     .filter_map(|(resource, figure)| figure.map(|figure| (resource, figure)))
@@ -223,13 +223,16 @@ fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
             "nothing to set: give a figure (--open-jobs, --open-units, --sessions, --streams, --dashboard-sessions) or --reset RESOURCE".to_owned(),
         ));
     }
-    for reset in &args.reset {
-        perft_coordinator::admission::Resource::parse(reset).map_err(|e| CliError::Usage(e.to_string()))?;
-    }
+    let reset = args
+        .reset
+        .iter()
+        .map(|name| Resource::parse(name))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     runtime()?.block_on(async {
         let p = connect(&args.coordinator)
             .await?
-            .set_budget(&args.name, &figures, &args.reset)
+            .set_budget(&args.name, &figures, &reset)
             .await?;
         let lines: Vec<String> = p.budget.iter().map(budget_cell).collect();
         outln!("participant {} budget: {}", p.name, lines.join(", "))

@@ -3,7 +3,7 @@
 //! vocabulary's [`Participant`], as the offline listing of a stopped
 //! coordinator's data dir answers too.
 
-use perft_model::{Participant, Role};
+use perft_model::{Participant, Resource, Role};
 use perft_proto as pb;
 use perft_proto::connect::{ClientConfig, Token};
 
@@ -118,8 +118,8 @@ impl Client {
     pub async fn set_budget(
         &self,
         name: &str,
-        figures: &[(&str, u64)],
-        reset: &[String],
+        figures: &[(Resource, u64)],
+        reset: &[Resource],
     ) -> Result<Participant, ClientError> {
         let reply = self
             .participants
@@ -129,11 +129,11 @@ impl Client {
                 figures: figures
                     .iter()
                     .map(|&(resource, figure)| pb::BudgetFigure {
-                        resource: resource.to_owned(),
+                        resource: resource.name().to_owned(),
                         figure,
                     })
                     .collect(),
-                reset: reset.to_vec(),
+                reset: reset.iter().map(|r| r.name().to_owned()).collect(),
             })
             .await?;
         read(reply.into_inner())

@@ -9,6 +9,7 @@ use perft_proto as pb;
 use tonic::{Request, Response, Status};
 
 use crate::Coordinator;
+use crate::admission::budget::BudgetError;
 use crate::admission::{OpenUse, Principal, Resource};
 use crate::jobs::Op;
 use crate::journal::JournalError;
@@ -329,13 +330,13 @@ impl pb::participant_service_server::ParticipantService for ParticipantApi {
             .iter()
             .map(|f| Resource::parse(&f.resource).map(|r| (r, f.figure)))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(Status::from)?;
+            .map_err(|e| Status::from(BudgetError::from(e)))?;
         let reset = req
             .reset
             .iter()
             .map(|r| Resource::parse(r))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(Status::from)?;
+            .map_err(|e| Status::from(BudgetError::from(e)))?;
         let stored = self.0.set_budget(&req.name, &figures, &reset).await?;
         Ok(Response::new(self.0.participant_message(&stored).await?))
     }

@@ -4,7 +4,7 @@
 //! It owns the shared words: [`JobId`], [`UnitId`], [`Epoch`],
 //! [`ParticipantId`], [`SessionId`], [`MachineName`], [`DeciderName`], a
 //! job's [`JobState`], a participant's [`Role`] and its standing
-//! ([`Participant`]), and
+//! ([`Participant`]), the [`Resource`]s a budget limits, and
 //! [`Count`], one unit's leaves with their counts by kind, the one form a
 //! count keeps from a worker's result to a certificate. Each id is checked
 //! when it is made from text, so a holder of one never checks it again. It
@@ -16,6 +16,7 @@ mod divide_line;
 mod ids;
 mod job_state;
 mod participant;
+mod resource;
 mod role;
 mod worker_figures;
 
@@ -27,5 +28,6 @@ pub use ids::{
 };
 pub use job_state::JobState;
 pub use participant::{BudgetLine, Participant};
+pub use resource::{Resource, UnknownResource};
 pub use role::{Action, Role, UnknownRole};
 pub use worker_figures::WorkerFigures;

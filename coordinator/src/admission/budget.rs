@@ -1,72 +1,7 @@
 //! What one principal may hold at once: its budget of each resource, the
 //! coordinator-wide defaults and an admin's per-participant overrides.
 
-use std::fmt;
-
-/// A resource every caller is charged for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Resource {
-    /// Jobs it submitted that are not finished (queued, running, paused).
-    OpenJobs,
-    /// Units of those jobs (each costs memory while open and journal once
-    /// counted).
-    OpenUnits,
-    /// Live worker sessions.
-    Sessions,
-    /// Streaming calls open at once (job watches, certificate downloads,
-    /// health watches, reflection).
-    Streams,
-    /// Live dashboard sessions (cookies from `?token=` logins).
-    DashboardSessions,
-}
-
-impl Resource {
-    pub const ALL: [Resource; 5] = [
-        Resource::OpenJobs,
-        Resource::OpenUnits,
-        Resource::Sessions,
-        Resource::Streams,
-        Resource::DashboardSessions,
-    ];
-
-    /// The name in flags, JSON, metrics labels and messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Resource::OpenJobs => "open_jobs",
-            Resource::OpenUnits => "open_units",
-            Resource::Sessions => "sessions",
-            Resource::Streams => "streams",
-            Resource::DashboardSessions => "dashboard_sessions",
-        }
-    }
-
-    /// The resource of a name, or an error listing the names.
-    pub fn parse(name: &str) -> Result<Resource, BudgetError> {
-        Resource::ALL
-            .into_iter()
-            .find(|r| r.name() == name)
-            .ok_or_else(|| BudgetError::Unknown {
-                echoed: perft_core::echoed(name),
-            })
-    }
-
-    /// Words for people: "open jobs".
-    pub fn words(self) -> &'static str {
-        match self {
-            Resource::OpenJobs => "open jobs",
-            Resource::OpenUnits => "open units",
-            Resource::Sessions => "worker sessions",
-            Resource::Streams => "open streams",
-            Resource::DashboardSessions => "dashboard sessions",
-        }
-    }
-}
-
-impl fmt::Display for Resource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use perft_model::{Resource, UnknownResource};
 
 /// How much of each resource one participant may hold at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,10 +142,8 @@ impl Overrides {
 /// Why a budget name, figure or override list was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BudgetError {
-    #[error(
-        "unknown budget '{echoed}': expected open_jobs, open_units, sessions, streams or dashboard_sessions"
-    )]
-    Unknown { echoed: String },
+    #[error(transparent)]
+    Unknown(#[from] UnknownResource),
     #[error("budget {resource} of {figure} is more than {MAX_FIGURE}, the most any may be")]
     TooBig { resource: Resource, figure: u64 },
     #[error("budget '{echoed}' is not NAME=FIGURE")]
