@@ -103,11 +103,27 @@ pub trait Game:
     /// recursion measured slower than v3's.
     const KERNELS: &'static [Kernel] = &[Kernel::X86_64V3, Kernel::Portable];
 
+    /// Whether this game's x86-64-v4 code gains only where 512-bit
+    /// operations run whole: on a CPU that splits them
+    /// ([`Kernel::avx512_is_split`]), its v3 kernel is the default.
+    const V4_NEEDS_WHOLE_512_BITS: bool = false;
+
+    /// [`Game::KERNELS`] on this CPU: without x86-64-v4 where the game's v4
+    /// code needs whole 512-bit operations and the CPU splits them.
+    fn preferred_kernels() -> &'static [Kernel] {
+        match Self::KERNELS {
+            [Kernel::X86_64V4, rest @ ..] if Self::V4_NEEDS_WHOLE_512_BITS && Kernel::avx512_is_split() => {
+                rest
+            }
+            all => all,
+        }
+    }
+
     /// The kernel this game counts on by default: the one named by
     /// `PERFT_KERNEL` when this CPU runs it, else the first of
-    /// [`Game::KERNELS`] it runs.
+    /// [`Game::preferred_kernels`] it runs.
     fn best_kernel() -> Kernel {
-        Kernel::best_of(Self::KERNELS)
+        Kernel::best_of(Self::preferred_kernels())
     }
 
     /// Most leaves a tree of `depth` plies can have: `MAX_MOVES^depth`

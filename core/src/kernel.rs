@@ -70,6 +70,25 @@ impl Kernel {
         }
     }
 
+    /// Whether this CPU runs AVX-512's 512-bit operations in two 256-bit
+    /// halves (AMD Zen 4): there, code whose gain is the register's width
+    /// can lose to its AVX2 copy (chess counted 3-6% slower on v4 than on
+    /// v3 on Zen 4, and 6% faster on an Intel Xeon; BENCHMARKS.md).
+    pub fn avx512_is_split() -> bool {
+        static SPLIT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *SPLIT.get_or_init(|| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                let cpu = raw_cpuid::CpuId::new();
+                let vendor = cpu.get_vendor_info();
+                let family = cpu.get_feature_info().map(|f| f.family_id());
+                splits_avx512(vendor.as_ref().map(|v| v.as_str()), family)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            false
+        })
+    }
+
     /// The kernels this CPU can run.
     pub fn available() -> impl Iterator<Item = Kernel> {
         Kernel::ALL.into_iter().filter(|k| k.is_available())
@@ -90,6 +109,13 @@ impl Kernel {
             .or_else(|| preference.iter().copied().find(|k| k.is_available()))
             .unwrap_or(Kernel::Portable)
     }
+}
+
+/// Whether a CPU of `vendor` and (display) `family` splits 512-bit
+/// operations: AMD's family 19h, whose only AVX-512 parts are Zen 4's.
+/// Zen 5 (family 1Ah) runs them whole.
+fn splits_avx512(vendor: Option<&str>, family: Option<u8>) -> bool {
+    vendor == Some("AuthenticAMD") && family == Some(0x19)
 }
 
 /// The instruction set a copy of the counting recursion runs with, as a
@@ -193,5 +219,21 @@ pub(crate) use x86_kernels;
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_zen_4_splits_avx512() {
+        assert!(splits_avx512(Some("AuthenticAMD"), Some(0x19)));
+        assert!(!splits_avx512(Some("AuthenticAMD"), Some(0x1A)));
+        assert!(!splits_avx512(Some("AuthenticAMD"), Some(0x17)));
+        assert!(!splits_avx512(Some("GenuineIntel"), Some(6)));
+        assert!(!splits_avx512(None, None));
+        // Whatever this CPU is, asking twice gives one answer.
+        assert_eq!(Kernel::avx512_is_split(), Kernel::avx512_is_split());
     }
 }

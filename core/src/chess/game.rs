@@ -20,6 +20,10 @@ impl Game for Chess {
     /// perft(6) in 0.93x the time of the v3 kernel before the fills; start
     /// perft(7) in 0.96x v3's time, same binary.
     const KERNELS: &'static [Kernel] = &[Kernel::X86_64V4, Kernel::X86_64V3, Kernel::Portable];
+    /// On Zen 4, which splits 512-bit operations, the fills' v4 copy
+    /// counted 3-6% slower than the v3 one (Kiwipete perft(6), start
+    /// perft(7)); on an Intel Xeon 6% faster (BENCHMARKS.md).
+    const V4_NEEDS_WHOLE_512_BITS: bool = true;
     /// No position has more than 218 legal moves, and 218^16 < 2.5e37 is
     /// below u128's 3.4e38, so no perft to depth 16 can overflow; 218^17
     /// could. (The start position passes 2^64 at depth 14.)
