@@ -10,7 +10,7 @@ use std::path::Path;
 
 use perft_model::{JobId, Participant, Role};
 
-use crate::certify::{CertifyError, certificate_of};
+use crate::certify::{CertifyError, certificate_file};
 use crate::jobs::Op;
 use crate::journal::{CheckError, Checked, FinishedError, Journal, JournalError};
 use crate::participants::{ParticipantError, Participants, Secret, StoredParticipant};
@@ -118,11 +118,7 @@ impl DoneJob<'_> {
     /// Blocking: reads every unit and compresses them.
     pub fn certificate(&self, program: &str) -> Result<Vec<u8>, OfflineError> {
         let opened = Journal::open(self.data_dir)?;
-        let job = opened
-            .journal
-            .read_finished(self.id)
-            .map_err(CertifyError::from)?;
-        Ok(certificate_of(job, program)?.encode())
+        Ok(certificate_file(&opened.journal, self.id, program)?)
     }
 }
 

@@ -113,7 +113,9 @@ impl Kernel {
 
 /// Whether a CPU of `vendor` and (display) `family` splits 512-bit
 /// operations: AMD's family 19h, whose only AVX-512 parts are Zen 4's.
-/// Zen 5 (family 1Ah) runs them whole.
+/// Zen 5 (family 1Ah) is taken to run them whole, as its desktop and
+/// server parts do; its mobile parts, said to split them too, keep v4
+/// here until one is measured.
 fn splits_avx512(vendor: Option<&str>, family: Option<u8>) -> bool {
     vendor == Some("AuthenticAMD") && family == Some(0x19)
 }

@@ -22,7 +22,7 @@ use std::time::Duration;
 use perft_client::{
     Client, ClientConfig, ClientError, JobReport, Leased, UnitRef, UnitResult, WorkerFigures, WorkerSession,
 };
-use perft_core::Kernel;
+use perft_core::Game;
 use perft_model::{Count, Epoch, JobId, UnitId};
 use tokio::sync::mpsc;
 use tonic::Code;
@@ -129,7 +129,9 @@ async fn register_until_done(client: &Client, config: &Config) -> Result<WorkerS
                     url = %config.coordinator.url,
                     threads = config.threads,
                     table_bytes = config.table_bytes.unwrap_or(0),
-                    kernel = %Kernel::best_of(&[Kernel::X86_64V4, Kernel::X86_64V3]),
+                    reversi_kernel = %perft_core::Reversi::best_kernel(),
+                    checkers_kernel = %perft_core::Checkers::best_kernel(),
+                    chess_kernel = %perft_core::Chess::best_kernel(),
                     "registered"
                 );
                 return Ok(session);

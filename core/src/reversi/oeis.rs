@@ -58,6 +58,7 @@ impl Game for ReversiOeis {
     const GAME_OVER_IS_LEAF: bool = false;
     const MIN_STORED_DEPTH: u32 = Reversi::MIN_STORED_DEPTH;
     const KERNELS: &'static [Kernel] = Reversi::KERNELS;
+    const V4_NEEDS_WHOLE_512_BITS: bool = Reversi::V4_NEEDS_WHOLE_512_BITS;
     /// Term 14 (184,041,761,768 leaves) is the speed target's case.
     const BENCH: BenchCases = BenchCases {
         quick: &[BenchCase {

@@ -60,7 +60,9 @@ fn a_worker_log_holds_its_registration_and_job_lines() {
         &format!("url={}", c.url),
         "threads=1",
         "table_bytes=16777216",
-        "kernel=",
+        "reversi_kernel=",
+        "checkers_kernel=",
+        "chess_kernel=",
     ] {
         assert!(registered.contains(field), "{field} missing from: {registered}");
     }
