@@ -111,6 +111,12 @@ impl Kernel {
     }
 }
 
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Whether a CPU of `vendor` and (display) `family` splits 512-bit
 /// operations: AMD's family 19h, whose only AVX-512 parts are Zen 4's.
 /// Zen 5 (family 1Ah) is taken to run them whole, as its desktop and
@@ -217,12 +223,6 @@ macro_rules! x86_kernels {
     };
 }
 pub(crate) use x86_kernels;
-
-impl fmt::Display for Kernel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 #[cfg(test)]
 mod tests {
