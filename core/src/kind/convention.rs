@@ -81,8 +81,7 @@ impl GameKind {
         convention: Option<Convention>,
         visitor: V,
     ) -> Result<V::Output, ConventionRefused> {
-        let oeis = self.counts_oeis(convention)?;
-        Ok(if oeis {
+        Ok(if self.counts_oeis(convention)? {
             visitor.visit::<crate::ReversiOeis>()
         } else {
             self.dispatch_stats(visitor)
