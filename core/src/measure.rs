@@ -168,6 +168,10 @@ pub trait Measure<G: Game>: 'static {
     /// hold.
     fn entry_bytes() -> u64;
 
+    /// The shallowest node, in plies above the leaves, that this measure's
+    /// table stores: what sizing a table to its work reckons from.
+    fn min_stored_depth() -> u32;
+
     /// The count of `pos` on one thread without a table.
     fn perft(pos: &G, depth: u32) -> Self::Count {
         Self::count(&mut Self::counter(None), pos, depth)
@@ -208,6 +212,10 @@ impl<G: Game> Measure<G> for Plain {
 
     fn entry_bytes() -> u64 {
         entry_bytes_of::<G>()
+    }
+
+    fn min_stored_depth() -> u32 {
+        G::MIN_STORED_DEPTH
     }
 }
 
@@ -257,5 +265,9 @@ impl<G: GameStats> Measure<G> for ByKind {
 
     fn entry_bytes() -> u64 {
         StatsTable::<G>::entry_bytes()
+    }
+
+    fn min_stored_depth() -> u32 {
+        crate::stats::min_stats_stored_depth::<G>()
     }
 }

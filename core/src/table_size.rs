@@ -4,54 +4,93 @@
 //! not be starved by a fixed default.
 
 use crate::game::Game;
+use crate::measure::Measure;
 use crate::plan::Plan;
 
 /// The smallest table made: one the `--hash` parser also accepts.
 pub const SMALLEST_TABLE_BYTES: u64 = 1 << 16;
 
-/// Table entries per position expected to be stored. Buckets hold two
-/// entries and a store evicts the smaller subtree, so a table just as big
-/// as the stored positions would lose some that matter. With two (and the
-/// rounding up) chess perft(8) gets 512 MiB of 32-byte entries, which
-/// counted faster than 1 or 2 GiB, with less system time (`BENCHMARKS.md`).
-pub const ENTRIES_PER_STORED_POSITION: u64 = 2;
+/// Children generated per measured ply before [`distinct_stored_positions`]
+/// stops measuring and extrapolates: a fraction of a second of move
+/// generation, and at most a few tens of MiB of positions held at once.
+pub const MEASURED_CHILDREN: u64 = 1 << 20;
 
-/// Positions a count stores, estimated from its plan: `units` frontier
-/// positions with `child_moves` legal moves between them, then as many new
-/// positions per ply as that branching gives, over the `stored_plies` plies
-/// whose nodes are deep enough to be stored (the units' own ply first).
-/// Transpositions make the true number smaller; the estimate errs big.
-pub fn expected_stored_positions(units: u64, child_moves: u64, stored_plies: u32) -> u128 {
-    if units == 0 {
-        return 0;
-    }
-    // Integer arithmetic, so the estimate is exact and the same everywhere;
-    // fewer moves than units (game-over units) count as one per unit.
-    let (units, moves) = (u128::from(units), u128::from(child_moves.max(units)));
-    let mut level = units;
+/// Distinct positions a count stores when `units` are each counted
+/// `remaining` plies deep and the table keeps nodes at least `shallowest`
+/// plies from the leaves: the units, then each ply's distinct children,
+/// generated and deduplicated while a ply makes fewer than
+/// [`MEASURED_CHILDREN`], then grown by the last measured ply's growth.
+/// Measuring the transpositions is what makes this close: checkers has
+/// about 4.4 moves a position but only 3 times as many distinct positions
+/// each ply, which over a dozen plies is two orders of magnitude. The
+/// extrapolation assumes the last measured growth holds: where it falls
+/// with depth (checkers, chess) the estimate errs big, where it rises
+/// (Reversi) it errs small, which rounding to a power of two absorbs.
+pub fn distinct_stored_positions<G: Game>(units: &[G], remaining: u32, shallowest: u32) -> u128 {
+    let stored_plies = (remaining + 1).saturating_sub(shallowest);
+    let mut level: Vec<G> = distinct(units.iter().copied());
     let mut total = 0u128;
-    for _ in 0..stored_plies {
-        total = total.saturating_add(level);
-        level = match level.checked_mul(moves) {
-            Some(product) => product / units,
-            None => return u128::MAX,
-        };
+    let mut growth = None;
+    for ply in 0..stored_plies {
+        total = total.saturating_add(level.len() as u128);
+        if ply + 1 == stored_plies || level.is_empty() {
+            return total;
+        }
+        let children: u64 = level.iter().map(Game::count_moves).sum();
+        if children > MEASURED_CHILDREN {
+            // The growth of the last measured ply; from the units, their
+            // moves (no dedup measured yet, so an upper bound).
+            let (numerator, denominator) = growth.unwrap_or((children as u128, level.len() as u128));
+            let mut size = level.len() as u128;
+            for _ in ply + 1..stored_plies {
+                size = match size.checked_mul(numerator) {
+                    Some(product) => product / denominator,
+                    None => return u128::MAX,
+                };
+                total = total.saturating_add(size);
+            }
+            return total;
+        }
+        let next = distinct(level.iter().flat_map(|position| {
+            let mut children = Vec::new();
+            position.for_each_move(|mv| children.push(position.play(mv)));
+            children
+        }));
+        growth = Some((next.len() as u128, level.len() as u128));
+        level = next;
     }
     total
 }
 
+/// `positions` without repeats, in no particular order.
+fn distinct<G: Game>(positions: impl Iterator<Item = G>) -> Vec<G> {
+    let set: std::collections::HashSet<G> = positions.collect();
+    set.into_iter().collect()
+}
+
 /// Table bytes for `positions` expected stored positions of `entry_bytes`
-/// each: [`ENTRIES_PER_STORED_POSITION`] entries apiece, rounded up to a
-/// power of two (so sizes are few and runs comparable), at least
-/// [`SMALLEST_TABLE_BYTES`] and at most `cap` (itself at least the smallest
-/// table).
+/// each: an entry apiece, rounded to the nearer power of two (so sizes are
+/// few and runs comparable), at least [`SMALLEST_TABLE_BYTES`] and at most
+/// `cap` (itself at least the smallest table).
+///
+/// One entry a position, and rounding down as often as up, because memory
+/// is not free: every GiB faulted in costs seconds of system time (about
+/// 2.4 s on a virtual machine whose memory is cold), while a table a
+/// little short of the positions loses the cheapest subtrees, which a
+/// bucket's replacement gives up first. Measured (`BENCHMARKS.md`): chess
+/// start perft(8) counts as fast with 256 or 512 MiB as with 1 or 2 GiB, and
+/// checkers perft(18) as fast with 2 GiB as with 4 GiB from cold memory and
+/// slower with 11.5 GiB.
 pub fn table_bytes_for_work(positions: u128, entry_bytes: u64, cap: u64) -> u64 {
-    let wanted = positions
-        .saturating_mul(u128::from(entry_bytes))
-        .saturating_mul(u128::from(ENTRIES_PER_STORED_POSITION));
+    let wanted = positions.saturating_mul(u128::from(entry_bytes));
     let wanted = u64::try_from(wanted).unwrap_or(u64::MAX);
-    let rounded = wanted.checked_next_power_of_two().unwrap_or(u64::MAX);
-    rounded
+    let nearer = match wanted.checked_next_power_of_two() {
+        // Below the geometric middle of the two powers: the lower one.
+        Some(up) if u128::from(wanted) * u128::from(wanted) * 2 < u128::from(up) * u128::from(up) => up / 2,
+        Some(up) => up,
+        None => u64::MAX,
+    };
+    nearer
         .max(SMALLEST_TABLE_BYTES)
         .min(cap.max(SMALLEST_TABLE_BYTES))
 }
@@ -76,57 +115,86 @@ pub fn worker_table_bytes(available_bytes: u64) -> u64 {
     1 << quarter.ilog2()
 }
 
-/// [`expected_stored_positions`] of a plan for game `G`: the units, their
-/// legal moves, and the plies from the units down to the shallowest node
-/// the table stores ([`Game::MIN_STORED_DEPTH`]), but not below depth 3.
-/// Depth-2 nodes (chess stores them) are the most and the cheapest: they
-/// take the slot a bucket's deeper entry leaves, and evicting one another
-/// there costs little. Chess perft(8) counted no faster with 1 or 2 GiB
-/// than with 256 or 512 MiB (`BENCHMARKS.md`).
-pub fn plan_stored_positions<G: Game>(plan: &Plan<G>) -> u128 {
-    units_stored_positions(plan.units().positions(), plan.remaining_depth())
+/// [`distinct_stored_positions`] of a plan for game `G` counted under
+/// measure `M`: its units, their remaining plies, and the shallowest node
+/// `M`'s table stores ([`Measure::min_stored_depth`]).
+pub fn plan_stored_positions<G: Game, M: Measure<G>>(plan: &Plan<G>) -> u128 {
+    units_stored_positions::<G, M>(plan.units().positions(), plan.remaining_depth())
 }
 
-/// [`expected_stored_positions`] of `units` each counted `remaining` plies
-/// deep: [`plan_stored_positions`] for units that come without their plan
-/// (an audit's sample).
-pub fn units_stored_positions<G: Game>(units: &[G], remaining: u32) -> u128 {
-    let child_moves: u64 = units.iter().map(Game::count_moves).sum();
-    let shallowest = G::MIN_STORED_DEPTH.max(crate::table_key::MIN_STORED_DEPTH);
-    let stored_plies = (remaining + 1).saturating_sub(shallowest);
-    expected_stored_positions(units.len() as u64, child_moves, stored_plies)
+/// [`plan_stored_positions`] for units that come without their plan (an
+/// audit's sample), each counted `remaining` plies deep.
+pub fn units_stored_positions<G: Game, M: Measure<G>>(units: &[G], remaining: u32) -> u128 {
+    distinct_stored_positions(units, remaining, M::min_stored_depth())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ByKind, Checkers, Chess, Plain};
 
     const GIB: u64 = 1 << 30;
 
+    /// Distinct positions per ply from the start (measured once with a
+    /// set, as the estimate does): checkers plies 0-9, chess plies 0-3.
+    const CHECKERS_DISTINCT: [u128; 10] = [1, 7, 49, 216, 805, 2733, 9105, 28_123, 85_340, 255_800];
+    const CHESS_DISTINCT: [u128; 4] = [1, 20, 400, 6482];
+
     #[test]
-    fn stored_positions_sum_a_geometric_series() {
-        // 400 units with 8902 moves (chess ply 2): 22.255 per position.
-        assert_eq!(expected_stored_positions(400, 8902, 0), 0);
-        assert_eq!(expected_stored_positions(400, 8902, 1), 400);
-        assert_eq!(expected_stored_positions(400, 8902, 2), 400 + 8902);
-        // 8902 * 8902 / 400 = 198114.01: each ply rounds down.
-        assert_eq!(expected_stored_positions(400, 8902, 3), 400 + 8902 + 198_114);
-        assert_eq!(expected_stored_positions(10, 30, 3), 10 + 30 + 90);
-        // Fewer moves than units (many game-over units) counts one per ply.
-        assert_eq!(expected_stored_positions(10, 0, 3), 30);
-        assert_eq!(expected_stored_positions(0, 0, 5), 0);
-        assert_eq!(expected_stored_positions(1, 218, 100), u128::MAX);
+    fn stored_positions_are_counted_without_transpositions() {
+        let checkers = [Checkers::start()];
+        // Remaining 9, stored from 4 plies above the leaves: plies 0-5.
+        let plies_0_to_5: u128 = CHECKERS_DISTINCT[..6].iter().sum();
+        assert_eq!(distinct_stored_positions(&checkers, 9, 4), plies_0_to_5);
+        // The same unit twice is one unit.
+        let twice = [Checkers::start(), Checkers::start()];
+        assert_eq!(distinct_stored_positions(&twice, 9, 4), plies_0_to_5);
+        let chess = [Chess::start()];
+        assert_eq!(
+            distinct_stored_positions(&chess, 5, 2),
+            CHESS_DISTINCT.iter().sum()
+        );
+        assert_eq!(
+            units_stored_positions::<Chess, Plain>(&chess, 5),
+            CHESS_DISTINCT.iter().sum()
+        );
+        // Statistics store from depth 3: one ply fewer.
+        assert_eq!(
+            units_stored_positions::<Chess, ByKind>(&chess, 5),
+            CHESS_DISTINCT[..3].iter().sum()
+        );
+        assert_eq!(distinct_stored_positions(&chess, 1, 2), 0);
+        assert_eq!(distinct_stored_positions::<Chess>(&[], 9, 2), 0);
     }
 
     #[test]
-    fn table_bytes_round_up_to_a_power_of_two_within_bounds() {
-        // 1000 positions x 64 bytes x 2 entries = 128000 -> 128 KiB.
-        assert_eq!(table_bytes_for_work(1000, 64, GIB), 128 << 10);
-        assert_eq!(table_bytes_for_work(1024, 64, GIB), 128 << 10);
-        assert_eq!(table_bytes_for_work(1025, 64, GIB), 256 << 10);
-        // Chess perft(8) from the start: 4,616,443 positions -> 1 GiB.
-        assert_eq!(expected_stored_positions(400, 8902, 4), 4_616_443);
-        assert_eq!(table_bytes_for_work(4_616_443, 64, 11 * GIB), GIB);
+    fn stored_positions_past_the_measured_plies_grow_as_the_last_measured_ply() {
+        // Checkers ply 9 has 1,108,320 children, past MEASURED_CHILDREN:
+        // plies 10-12 grow as ply 9 did over ply 8.
+        const { assert!(1_108_320 > MEASURED_CHILDREN) };
+        let measured: u128 = CHECKERS_DISTINCT.iter().sum();
+        let ply10 = 255_800 * 255_800 / 85_340;
+        let ply11 = ply10 * 255_800 / 85_340;
+        let ply12 = ply11 * 255_800 / 85_340;
+        assert_eq!(
+            distinct_stored_positions(&[Checkers::start()], 16, 4),
+            measured + ply10 + ply11 + ply12
+        );
+    }
+
+    #[test]
+    fn table_bytes_round_to_the_nearer_power_of_two_within_bounds() {
+        // 1000 positions x 64 bytes = 64000: nearer 64 KiB than 32 KiB.
+        assert_eq!(table_bytes_for_work(1000, 64, GIB), 64 << 10);
+        assert_eq!(table_bytes_for_work(2048, 64, GIB), 128 << 10);
+        // Either side of 4 x 1.414 = 5.66 GiB: 5.52 GiB and 5.96 GiB.
+        assert_eq!(table_bytes_for_work(92_700_000, 64, 16 * GIB), 4 * GIB);
+        assert_eq!(table_bytes_for_work(100_000_000, 64, 16 * GIB), 8 * GIB);
+        // Checkers perft(18)'s 92.9 M positions of 32 bytes: 2.77 GiB is
+        // under 2 x 1.414 GiB, so 2 GiB.
+        assert_eq!(table_bytes_for_work(92_877_290, 32, 11 * GIB), 2 * GIB);
+        // Chess perft(8)'s 21.6 M positions of 32 bytes: 0.64 GiB -> 512 MiB.
+        assert_eq!(table_bytes_for_work(21_607_096, 32, 11 * GIB), GIB / 2);
         assert_eq!(table_bytes_for_work(0, 64, GIB), SMALLEST_TABLE_BYTES);
         assert_eq!(table_bytes_for_work(1, 32, GIB), SMALLEST_TABLE_BYTES);
         // The cap wins, and is not rounded.

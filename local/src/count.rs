@@ -122,7 +122,7 @@ where
         None => local_plan(root, depth, job.threads),
     }
     .map_err(LocalError::Plan)?;
-    let table = table_for::<G, M>(job.table, || table_size::plan_stored_positions(&plan))?;
+    let table = table_for::<G, M>(job.table, || table_size::plan_stored_positions::<G, M>(&plan))?;
     let unwatched = Progress::default();
     let progress = job.progress.as_deref().unwrap_or(&unwatched);
     progress.units_total.store(plan.units().len(), Ordering::Relaxed);

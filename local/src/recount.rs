@@ -19,7 +19,7 @@ pub fn recount<G: Game, M: Measure<G>>(
 where
     M::Count: Into<Count>,
 {
-    let stored = || table_size::units_stored_positions(positions, depth);
+    let stored = || table_size::units_stored_positions::<G, M>(positions, depth);
     let table = table_for::<G, M>(table, stored)?;
     let (counts, _) = count_units::<G, M>(positions, depth, threads, table.as_ref());
     Ok(counts.into_iter().map(Into::into).collect())

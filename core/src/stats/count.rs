@@ -18,6 +18,11 @@ use crate::perft::TableStats;
 /// depth 2).
 const MIN_STATS_STORED_DEPTH: u32 = 3;
 
+/// The shallowest node the statistics table stores for game `G`.
+pub(crate) fn min_stats_stored_depth<G: GameStats>() -> u32 {
+    G::MIN_STORED_DEPTH.max(MIN_STATS_STORED_DEPTH)
+}
+
 /// The statistics of `pos` as a leaf no move led to (depth 0).
 #[inline(always)]
 fn root_leaf<G: GameStats>(pos: &G) -> LeafStats<G::Stats> {
@@ -69,7 +74,7 @@ macro_rules! stats_copy {
                     _ => {}
                 }
                 let stored = match table {
-                    Some(table) if depth >= G::MIN_STORED_DEPTH.max(MIN_STATS_STORED_DEPTH) => {
+                    Some(table) if depth >= min_stats_stored_depth::<G>() => {
                         let key = pos.table_key();
                         probes.probes += 1;
                         if let Some(found) = table.probe(&key, depth) {

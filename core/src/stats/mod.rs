@@ -20,6 +20,7 @@ mod named;
 mod table;
 mod tally;
 
+pub(crate) use count::min_stats_stored_depth;
 pub use count::{StatsCounter, perft_stats};
 pub use game_stats::{GameStats, StatsVisitor};
 pub use named::{NamedStats, StatsRequestError, count_packed_stats};
