@@ -12,14 +12,26 @@ pub const SMALLEST_TABLE_BYTES: u64 = 1 << 16;
 
 /// Children generated per measured ply before [`distinct_stored_positions`]
 /// stops measuring and extrapolates: a fraction of a second of move
-/// generation, and at most a few tens of MiB of positions held at once.
+/// generation.
 pub const MEASURED_CHILDREN: u64 = 1 << 20;
+
+/// The most bytes of positions one measured ply holds: a ply of game `G`
+/// is measured only while its children fit, so a game with big positions
+/// (chess: 80 bytes) measures fewer than [`MEASURED_CHILDREN`], and the
+/// estimate never holds more than a few tens of MiB at once.
+pub const MEASURED_BYTES: u64 = 32 << 20;
+
+/// The children a measured ply of game `G` may have.
+fn measured_children<G>() -> u64 {
+    MEASURED_CHILDREN.min(MEASURED_BYTES / std::mem::size_of::<G>().max(1) as u64)
+}
 
 /// Distinct positions a count stores when `units` are each counted
 /// `remaining` plies deep and the table keeps nodes at least `shallowest`
 /// plies from the leaves: the units, then each ply's distinct children,
 /// generated and deduplicated while a ply makes fewer than
-/// [`MEASURED_CHILDREN`], then grown by the last measured ply's growth.
+/// [`MEASURED_CHILDREN`] (and [`MEASURED_BYTES`]), then grown by the last
+/// measured ply's growth.
 /// Measuring the transpositions is what makes this close: checkers has
 /// about 4.4 moves a position but only 3 times as many distinct positions
 /// each ply, which over a dozen plies is two orders of magnitude. The
@@ -37,7 +49,7 @@ pub fn distinct_stored_positions<G: Game>(units: &[G], remaining: u32, shallowes
             return total;
         }
         let children: u64 = level.iter().map(Game::count_moves).sum();
-        if children > MEASURED_CHILDREN {
+        if children > measured_children::<G>() {
             // The growth of the last measured ply; from the units, their
             // moves (no dedup measured yet, so an upper bound).
             let (numerator, denominator) = growth.unwrap_or((children as u128, level.len() as u128));
@@ -169,9 +181,10 @@ mod tests {
 
     #[test]
     fn stored_positions_past_the_measured_plies_grow_as_the_last_measured_ply() {
-        // Checkers ply 9 has 1,108,320 children, past MEASURED_CHILDREN:
-        // plies 10-12 grow as ply 9 did over ply 8.
-        const { assert!(1_108_320 > MEASURED_CHILDREN) };
+        // Checkers ply 9 has 1,108,320 children, past MEASURED_CHILDREN
+        // (ply 8's 369,764 are not): plies 10-12 grow as ply 9 did over 8.
+        assert!(measured_children::<Checkers>() < 1_108_320);
+        assert!(measured_children::<Checkers>() > 369_764);
         let measured: u128 = CHECKERS_DISTINCT.iter().sum();
         let ply10 = 255_800 * 255_800 / 85_340;
         let ply11 = ply10 * 255_800 / 85_340;
