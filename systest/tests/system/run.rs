@@ -67,11 +67,11 @@ fn sum_divide(report: &serde_json::Value) -> u128 {
 }
 
 /// The default table follows the work: chess perft(6) planned at ply 2
-/// (400 units, 8902 moves) stores about 400 + 8902 positions at depths 4
-/// and 3 (the depth-2 ones are not reckoned), so it gets 2 x 9302 entries
-/// of 32 bytes rounded up to 1 MiB (its buckets and the alignment slack
-/// fill it exactly), not a table for perft(14); perft(5) gets the smallest
-/// table; `--hash` overrides.
+/// (400 units) stores its nodes at depths 4, 3 and 2, which have 400, 5362
+/// and 72,078 distinct table keys (positions without their clocks), so it
+/// gets 77,840 entries of 32 bytes (2.5 MB), rounded to the nearer power of
+/// two: 2 MiB, not a table for perft(14); perft(5) stores 400 + 5362,
+/// 184 KB: 128 KiB; `--hash` overrides.
 #[test]
 fn default_table_is_sized_to_the_count() {
     for threads in ["1", "2"] {
@@ -87,10 +87,20 @@ fn default_table_is_sized_to_the_count() {
             "json",
         ]);
         assert_eq!(report["leaves"], "119060324");
-        assert_eq!(report["table"]["bytes"], 1_048_576, "{report}");
+        assert_eq!(report["table"]["bytes"], 2 << 20, "{report}");
     }
-    let report = json(&["run", "--game", "chess", "--depth", "5", "--format", "json"]);
-    assert_eq!(report["table"]["bytes"], 65_536, "{report}");
+    let report = json(&[
+        "run",
+        "--game",
+        "chess",
+        "--depth",
+        "5",
+        "--threads",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["table"]["bytes"], 128 << 10, "{report}");
     let report = json(&[
         "run", "--game", "chess", "--depth", "4", "--hash", "1M", "--format", "json",
     ]);
