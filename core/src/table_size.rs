@@ -64,11 +64,7 @@ pub fn distinct_stored_positions<G: Game>(units: &[G], remaining: u32, shallowes
             }
             return total;
         }
-        let next = distinct(level.iter().flat_map(|position| {
-            let mut children = Vec::new();
-            position.for_each_move(|mv| children.push(position.play(mv)));
-            children
-        }));
+        let next = distinct_children(&level);
         growth = Some((next.len() as u128, level.len() as u128));
         level = next;
     }
@@ -82,6 +78,22 @@ fn distinct<G: Game>(positions: impl Iterator<Item = G>) -> Vec<G> {
     positions
         .filter(|position| seen.insert(position.table_key()))
         .collect()
+}
+
+/// The children of `level` without two of one table key, generated
+/// straight into the set (no list of each position's children).
+fn distinct_children<G: Game>(level: &[G]) -> Vec<G> {
+    let mut seen = std::collections::HashSet::new();
+    let mut next = Vec::new();
+    for position in level {
+        position.for_each_move(|mv| {
+            let child = position.play(mv);
+            if seen.insert(child.table_key()) {
+                next.push(child);
+            }
+        });
+    }
+    next
 }
 
 /// Table bytes for `positions` expected stored positions of `entry_bytes`
