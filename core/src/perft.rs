@@ -145,17 +145,64 @@ macro_rules! kernel_copy {
                 if depth < G::MIN_STORED_DEPTH {
                     return perft_u64(pos, depth);
                 }
-                let key = pos.table_key();
-                if let Some(stored) = probe::<G>(table, stats, &key, depth) {
+                perft_keyed(table, stats, pos, &pos.table_key(), depth)
+            }
+
+            /// [`perft_table`] of a table node whose key is known.
+            $(#[$attr])*
+            fn perft_keyed<G: Game>(
+                table: &TranspositionTable,
+                stats: &mut TableStats,
+                pos: &G,
+                key: &G::Key,
+                depth: u32,
+            ) -> Option<Leaves64> {
+                if let Some(stored) = probe::<G>(table, stats, key, depth) {
                     return Some(stored);
                 }
                 let total = if depth == 2 {
                     perft_2(pos)
+                } else if depth - 1 < G::MIN_STORED_DEPTH {
+                    sum_children(pos, |child| perft_u64(child, depth - 1))?
                 } else {
-                    sum_children(pos, |child| perft_table(table, stats, child, depth - 1))?
+                    sum_table_children(table, stats, pos, depth - 1)?
                 };
-                store::<G>(table, &key, depth, total);
+                store::<G>(table, key, depth, total);
                 Some(total)
+            }
+
+            /// The sum of the children's counts when they are table nodes
+            /// (of `depth`), or `None` once it does not fit in `u64`. Each
+            /// child is counted only once the next one is made and its
+            /// bucket prefetched, so that child's probe finds the bucket
+            /// in the cache: a probe of a large table otherwise waits on
+            /// memory nearly every time.
+            $(#[$attr])*
+            #[inline]
+            fn sum_table_children<G: Game>(
+                table: &TranspositionTable,
+                stats: &mut TableStats,
+                pos: &G,
+                depth: u32,
+            ) -> Option<Leaves64> {
+                let mut total = Some(Leaves64::ZERO);
+                let mut moves = 0u32;
+                let mut waiting: Option<(G, G::Key)> = None;
+                pos.for_each_move_on(ISA, |mv| {
+                    moves += 1;
+                    let Some(sum) = total else { return };
+                    let child = pos.play_on(ISA, mv);
+                    let key = child.table_key();
+                    table.prefetch(&key);
+                    if let Some((before, before_key)) = waiting.replace((child, key)) {
+                        total = perft_keyed(table, stats, &before, &before_key, depth)
+                            .and_then(|n| sum.checked_add(n));
+                    }
+                });
+                if let (Some(sum), Some((last, last_key))) = (total, waiting) {
+                    total = perft_keyed(table, stats, &last, &last_key, depth).and_then(|n| sum.checked_add(n));
+                }
+                if moves == 0 { Some(game_over::<G>()) } else { total }
             }
         }
     };

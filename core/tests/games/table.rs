@@ -41,6 +41,9 @@ fn race<K: TableKey + std::fmt::Debug>(
                             .wrapping_add(1442695040888963407);
                         let key = &keys[(state >> 33) as usize % keys.len()];
                         let depth = MIN_STORED_DEPTH + (state >> 20) as u32 % 4;
+                        // A prefetch, as the recursion makes ahead of its
+                        // probes, under the same contention.
+                        table.prefetch(key);
                         if state & (1 << 40) != 0 {
                             table.store(key, depth, count_of(key, depth));
                         } else if let Some(found) = table.probe(key, depth) {
@@ -74,7 +77,11 @@ fn a_hit_needs_the_same_key_and_depth() {
         leaves: 42,
         higher: 3,
     };
+    // A prefetch is a hint: it stores nothing and finds nothing.
+    table.prefetch(&[1, 2]);
+    assert_eq!(table.probe(&[1, 2], 5), None);
     table.store(&[1, 2], 5, count);
+    table.prefetch(&[1, 2]);
     assert_eq!(table.probe(&[1, 2], 5), Some(count));
     assert_eq!(table.probe(&[1, 2], 6), None);
     assert_eq!(table.probe(&[1, 3], 5), None);
