@@ -34,7 +34,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
         };
         let output = child.output()?;
         if !output.status.success() {
-            return Err(CliError::Failed(format!(
+            return Err(CliError::failed(format!(
                 "benchmark case {} depth {} failed: {}",
                 case.game.name(),
                 case.depth,
@@ -42,7 +42,7 @@ fn run_case(case: Case, threads: usize, runs: u64) -> Result<CaseResult, CliErro
             )));
         }
         let m: Measurement = serde_json::from_slice(&output.stdout)
-            .map_err(|e| CliError::Failed(format!("bench-case output: {e}")))?;
+            .map_err(|e| CliError::failed_by(format!("bench-case output: {e}"), e))?;
         measured.push(m);
     }
     Ok(CaseResult::of_runs(case, threads, &measured)?)
@@ -60,7 +60,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let mut results = Vec::new();
     if let (Some(game), Some(convention)) = (args.game, args.convention) {
         game.resolve_convention(Some(convention))
-            .map_err(|e| CliError::Usage(e.to_string()))?;
+            .map_err(CliError::usage_from)?;
     }
     let chosen = cases.iter().filter(|c| {
         args.game.is_none_or(|g| g == c.game)
@@ -155,6 +155,6 @@ pub fn bench_case(args: &BenchCaseArgs) -> Result<(), CliError> {
     let m = args
         .game
         .dispatch_in(args.convention, MeasureCase(args))
-        .map_err(|e| CliError::Usage(e.to_string()))??;
-    serde_json::to_writer(std::io::stdout().lock(), &m).map_err(|e| CliError::Failed(e.to_string()))
+        .map_err(CliError::usage_from)??;
+    serde_json::to_writer(std::io::stdout().lock(), &m).map_err(CliError::failed_from)
 }

@@ -22,14 +22,14 @@ impl GameVisitor for KernelOf {
 pub fn bench_anchors(args: &BenchArgs, folder: &Path) -> Result<(), CliError> {
     let folder = (!folder.as_os_str().is_empty()).then_some(folder);
     if let Some(folder) = folder.filter(|f| !f.is_dir()) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--anchors: {} is not a folder (leave the value out to look on PATH)",
             perft_core::echoed(&folder.display().to_string())
         )));
     }
     let ours = std::env::current_exe()?;
     if !pin_to_core(args.pin) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "cannot pin the runs to core {} (this machine has {} cores)",
             args.pin,
             std::thread::available_parallelism().map_or(1, |n| n.get())

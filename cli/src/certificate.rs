@@ -27,7 +27,7 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
     let path = match &args.output {
         Some(path) => path.clone(),
         None => default_path(&args.job).ok_or_else(|| {
-            CliError::Usage(format!(
+            CliError::usage(format!(
                 "'{}' is not a job id: ids are 1 to 64 letters, digits, '-' or '_'",
                 perft_core::echoed(&args.job)
             ))
@@ -46,13 +46,16 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
             data_dir: dir,
             id: &id,
         }
-        .certificate(&crate::program())?,
+        .certificate(&crate::args::program())?,
     };
     let cert = Certificate::decode(&bytes).map_err(|e| {
-        CliError::Failed(format!(
-            "the certificate made of job {} cannot be read back: {e}",
-            args.job
-        ))
+        CliError::failed_by(
+            format!(
+                "the certificate made of job {} cannot be read back: {e}",
+                args.job
+            ),
+            e,
+        )
     })?;
     perft_certificate::file::write(&path, &bytes)?;
     let convention = cert

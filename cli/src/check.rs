@@ -104,7 +104,7 @@ impl GameVisitor for Check<'_> {
     fn visit<G: Game>(self) -> Self::Output {
         let args = self.0;
         if args.depth == 0 || args.depth > G::MAX_DEPTH {
-            return Err(CliError::Usage(format!(
+            return Err(CliError::usage(format!(
                 "--depth must be 1 to {} for {}",
                 G::MAX_DEPTH,
                 G::NAME
@@ -140,7 +140,7 @@ impl GameVisitor for Check<'_> {
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let (checked, differing, covered) = args.game.dispatch(Check(args))?;
     if differing > 0 {
-        return Err(CliError::Failed(format!(
+        return Err(CliError::failed(format!(
             "the engine differs from perft on {differing} of {checked} positions"
         )));
     }

@@ -21,7 +21,7 @@ pub async fn connect(coordinator: &CoordinatorArg) -> Result<Client, CliError> {
 
 /// A job id as the user typed it, or why it is none.
 pub fn job_id(text: &str) -> Result<JobId, CliError> {
-    JobId::parse(text).map_err(|e| CliError::Usage(e.to_string()))
+    JobId::parse(text).map_err(CliError::usage_from)
 }
 
 /// What `perft submit` asks for; refused here too, before anything is
@@ -30,7 +30,7 @@ pub fn submission(args: &SubmitArgs) -> Result<Submission, CliError> {
     let tree = &args.tree;
     tree.game
         .resolve_convention(tree.convention)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+        .map_err(CliError::usage_from)?;
     Ok(Submission {
         convention: tree.convention,
         position: tree.position.clone(),
@@ -48,9 +48,10 @@ pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
         let id = client.submit(&submission).await?;
         // The job exists now: its id must reach the user one way or another.
         outln!("{id}").map_err(|e| {
-            CliError::Failed(format!(
-                "job {id} was created, but its id could not be written: {e}"
-            ))
+            CliError::failed_by(
+                format!("job {id} was created, but its id could not be written: {e}"),
+                e,
+            )
         })
     })
 }
@@ -138,7 +139,7 @@ pub async fn follow(client: &Client, id: &JobId, shown: ProgressArgs) -> Result<
     loop {
         match following.next().await {
             None => {
-                return Err(CliError::Failed(format!(
+                return Err(CliError::failed(format!(
                     "the coordinator sent nothing about job {id}"
                 )));
             }
@@ -166,8 +167,8 @@ pub fn watch(args: &WatchArgs) -> Result<(), CliError> {
                 )?;
                 Ok(())
             }
-            (_, None) => Err(CliError::Failed(format!("job {} {state}", job.id))),
-            (_, Some(error)) => Err(CliError::Failed(format!("job {} {state}: {error}", job.id))),
+            (_, None) => Err(CliError::failed(format!("job {} {state}", job.id))),
+            (_, Some(error)) => Err(CliError::failed(format!("job {} {state}: {error}", job.id))),
         }
     })
 }
@@ -192,7 +193,7 @@ pub async fn fetch_report(client: &Client, id: &JobId) -> Result<Report, CliErro
         game: game.name(),
         convention: game
             .resolve_convention(job.convention)
-            .map_err(|e| CliError::Failed(format!("coordinator sent {e}")))?,
+            .map_err(|e| CliError::failed_by(format!("coordinator sent {e}"), e))?,
         reports_higher: game.reports_higher(),
         position: job.position.clone(),
         depth: job.depth,
@@ -367,7 +368,7 @@ pub fn health(args: &HealthArgs) -> Result<(), CliError> {
     runtime()?.block_on(async {
         match connect(&args.coordinator).await?.health().await? {
             None => outln!("serving"),
-            Some(status) => Err(CliError::Failed(format!("coordinator not serving: {status}"))),
+            Some(status) => Err(CliError::failed(format!("coordinator not serving: {status}"))),
         }
     })
 }

@@ -8,7 +8,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError::Failed(format!("cannot start the async runtime: {e}")))
+        .map_err(|e| CliError::failed_by(format!("cannot start the async runtime: {e}"), e))
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

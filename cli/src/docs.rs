@@ -37,7 +37,7 @@ pub fn man(args: &ManArgs) -> Result<(), CliError> {
                     .filter(visible)
                     .map(clap::Command::get_name)
                     .collect();
-                return Err(CliError::Usage(format!(
+                return Err(CliError::usage(format!(
                     "no subcommand '{}': one of {}",
                     perft_core::echoed(name),
                     names.join(", ")
@@ -50,7 +50,7 @@ pub fn man(args: &ManArgs) -> Result<(), CliError> {
     let mut page = Vec::new();
     clap_mangen::Man::new(page_of)
         .render(&mut page)
-        .map_err(|err| CliError::Failed(format!("cannot render the man page: {err}")))?;
+        .map_err(|err| CliError::failed_by(format!("cannot render the man page: {err}"), err))?;
     write_stdout(&page)
 }
 

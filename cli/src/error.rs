@@ -11,15 +11,29 @@ fn error_line(message: fmt::Arguments<'_>) {
     let _ = writeln!(err, "error: {message}");
 }
 
-/// What went wrong, and so which exit code the process ends with.
+/// What caused an error, kept for whoever matches on it (`perft`'s own
+/// words are the message; this is the typed error beneath them).
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// What went wrong, and so which exit code the process ends with. Each
+/// variant keeps the error it came from as its `source`, where there was
+/// one; the exit code is chosen in one place, [`CliError::exit_code`].
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Bad input from the user: exit code 2.
-    #[error("{0}")]
-    Usage(String),
-    /// Anything else (I/O on stdout, ...): exit code 1.
-    #[error("{0}")]
-    Failed(String),
+    #[error("{message}")]
+    Usage {
+        message: String,
+        #[source]
+        cause: Option<Cause>,
+    },
+    /// Anything else (I/O on stdout, a mismatch, ...): exit code 1.
+    #[error("{message}")]
+    Failed {
+        message: String,
+        #[source]
+        cause: Option<Cause>,
+    },
     /// A call to the coordinator failed: exit code 2 when the request was
     /// the user's to fix, else 1; the cause is kept.
     #[error("{}", client_message(.0))]
@@ -30,28 +44,70 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The user's to fix (exit code 2), with nothing beneath `message`.
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError::Usage {
+            message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// Failed (exit code 1), with nothing beneath `message`.
+    pub fn failed(message: impl Into<String>) -> CliError {
+        CliError::Failed {
+            message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// `cause`, the user's to fix (exit code 2), told as `message`.
+    pub fn usage_by(message: impl Into<String>, cause: impl Into<Cause>) -> CliError {
+        CliError::Usage {
+            message: message.into(),
+            cause: Some(cause.into()),
+        }
+    }
+
+    /// `cause`, a failure (exit code 1), told as `message`.
+    pub fn failed_by(message: impl Into<String>, cause: impl Into<Cause>) -> CliError {
+        CliError::Failed {
+            message: message.into(),
+            cause: Some(cause.into()),
+        }
+    }
+
+    /// `cause`, the user's to fix (exit code 2), in its own words.
+    pub fn usage_from<E: std::error::Error + Send + Sync + 'static>(cause: E) -> CliError {
+        CliError::usage_by(cause.to_string(), cause)
+    }
+
+    /// `cause`, a failure (exit code 1), in its own words.
+    pub fn failed_from<E: std::error::Error + Send + Sync + 'static>(cause: E) -> CliError {
+        CliError::failed_by(cause.to_string(), cause)
+    }
+
     /// Prints the one-line message and picks the exit code.
     pub fn report(&self) -> ExitCode {
         error_line(format_args!("{self}"));
         ExitCode::from(self.exit_code())
     }
 
-    /// `err`'s message: the user's to fix (exit code 2) when
+    /// `err` in its own words: the user's to fix (exit code 2) when
     /// `users_fault`, else a failure (exit code 1).
-    fn by_fault(users_fault: bool, err: &dyn fmt::Display) -> CliError {
+    fn by_fault<E: std::error::Error + Send + Sync + 'static>(users_fault: bool, err: E) -> CliError {
         if users_fault {
-            CliError::Usage(err.to_string())
+            CliError::usage_from(err)
         } else {
-            CliError::Failed(err.to_string())
+            CliError::failed_from(err)
         }
     }
 
     /// 2 for what the user can fix by asking differently, 1 for the rest.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Usage(_) | CliError::Credential(_) => 2,
+            CliError::Usage { .. } | CliError::Credential(_) => 2,
             CliError::Client(e) if e.is_request() || e.untrusted_certificate().is_some() => 2,
-            CliError::Failed(_) | CliError::Client(_) => 1,
+            CliError::Failed { .. } | CliError::Client(_) => 1,
         }
     }
 }
@@ -100,8 +156,8 @@ impl From<perft_loadgen::LoadgenError> for CliError {
         use perft_loadgen::LoadgenError;
         match err {
             LoadgenError::Client(e) => CliError::Client(e),
-            e @ LoadgenError::StreamLine => CliError::Usage(format!("--stream-secrets {e}")),
-            e => CliError::by_fault(e.is_bad_secrets(), &e),
+            e @ LoadgenError::StreamLine => CliError::usage_by(format!("--stream-secrets {e}"), e),
+            e => CliError::by_fault(e.is_bad_secrets(), e),
         }
     }
 }
@@ -110,7 +166,7 @@ impl From<perft_loadgen::LoadgenError> for CliError {
 /// to fix; one that cannot be written failed.
 impl From<perft_certificate::file::FileError> for CliError {
     fn from(err: perft_certificate::file::FileError) -> CliError {
-        CliError::by_fault(err.is_bad_file(), &err)
+        CliError::by_fault(err.is_bad_file(), err)
     }
 }
 
@@ -119,7 +175,7 @@ impl From<perft_certificate::file::FileError> for CliError {
 /// release, out of reach: exit 2).
 impl From<perft_coordinator::journal::JournalError> for CliError {
     fn from(err: perft_coordinator::journal::JournalError) -> CliError {
-        CliError::by_fault(!err.is_damage(), &err)
+        CliError::by_fault(!err.is_damage(), err)
     }
 }
 
@@ -127,14 +183,15 @@ impl From<perft_coordinator::journal::JournalError> for CliError {
 /// (exit 2) unless the journal is damaged or unreadable.
 impl From<perft_coordinator::offline::OfflineError> for CliError {
     fn from(err: perft_coordinator::offline::OfflineError) -> CliError {
-        CliError::by_fault(err.is_request(), &err)
+        CliError::by_fault(err.is_request(), err)
     }
 }
 
-/// A TLS certificate and key that cannot serve are the user's to fix.
-impl From<perft_coordinator::tls::TlsError> for CliError {
-    fn from(err: perft_coordinator::tls::TlsError) -> CliError {
-        CliError::Usage(format!("TLS: {err}"))
+/// `perft serve`'s TLS files that cannot be read or cannot serve are the
+/// user's to fix.
+impl From<perft_coordinator::options::OptionsError> for CliError {
+    fn from(err: perft_coordinator::options::OptionsError) -> CliError {
+        CliError::usage_from(err)
     }
 }
 
@@ -142,14 +199,14 @@ impl From<perft_coordinator::tls::TlsError> for CliError {
 /// user's to fix.
 impl From<perft_coordinator::ListenError> for CliError {
     fn from(err: perft_coordinator::ListenError) -> CliError {
-        CliError::by_fault(err.is_request(), &err)
+        CliError::by_fault(err.is_request(), err)
     }
 }
 
 /// A metrics address that cannot be served is the user's to fix.
 impl From<perft_worker::MetricsError> for CliError {
     fn from(err: perft_worker::MetricsError) -> CliError {
-        CliError::Usage(err.to_string())
+        CliError::usage_from(err)
     }
 }
 
@@ -157,7 +214,7 @@ impl From<perft_worker::MetricsError> for CliError {
 /// user's to fix.
 impl From<perft_worker::BadWorkerName> for CliError {
     fn from(err: perft_worker::BadWorkerName) -> CliError {
-        CliError::Usage(err.to_string())
+        CliError::usage_from(err)
     }
 }
 
@@ -166,7 +223,7 @@ impl From<perft_worker::BadWorkerName> for CliError {
 impl From<perft_worker::WorkerError> for CliError {
     fn from(err: perft_worker::WorkerError) -> CliError {
         let bad_address = matches!(err, perft_worker::WorkerError::BadAddress(..));
-        CliError::by_fault(bad_address, &err)
+        CliError::by_fault(bad_address, err)
     }
 }
 
@@ -176,8 +233,10 @@ impl From<perft_worker::WorkerError> for CliError {
 impl From<perft_compare::CompareError> for CliError {
     fn from(err: perft_compare::CompareError) -> CliError {
         match err {
-            e @ perft_compare::CompareError::NoCommandLine { .. } => CliError::Usage(format!("--engine {e}")),
-            e => CliError::Failed(e.to_string()),
+            e @ perft_compare::CompareError::NoCommandLine { .. } => {
+                CliError::usage_by(format!("--engine {e}"), e)
+            }
+            e => CliError::failed_from(e),
         }
     }
 }
@@ -188,11 +247,14 @@ impl From<perft_compare::CompareError> for CliError {
 impl From<perft_local::LocalError> for CliError {
     fn from(err: perft_local::LocalError) -> CliError {
         match err {
-            perft_local::LocalError::SplitTooDeep { depth, split } => CliError::Usage(format!(
-                "--stats needs a split depth below the depth {depth} (units count the last ply), got {split}"
-            )),
-            e if e.is_request() => CliError::Usage(e.to_string()),
-            e => CliError::Failed(e.to_string()),
+            e @ perft_local::LocalError::SplitTooDeep { depth, split } => CliError::usage_by(
+                format!(
+                    "--stats needs a split depth below the depth {depth} (units count the last ply), got {split}"
+                ),
+                e,
+            ),
+            e if e.is_request() => CliError::usage_from(e),
+            e => CliError::failed_from(e),
         }
     }
 }
@@ -201,13 +263,13 @@ impl From<perft_local::LocalError> for CliError {
 /// another game) is the user's to fix.
 impl From<perft_core::RootRefused> for CliError {
     fn from(err: perft_core::RootRefused) -> CliError {
-        CliError::Usage(err.to_string())
+        CliError::usage_from(err)
     }
 }
 
 impl From<std::io::Error> for CliError {
     fn from(err: std::io::Error) -> CliError {
-        CliError::Failed(err.to_string())
+        CliError::failed_from(err)
     }
 }
 
@@ -275,5 +337,25 @@ mod tests {
         assert_eq!(failed.to_string(), "job j-1 ended failed: unit 3 lapsed 8 times");
         assert_eq!(failed.exit_code(), 1);
         assert_eq!(ended(None).to_string(), "job j-1 ended failed");
+    }
+
+    #[test]
+    fn an_error_told_in_the_clis_words_keeps_its_cause_and_exit_code() {
+        use std::error::Error;
+        let err = CliError::from(perft_local::LocalError::SplitTooDeep { depth: 3, split: 3 });
+        assert_eq!(
+            err.to_string(),
+            "--stats needs a split depth below the depth 3 (units count the last ply), got 3"
+        );
+        assert_eq!(err.exit_code(), 2);
+        let cause = err.source().expect("the local error is kept");
+        assert!(matches!(
+            cause.downcast_ref::<perft_local::LocalError>(),
+            Some(perft_local::LocalError::SplitTooDeep { depth: 3, split: 3 })
+        ));
+        let io = CliError::from(std::io::Error::other("disk gone"));
+        assert_eq!((io.to_string().as_str(), io.exit_code()), ("disk gone", 1));
+        assert!(io.source().is_some_and(|c| c.downcast_ref::<std::io::Error>().is_some()));
+        assert!(CliError::usage("no cause").source().is_none());
     }
 }

@@ -53,9 +53,9 @@ impl GameVisitor for Estimate<'_> {
         };
         let e = perft_estimate::estimate(root, &request).map_err(|e: EstimateError| {
             if e.is_request() {
-                CliError::Usage(e.to_string())
+                CliError::usage_from(e)
             } else {
-                CliError::Failed(e.to_string())
+                CliError::failed_from(e)
             }
         })?;
         let threads = args.engine.threads();
@@ -86,9 +86,9 @@ pub fn estimate(args: &EstimateArgs) -> Result<(), CliError> {
         .tree
         .game
         .dispatch_in(args.tree.convention, Estimate(args))
-        .map_err(|e| CliError::Usage(e.to_string()))??;
+        .map_err(CliError::usage_from)??;
     if args.format == Format::Json {
-        let text = serde_json::to_string(&p).map_err(|e| CliError::Failed(e.to_string()))?;
+        let text = serde_json::to_string(&p).map_err(CliError::failed_from)?;
         return outln!("{text}");
     }
     let convention = p

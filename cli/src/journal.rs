@@ -29,7 +29,8 @@ pub fn journal(command: &JournalCommand) -> Result<(), CliError> {
 }
 
 fn journal_check(args: &JournalCheckArgs) -> Result<(), CliError> {
-    let checked = offline::check_journal(&args.dir).map_err(|e| CliError::Usage(crate::error::chain(&e)))?;
+    let checked =
+        offline::check_journal(&args.dir).map_err(|e| CliError::usage_by(crate::error::chain(&e), e))?;
     for finding in &checked.findings {
         let level = match finding.level {
             Level::Ok => "ok",
@@ -52,7 +53,7 @@ fn journal_check(args: &JournalCheckArgs) -> Result<(), CliError> {
         checked.damaged
     )?;
     let first = checked.damage().next().map_or("", |f| f.text.as_str());
-    Err(CliError::Failed(format!(
+    Err(CliError::failed(format!(
         "the journal in {dir} is damaged: {first}{}",
         match checked.damaged {
             1 => String::new(),

@@ -40,13 +40,6 @@ use clap::Parser;
 
 use crate::args::{Cli, Command};
 
-/// The program a certificate names as its maker: `perft` and this build's
-/// version (`perft 0.1.0`), for `perft run --certificate`, a coordinator
-/// `perft serve` runs and `perft certificate --data-dir`.
-pub(crate) fn program() -> String {
-    format!("perft {}", env!("CARGO_PKG_VERSION"))
-}
-
 /// Runs `perft` with this process's arguments; the exit code it ends with.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

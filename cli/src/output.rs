@@ -17,7 +17,7 @@ pub fn line(args: fmt::Arguments<'_>) -> Result<(), CliError> {
 
 /// The error of a failed write to stdout.
 pub fn stdout_failed(err: std::io::Error) -> CliError {
-    CliError::Failed(format!("cannot write to stdout: {err}"))
+    CliError::failed_by(format!("cannot write to stdout: {err}"), err)
 }
 
 /// Writes one line to stderr; nothing is left to tell if that fails.
@@ -54,7 +54,7 @@ pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
 pub fn json_pretty(value: &impl serde::Serialize) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)
-        .map_err(|e| CliError::Failed(format!("cannot write JSON: {e}")))?;
+        .map_err(|e| CliError::failed_by(format!("cannot write JSON: {e}"), e))?;
     out.write_all(b"\n")
         .and_then(|()| out.flush())
         .map_err(stdout_failed)

@@ -34,15 +34,18 @@ fn hand_over(secret: &str, file: Option<&std::path::Path>) -> Result<(), CliErro
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut out = options
-        .open(path)
-        .map_err(|e| CliError::Usage(format!("cannot create the secret file '{}': {e}", path.display())))?;
-    writeln!(out, "{secret}").map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))?;
+    let mut out = options.open(path).map_err(|e| {
+        CliError::usage_by(
+            format!("cannot create the secret file '{}': {e}", path.display()),
+            e,
+        )
+    })?;
+    writeln!(out, "{secret}").map_err(|e| CliError::failed_by(format!("{}: {e}", path.display()), e))?;
     Ok(())
 }
 
 fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
-    let role = Role::parse(&args.role).map_err(|e| CliError::Usage(e.to_string()))?;
+    let role = Role::parse(&args.role).map_err(CliError::usage_from)?;
     if args.keep_existing
         && let Some(file) = args.secret_file.as_deref().filter(|f| f.exists())
     {
@@ -54,8 +57,7 @@ fn add(args: &ParticipantAddArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let secret = if let Some(dir) = &args.target.data_dir {
-        let (_, secret) =
-            offline::add_participant(dir, &args.name, role).map_err(|e| CliError::Usage(e.to_string()))?;
+        let (_, secret) = offline::add_participant(dir, &args.name, role).map_err(CliError::usage_from)?;
         secret.expose().to_owned()
     } else {
         runtime()?.block_on(async {
@@ -85,7 +87,7 @@ fn budget_cell(line: &BudgetLine) -> String {
 
 fn list(args: &ParticipantListArgs) -> Result<(), CliError> {
     let participants: Vec<Participant> = if let Some(dir) = &args.target.data_dir {
-        offline::participants(dir).map_err(|e| CliError::Usage(e.to_string()))?
+        offline::participants(dir).map_err(CliError::usage_from)?
     } else {
         runtime()?.block_on(async {
             Ok::<_, CliError>(connect(&args.target.coordinator).await?.participants().await?)
@@ -219,7 +221,7 @@ fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
     .filter_map(|(resource, figure)| figure.map(|figure| (resource, figure)))
     .collect();
     if figures.is_empty() && args.reset.is_empty() {
-        return Err(CliError::Usage(
+        return Err(CliError::usage(
             "nothing to set: give a figure (--open-jobs, --open-units, --sessions, --streams, --dashboard-sessions) or --reset RESOURCE".to_owned(),
         ));
     }
@@ -228,7 +230,7 @@ fn budget(args: &ParticipantBudgetArgs) -> Result<(), CliError> {
         .iter()
         .map(|name| Resource::parse(name))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+        .map_err(CliError::usage_from)?;
     runtime()?.block_on(async {
         let p = connect(&args.coordinator)
             .await?

@@ -150,8 +150,7 @@ impl Report {
         match format {
             Format::Text => self.write_text(out)?,
             Format::Json => {
-                serde_json::to_writer(&mut *out, &self.json())
-                    .map_err(|e| CliError::Failed(e.to_string()))?;
+                serde_json::to_writer(&mut *out, &self.json()).map_err(CliError::failed_from)?;
                 writeln!(out)?;
             }
             Format::Csv => self.write_csv(out)?,
@@ -263,7 +262,7 @@ impl Report {
 
     fn write_csv(&self, out: &mut impl Write) -> Result<(), CliError> {
         let mut csv = csv::Writer::from_writer(out);
-        let csv_err = |e: csv::Error| CliError::Failed(e.to_string());
+        let csv_err = |e: csv::Error| CliError::failed_from(e);
         let kinds = self.stats.as_ref().map_or(&[][..], |stats| stats.kinds);
         let header = ["move", "leaves", "full_depth", "higher"].iter().chain(kinds);
         csv.write_record(header).map_err(csv_err)?;

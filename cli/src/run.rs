@@ -34,7 +34,7 @@ where
         let progress = Arc::new(Progress::default());
         let job = LocalJob {
             split_depth: args.split_depth,
-            certify: args.certificate.as_ref().map(|_| crate::program()),
+            certify: args.certificate.as_ref().map(|_| crate::args::program()),
             progress: Some(Arc::clone(&progress)),
             ..LocalJob::new(args.tree.game, args.tree.depth, threads, args.engine.table())
         };
@@ -124,7 +124,7 @@ pub fn count_in(args: &RunArgs) -> Result<Report, CliError> {
             .game
             .dispatch_in(args.tree.convention, CountLeaves(args))
     };
-    counted.map_err(|e| CliError::Usage(e.to_string()))?
+    counted.map_err(CliError::usage_from)?
 }
 
 /// Counts and prints.

@@ -18,8 +18,8 @@ use crate::units_on_cluster::count_units;
 /// Reads and parses the suite file; a bad line is a usage error naming it.
 pub fn read_suite(path: &std::path::Path) -> Result<Vec<SuiteLine>, CliError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Usage(format!("cannot read '{}': {e}", path.display())))?;
-    parse_suite(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+        .map_err(|e| CliError::usage_by(format!("cannot read '{}': {e}", path.display()), e))?;
+    parse_suite(&text).map_err(|e| CliError::usage_by(format!("{}: {e}", path.display()), e))
 }
 
 /// Every line's position parsed as `G`, in Chess960 notation when asked;
@@ -39,7 +39,7 @@ pub fn suite_positions<G: Game>(
             };
             setup
                 .root()
-                .map_err(|e| CliError::Usage(format!("{} line {}: {e}", path.display(), line.line)))
+                .map_err(|e| CliError::usage_by(format!("{} line {}: {e}", path.display(), line.line), e))
         })
         .collect()
 }
@@ -144,7 +144,7 @@ pub fn suite(args: &SuiteArgs) -> Result<(), CliError> {
         mismatches
     )?;
     if mismatches > 0 {
-        return Err(CliError::Failed(format!(
+        return Err(CliError::failed(format!(
             "{mismatches} of {} counts differ from the suite",
             checked.len()
         )));

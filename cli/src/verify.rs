@@ -26,7 +26,7 @@ fn cluster_report(args: &VerifyArgs, url: &str, game: GameKind, depth: u32) -> R
         errln!("job {id} submitted to {url}");
         let job = crate::client::follow(&client, &id, crate::args::ProgressArgs::DEFAULT).await?;
         if job.state != perft_model::JobState::Done {
-            return Err(CliError::Failed(format!("job {id} ended {}", job.state.name())));
+            return Err(CliError::failed(format!("job {id} ended {}", job.state.name())));
         }
         crate::client::fetch_report(&client, &id).await
     })
@@ -36,14 +36,14 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
     let game = args.game;
     let convention = game
         .resolve_convention(args.convention)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+        .map_err(CliError::usage_from)?;
     let published = game
         .fns_in(convention)
-        .map_err(|e| CliError::Usage(e.to_string()))?
+        .map_err(CliError::usage_from)?
         .published(args.depth);
     let named = convention.map_or(String::new(), |c| format!(" ({c} convention)"));
     let Some(expected) = published else {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "no published value for {game}{named} depth {}: nothing to verify against",
             args.depth
         )));
@@ -93,7 +93,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         )?;
     }
     if mismatches > 0 {
-        return Err(CliError::Failed(format!(
+        return Err(CliError::failed(format!(
             "{mismatches} mismatch(es) with the published table"
         )));
     }

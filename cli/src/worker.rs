@@ -36,9 +36,9 @@ pub fn worker(args: &WorkerArgs) -> Result<(), CliError> {
 fn named(err: perft_worker::WorkerError, url: &str, credential: &str) -> CliError {
     match err {
         perft_worker::WorkerError::Refused(why) => {
-            CliError::Failed(format!("the coordinator at {url} refused {credential}: {why}"))
+            CliError::failed(format!("the coordinator at {url} refused {credential}: {why}"))
         }
-        e @ perft_worker::WorkerError::UntrustedCoordinator { .. } => CliError::Usage(e.to_string()),
+        e @ perft_worker::WorkerError::UntrustedCoordinator { .. } => CliError::usage_from(e),
         e => e.into(),
     }
 }

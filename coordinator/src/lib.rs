@@ -26,6 +26,8 @@ pub mod lease_tag;
 mod legacy;
 mod metrics;
 pub mod offline;
+#[cfg(feature = "cli")]
+pub mod options;
 mod participant_api;
 pub mod participants;
 pub mod planning;

@@ -41,6 +41,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The program a certificate names as its maker: `perft` and this build's
+/// version, as `perft --version` prints them (`perft 0.1.0`), for `perft
+/// run --certificate`, a coordinator `perft serve` runs and `perft
+/// certificate --data-dir`.
+pub fn program() -> String {
+    format!("perft {}", env!("CARGO_PKG_VERSION"))
+}
+
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {

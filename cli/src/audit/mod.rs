@@ -144,7 +144,7 @@ pub fn audit(args: &AuditArgs) -> Result<(), CliError> {
     if findings.problems.len() > SHOWN_PROBLEMS {
         outln!("... and {} more", findings.problems.len() - SHOWN_PROBLEMS)?;
     }
-    Err(CliError::Failed(format!(
+    Err(CliError::failed(format!(
         "audit failed: {} problem(s), the first: {}",
         findings.problems.len(),
         findings.problems[0]
