@@ -355,7 +355,10 @@ mod tests {
         ));
         let io = CliError::from(std::io::Error::other("disk gone"));
         assert_eq!((io.to_string().as_str(), io.exit_code()), ("disk gone", 1));
-        assert!(io.source().is_some_and(|c| c.downcast_ref::<std::io::Error>().is_some()));
+        assert!(
+            io.source()
+                .is_some_and(|c| c.downcast_ref::<std::io::Error>().is_some())
+        );
         assert!(CliError::usage("no cause").source().is_none());
     }
 }

@@ -5,10 +5,11 @@
 //! the journal that makes it durable (`journal/`), who may call and what
 //! each caller may hold (`participants/`, `admission/`, `connections/`),
 //! the gRPC services, dashboard and metrics in front of them, and their
-//! listeners and open-file limit (`startup.rs`). It must not count perft
-//! itself (the workers do, with `perft-core`), nor accept a count no lease
-//! of its own asked for, nor acknowledge a change the journal has not made
-//! durable.
+//! listeners and open-file limit (`startup.rs`), and, with the `cli`
+//! feature, its configuration as `perft serve`'s flags (`options.rs`). It
+//! must not count perft itself (the workers do, with `perft-core`), nor
+//! accept a count no lease of its own asked for, nor acknowledge a change
+//! the journal has not made durable.
 
 pub mod admission;
 mod backup;
