@@ -2,7 +2,6 @@
 //! reads its arguments, makes its calls through `perft-client` and
 //! renders what comes back.
 
-use indicatif::{ProgressBar, ProgressStyle};
 use perft_client::{Client, Disagreement, Divide, Job, Progress, Submission};
 use perft_model::{JobId, JobState};
 
@@ -12,6 +11,7 @@ use crate::args::{
 use crate::cluster::runtime;
 use crate::error::CliError;
 use crate::progress;
+use crate::progress_display::Display;
 use crate::report::{Report, ReportStats, Source};
 
 /// A connection to the coordinator the arguments name.
@@ -59,36 +59,17 @@ pub fn submit(args: &SubmitArgs) -> Result<(), CliError> {
 /// Steps of the progress bar, which shows the part of the expected work done.
 const PROGRESS_STEPS: u64 = 1000;
 
-/// A followed job shown as the user asked: a bar on a terminal, else a
-/// plain line every `--progress-every` seconds on stderr, or nothing.
+/// A followed job shown as the user asked: its status line on a bar, or
+/// as a plain line every `--progress-every` seconds, or nothing.
 #[derive(Debug)]
-pub struct ProgressView {
-    bar: ProgressBar,
-    every: std::time::Duration,
-    /// When the next plain line is due (none on a terminal or when quiet).
-    next_line: Option<std::time::Instant>,
-}
+pub struct ProgressView(Display);
 
 impl ProgressView {
     pub fn new(shown: ProgressArgs) -> ProgressView {
-        let live = !shown.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let bar = if live {
-            ProgressBar::new(PROGRESS_STEPS)
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:10} {wide_msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        // Without a terminal: one line per interval, the first after one.
-        let every = std::time::Duration::from_secs(shown.progress_every);
-        let next_line = (!shown.quiet && !live).then(|| std::time::Instant::now() + every);
-        ProgressView {
-            bar,
-            every,
-            next_line,
-        }
+        ProgressView(Display::new(
+            shown,
+            "{spinner} [{elapsed_precise}] {bar:10} {wide_msg}",
+        ))
     }
 
     /// Shows one step of following job `id`.
@@ -105,29 +86,13 @@ impl ProgressView {
                     pace,
                     *first_moves,
                 );
-                if let Some(at) = self
-                    .next_line
-                    .as_mut()
-                    .filter(|at| std::time::Instant::now() >= **at)
-                {
-                    *at += self.every;
-                    errln!("job {id}: {status}");
-                }
-                self.bar
-                    .set_position((job.work_done.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64);
-                self.bar.set_message(status);
+                let done = (job.work_done.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64;
+                let line = format!("job {id}: {status}");
+                self.0.show(done, PROGRESS_STEPS, Some(status), || line);
             }
-            Progress::Reconnecting => self.bar.suspend(|| {
-                errln!("the coordinator is unavailable; reconnecting");
-            }),
-            Progress::Finished(_) => self.bar.finish_and_clear(),
+            Progress::Reconnecting => self.0.say("the coordinator is unavailable; reconnecting"),
+            Progress::Finished(_) => self.0.clear(),
         }
-    }
-}
-
-impl Drop for ProgressView {
-    fn drop(&mut self) {
-        self.bar.finish_and_clear();
     }
 }
 

@@ -25,7 +25,7 @@ mod loadgen;
 mod loadgen_hold;
 mod participants;
 mod progress;
-mod progress_local;
+mod progress_display;
 mod report;
 mod run;
 mod serve;

@@ -38,7 +38,7 @@ where
             progress: Some(Arc::clone(&progress)),
             ..LocalJob::new(args.tree.game, args.tree.depth, threads, args.engine.table())
         };
-        let counted = crate::progress_local::shown_while(&progress, args.progress, || {
+        let counted = crate::progress_display::shown_while(&progress, args.progress, || {
             count_planned::<G, M>(&root, &job)
         })?;
         (threads, counted)
