@@ -48,12 +48,10 @@ pub fn certificate(args: &CertificateArgs) -> Result<(), CliError> {
         }
         .certificate(&crate::args::program())?,
     };
+    // The job is the one the user named: the message need not repeat it.
     let cert = Certificate::decode(&bytes).map_err(|e| {
         CliError::failed_by(
-            format!(
-                "the certificate made of job {} cannot be read back: {e}",
-                args.job
-            ),
+            format!("the certificate made for this job cannot be read back: {e}"),
             e,
         )
     })?;

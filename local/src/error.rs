@@ -96,6 +96,14 @@ pub enum LocalError {
         /// The end of what it printed.
         output: String,
     },
+    /// Side-by-side runs cannot be pinned to the core asked for.
+    #[error("cannot pin the runs to core {core} (this machine has {cores} cores)")]
+    NoSuchCore {
+        /// The core asked for.
+        core: usize,
+        /// The cores this process may run on.
+        cores: usize,
+    },
 }
 
 impl LocalError {

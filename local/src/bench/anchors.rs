@@ -343,12 +343,16 @@ pub fn side_by_side(
 }
 
 /// Keeps this thread, and the processes it starts from now on, on the
-/// CPU core `core`, as side-by-side timing wants; false when the OS
+/// CPU core `core`, as side-by-side timing wants; refused when the OS
 /// refused or there is no such core.
-pub fn pin_to_core(core: usize) -> bool {
-    core_affinity::get_core_ids()
+pub fn pin_to_core(core: usize) -> Result<(), LocalError> {
+    let pinned = core_affinity::get_core_ids()
         .and_then(|ids| ids.into_iter().find(|id| id.id == core))
-        .is_some_and(core_affinity::set_for_current)
+        .is_some_and(core_affinity::set_for_current);
+    pinned.then_some(()).ok_or_else(|| LocalError::NoSuchCore {
+        core,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    })
 }
 
 /// CPU seconds used so far by this process's children that were waited for.
