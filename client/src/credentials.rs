@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use perft_core::echoed;
-use perft_proto::connect::{ConnectError, Token};
+use perft_proto::connect::{ConnectError, MAX_PEM_BYTES, MAX_TOKEN_FILE_BYTES, Token, read_bounded};
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -49,10 +49,13 @@ pub const TOKEN_VARIABLE: &str = "PERFT_TOKEN";
 
 /// The token in the file at `path` (surrounding white space ignored).
 pub fn token_from_file(path: &Path) -> Result<Token, CredentialError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CredentialError::UnreadableTokenFile {
+    let unreadable = |source| CredentialError::UnreadableTokenFile {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let bytes = read_bounded(path, MAX_TOKEN_FILE_BYTES).map_err(unreadable)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     Token::new(&text).map_err(|e| match e {
         ConnectError::EmptyToken => CredentialError::EmptyTokenFile(path.to_owned()),
         _ => CredentialError::MalformedTokenFile(path.to_owned()),
@@ -67,9 +70,10 @@ pub fn token_from_variable(value: &str) -> Result<Token, CredentialError> {
     })
 }
 
-/// The bytes of a PEM file (a certificate chain or a key).
+/// The bytes of a PEM file (a certificate chain or a key), at most
+/// [`MAX_PEM_BYTES`].
 pub fn read_pem(path: &Path) -> Result<Vec<u8>, CredentialError> {
-    std::fs::read(path).map_err(|source| CredentialError::UnreadablePem {
+    read_bounded(path, MAX_PEM_BYTES).map_err(|source| CredentialError::UnreadablePem {
         path: path.to_owned(),
         source,
     })
@@ -115,6 +119,12 @@ mod tests {
         );
         assert!(token_from_variable("a\u{7}b").is_err());
         assert!(token_from_variable(" secret \n").is_ok());
+        // A file that never ends is refused, not read into memory.
+        let endless = std::path::Path::new("/dev/zero");
+        let err = token_from_file(endless).unwrap_err().to_string();
+        assert!(err.contains("more than 64 KiB"), "{err}");
+        let err = read_ca(endless).unwrap_err().to_string();
+        assert!(err.contains("more than 1024 KiB"), "{err}");
         let not_pem = dir.path().join("ca.pem");
         std::fs::write(&not_pem, "no certificate here").unwrap();
         let err = read_ca(&not_pem).unwrap_err().to_string();

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
+use perft_proto::connect::{MAX_PEM_BYTES, read_bounded};
 
 use crate::admission::{Budget, Budgets, budget};
 use crate::{Config, ConnectionLimits, MAX_UNITS};
@@ -203,9 +204,10 @@ impl BudgetOptions {
     }
 }
 
-/// The bytes of a PEM file (a certificate chain or a key).
+/// The bytes of a PEM file (a certificate chain or a key), at most
+/// [`MAX_PEM_BYTES`].
 fn read_pem(path: &Path) -> Result<Vec<u8>, OptionsError> {
-    std::fs::read(path).map_err(|source| OptionsError::UnreadablePem {
+    read_bounded(path, MAX_PEM_BYTES).map_err(|source| OptionsError::UnreadablePem {
         path: path.to_owned(),
         source,
     })
@@ -249,5 +251,13 @@ mod tests {
         .expect("both TLS files given");
         let err = serve.options.config(None, String::new()).unwrap_err().to_string();
         assert!(err.starts_with("cannot read '/nonexistent/c.pem': "), "{err}");
+        // A device that never ends is refused before it fills memory.
+        let serve = Serve::try_parse_from(["serve", "--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"])
+            .expect("both TLS files given");
+        let err = serve.options.config(None, String::new()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("cannot read '/dev/zero': it holds more than 1024 KiB"),
+            "{err}"
+        );
     }
 }

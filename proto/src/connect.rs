@@ -1,6 +1,8 @@
 //! How clients and workers reach a coordinator, and how the coordinator
 //! checks them: one bearer token shared by everyone, TLS when asked.
 
+use std::io::Read;
+use std::path::Path;
 use std::time::Duration;
 
 use subtle::ConstantTimeEq;
@@ -20,6 +22,33 @@ pub enum ConnectError {
     BadToken,
     #[error("TLS: {0}")]
     Tls(String),
+}
+
+/// The most bytes a PEM file (a certificate chain, a key, a CA) may hold:
+/// real ones hold a few KiB.
+pub const MAX_PEM_BYTES: u64 = 1 << 20;
+
+/// The most bytes a file holding a token may hold.
+pub const MAX_TOKEN_FILE_BYTES: u64 = 64 << 10;
+
+/// The bytes of the file at `path`, a credential or TLS file the
+/// operator named, refused past `max_bytes` before it fills memory (a
+/// device such as `/dev/zero` never ends).
+pub fn read_bounded(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(max_bytes + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "it holds more than {} KiB, more than such a file does",
+                max_bytes >> 10
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// A shared secret in `authorization: Bearer <token>`.
