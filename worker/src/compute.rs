@@ -275,6 +275,55 @@ fn count_lease(
     }
 }
 
+/// A counting thread's outcomes on their way to the worker's loop, sent a
+/// group at a time: units of a fraction of a millisecond each woke the
+/// loop's thread once, and those wake-ups cost the worker about a tenth
+/// of its CPU on two cores (`BENCHMARKS.md`).
+struct HeldOutcomes {
+    held: Vec<Outcome>,
+    outcomes: UnboundedSender<Vec<Outcome>>,
+    /// When a group went last.
+    last_sent: Instant,
+}
+
+/// How long a counting thread holds its outcomes at most, well within the
+/// worker's `REPORT_WITHIN`.
+const HOLD_OUTCOMES: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The receiving loop is gone: the worker is stopping.
+struct LoopGone;
+
+impl HeldOutcomes {
+    fn new(outcomes: UnboundedSender<Vec<Outcome>>) -> HeldOutcomes {
+        HeldOutcomes {
+            held: Vec::new(),
+            outcomes,
+            last_sent: Instant::now(),
+        }
+    }
+
+    /// Holds `outcome`; sends the group once the last one went
+    /// [`HOLD_OUTCOMES`] ago, so a unit that took longer goes at once.
+    fn add(&mut self, outcome: Outcome) -> Result<(), LoopGone> {
+        self.held.push(outcome);
+        if self.last_sent.elapsed() >= HOLD_OUTCOMES {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    /// Sends whatever is held.
+    fn send(&mut self) -> Result<(), LoopGone> {
+        self.last_sent = Instant::now();
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        self.outcomes
+            .send(std::mem::take(&mut self.held))
+            .map_err(|_| LoopGone)
+    }
+}
+
 /// Counting threads fed by a channel of leases.
 #[derive(Debug)]
 pub struct Pool {
@@ -302,8 +351,12 @@ impl Pool {
 
     /// Starts `threads` counting threads sharing `table` (none when
     /// `None`), laid out for the first game to arrive; outcomes go to
-    /// `outcomes`.
-    pub fn start(threads: usize, table: Option<PreparedTable>, outcomes: UnboundedSender<Outcome>) -> Pool {
+    /// `outcomes`, a group at a time.
+    pub fn start(
+        threads: usize,
+        table: Option<PreparedTable>,
+        outcomes: UnboundedSender<Vec<Outcome>>,
+    ) -> Pool {
         let (sender, queue) = crossbeam_channel::unbounded::<UnitLease>();
         let in_flight = Arc::new(AtomicUsize::new(0));
         let totals = Arc::new(Totals::default());
@@ -329,13 +382,28 @@ impl Pool {
                 std::thread::Builder::new()
                     .name(format!("perft-count-{i}"))
                     .spawn(move || {
-                        for lease in queue {
+                        let mut held = HeldOutcomes::new(outcomes);
+                        loop {
+                            // Nothing queued: what is held goes before the
+                            // thread waits, so no count waits on the next lease.
+                            let lease = match queue.try_recv() {
+                                Ok(lease) => lease,
+                                Err(_) => {
+                                    if held.send().is_err() {
+                                        return;
+                                    }
+                                    match queue.recv() {
+                                        Ok(lease) => lease,
+                                        Err(_) => return,
+                                    }
+                                }
+                            };
                             #[cfg(feature = "fault-injection")]
                             let outcome = count_lease(lease, &tables, faults.as_ref().as_ref());
                             #[cfg(not(feature = "fault-injection"))]
                             let outcome = count_lease(lease, &tables);
                             in_flight.fetch_sub(1, Ordering::AcqRel);
-                            if outcomes.send(outcome).is_err() {
+                            if held.add(outcome).is_err() {
                                 return;
                             }
                         }
@@ -386,6 +454,56 @@ impl Pool {
 mod tests {
     use super::*;
     use perft_core::{Checkers, Counter, Reversi};
+
+    /// Every outcome reaches the loop, each once, and none is held once
+    /// the threads have nothing left to count: a group goes before a
+    /// thread waits for the next lease.
+    #[test]
+    fn grouped_outcomes_all_arrive_and_none_waits_on_an_idle_thread() {
+        let (sender, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
+        let pool = Pool::start(2, None, sender);
+        let mut position = Vec::new();
+        Checkers::start().pack(&mut position);
+        let units = 200u64;
+        for unit in 0..units {
+            pool.push(UnitLease {
+                job_id: JobId::parse("j").unwrap(),
+                game: GameKind::Checkers,
+                convention: None,
+                depth: 1 + (unit % 4) as u32,
+                stats: false,
+                unit_id: UnitId(unit),
+                epoch: Epoch(0),
+                position: position.clone(),
+                lease_tag: Vec::new(),
+            });
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
+        while seen.len() < units as usize {
+            assert!(
+                Instant::now() < deadline,
+                "{} of {units} outcomes arrived",
+                seen.len()
+            );
+            match outcomes.try_recv() {
+                Ok(group) => {
+                    for outcome in group {
+                        let Outcome::Counted { lease, count, .. } = outcome else {
+                            panic!("a unit was refused");
+                        };
+                        let expected = perft_core::perft(&Checkers::start(), lease.depth);
+                        assert_eq!(count.leaves, expected);
+                        assert!(seen.insert(lease.unit_id), "{} arrived twice", lease.unit_id);
+                    }
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
+            }
+        }
+        assert_eq!(pool.in_flight(), 0);
+        pool.join();
+        assert!(outcomes.try_recv().is_err(), "nothing after the last unit");
+    }
 
     /// A game switch waits for the threads still on the old table, then
     /// empties and reuses that same allocation: never two tables.

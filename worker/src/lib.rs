@@ -396,15 +396,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         let report_wake = report_by.unwrap_or_else(far);
         tokio::select! {
             () = &mut shutdown => break,
-            Some(outcome) = outcomes.recv() => {
-                pacing.saw(&outcome);
-                activity.finished(&outcome);
-                unreported.add(outcome);
+            Some(group) = outcomes.recv() => {
                 // Gather whatever else finished; report once enough waits.
-                while let Ok(more) = outcomes.try_recv() {
-                    pacing.saw(&more);
-                    activity.finished(&more);
-                    unreported.add(more);
+                let more = std::iter::from_fn(|| outcomes.try_recv().ok());
+                for outcome in std::iter::once(group).chain(more).flatten() {
+                    pacing.saw(&outcome);
+                    activity.finished(&outcome);
+                    unreported.add(outcome);
                 }
                 if unreported.len() >= pacing.batch() {
                     report_by = None;
@@ -445,13 +443,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         tracing::warn!(error = %err, "could not report yet; trying again once the running units finish");
     }
     while pool.in_flight() > 0 {
-        if let Some(outcome) = outcomes.recv().await {
+        for outcome in outcomes.recv().await.into_iter().flatten() {
             activity.finished(&outcome);
             unreported.add(outcome);
         }
     }
     pool.join();
-    while let Ok(outcome) = outcomes.try_recv() {
+    for outcome in std::iter::from_fn(|| outcomes.try_recv().ok()).flatten() {
         activity.finished(&outcome);
         unreported.add(outcome);
     }

@@ -21,7 +21,11 @@ pub(crate) struct Pacing {
 impl Pacing {
     const QUEUED_WORK: f64 = 0.1;
     const MIN_PER_THREAD: usize = 2;
-    const MAX_PER_THREAD: usize = 32;
+    /// High enough that `QUEUED_WORK` decides for units of 0.2 ms and
+    /// more: a lower cap made units that small cost a lease and a report
+    /// call every few of them, whose wake-ups and frames cost the
+    /// workers about a fifth more CPU than the counts (`BENCHMARKS.md`).
+    const MAX_PER_THREAD: usize = 512;
     /// At most this many units queued or counting: one lease's worth.
     const MAX_PREFETCH: usize = 1024;
     pub const REPORT_WITHIN: Duration = Duration::from_millis(100);
@@ -100,14 +104,19 @@ mod tests {
         let mut pacing = Pacing::new(2);
         // Nothing counted yet: two a thread, one at a time.
         assert_eq!((pacing.prefetch(), pacing.batch()), (4, 1));
-        // Units of 3 ms: 100 ms of work is 34 a thread, capped at 32.
+        // Units of 3 ms: 100 ms of work is 34 a thread.
         for _ in 0..200 {
             pacing.saw(&counted(0.003));
         }
-        assert_eq!((pacing.prefetch(), pacing.batch()), (64, 16));
-        assert_eq!(pacing.lease_due(50), None, "14 missing: under a batch");
-        assert_eq!(pacing.lease_due(48), Some(16));
-        assert_eq!(pacing.lease_due(0), Some(64));
+        assert_eq!((pacing.prefetch(), pacing.batch()), (68, 17));
+        assert_eq!(pacing.lease_due(52), None, "16 missing: under a batch");
+        assert_eq!(pacing.lease_due(51), Some(17));
+        assert_eq!(pacing.lease_due(0), Some(68));
+        // Units of 0.1 ms: 1000 a thread, capped at 512 and at one lease.
+        for _ in 0..200 {
+            pacing.saw(&counted(0.0001));
+        }
+        assert_eq!((pacing.prefetch(), pacing.batch()), (1024, 256));
         // Units of a minute: back to two a thread, every count at once.
         for _ in 0..200 {
             pacing.saw(&counted(60.0));
