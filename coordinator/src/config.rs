@@ -64,10 +64,11 @@ pub const MAX_UNITS: usize = 10_000_000;
 /// Default unit size an automatic split keeps to, in estimated leaves:
 /// deeper levels merge transpositions exactly, so two workers with their
 /// own tables stop counting the same deep positions (chess perft(9) on two
-/// workers: split 4 took 8% less CPU than split 2, split 5's 3 M-leaf
-/// units more, their leases and reports outweighing them; BENCHMARKS.md).
-/// Chess perft(8) splits at 3, perft(9) at 4, perft(10) at 5, perft(11) at
-/// 6 under it.
+/// workers: split 4 took 8% less CPU than split 2). A level that closes
+/// its units to the table may have units 16 times smaller (chess perft(9)
+/// split at 5 took 1.21x less CPU than at 4, once workers batched such
+/// small units; BENCHMARKS.md). Chess perft(7) splits at 2, perft(8) at 4,
+/// perft(9) at 5, perft(10) and perft(11) at 6 under it.
 pub const MIN_UNIT_LEAVES: f64 = (1u64 << 22) as f64;
 
 /// HTTP/2 streams one connection may have open at once (calls in flight;

@@ -82,9 +82,10 @@ impl<G: Game> Plan<G> {
 
     /// As [`Plan::with_min_units`], but past `min_units` it goes on
     /// expanding while the next level's units would still count at least
-    /// `min_unit_leaves` leaves each (estimated): a cluster's plan, where
-    /// a deeper level merges more transpositions exactly, so no two
-    /// workers count the same position there. An infinite
+    /// `min_unit_leaves` leaves each (estimated), or a sixteenth of that
+    /// when the next level closes its units to the table: a cluster's
+    /// plan, where a deeper level merges more transpositions exactly, so
+    /// no two workers count the same position there. An infinite
     /// `min_unit_leaves` is [`Plan::with_min_units`].
     pub fn with_unit_size(
         root: G,
@@ -102,8 +103,14 @@ impl<G: Game> Plan<G> {
         let deepest = depth.saturating_sub(2).max(1);
         Self::expand(root, depth, max_units, true, |ply, level| {
             let big_enough = || {
-                min_unit_leaves.is_finite()
-                    && unit_size::next_level_unit_leaves(level, depth - ply) >= min_unit_leaves
+                if !min_unit_leaves.is_finite() {
+                    return false;
+                }
+                let leaves = unit_size::next_level_unit_leaves(level, depth - ply);
+                // `ply < deepest` here, so the next level's units keep a ply.
+                leaves >= min_unit_leaves
+                    || (unit_size::closes_to_the_table::<G>(depth - ply - 1)
+                        && leaves >= min_unit_leaves / unit_size::TABLE_CLOSED_SMALLER)
             };
             ply >= deepest || (level.len() >= min_units && !big_enough())
         })

@@ -29,6 +29,22 @@ pub(super) fn next_level_unit_leaves<G: Game>(level: &Frontier<G>, plies_left: u
     whole / children
 }
 
+/// How many times smaller than the usual unit size the units of a level
+/// may be when that level closes them to the table ([`closes_to_the_table`]):
+/// a worker now leases and reports small units by the hundred.
+pub(super) const TABLE_CLOSED_SMALLER: f64 = 16.0;
+
+/// Whether units of `remaining_depth` plies keep at most two levels of
+/// table nodes: their children, which sibling units share (they follow
+/// one another in plan order, so one worker leases them all), and the
+/// children's children, the cheapest to count again. Two workers then
+/// hardly count the same deep positions: chess perft(9) split at ply 5
+/// made as many table probes on two workers as one count with one table,
+/// and took 1.21x less workers' CPU than split at ply 4 (`BENCHMARKS.md`).
+pub(super) fn closes_to_the_table<G: Game>(remaining_depth: u32) -> bool {
+    remaining_depth <= G::MIN_STORED_DEPTH + 2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,13 +75,15 @@ mod tests {
     #[test]
     fn a_cluster_plan_goes_deeper_for_deeper_counts() {
         // 4 Mi leaves a unit: 256 units first (ply 2), then a level deeper
-        // for every ply of depth past 7; ply 5 (822,518 units) for perft(10).
+        // while units stay that big, and one more where that level's units
+        // of a sixteenth of it have 4 plies (chess stores from 2 plies up):
+        // ply 6 (9,417,681 units) for perft(10).
         let leaves = (1u64 << 22) as f64;
         assert_eq!(cluster_split(6, leaves), 2);
         assert_eq!(cluster_split(7, leaves), 2);
-        assert_eq!(cluster_split(8, leaves), 3);
-        assert_eq!(cluster_split(9, leaves), 4);
-        assert_eq!(cluster_split(10, leaves), 5);
+        assert_eq!(cluster_split(8, leaves), 4);
+        assert_eq!(cluster_split(9, leaves), 5);
+        assert_eq!(cluster_split(10, leaves), 6);
         // Without a unit size the plan stops at 256 units, whatever the depth.
         assert_eq!(cluster_split(10, f64::INFINITY), 2);
     }
