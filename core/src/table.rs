@@ -105,6 +105,22 @@ pub(crate) fn hash(words: &[u64]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// Starts loading the cache line holding `byte` (a hint only: it never
+/// faults, whatever the address, and reads or writes nothing); the
+/// statistics table prefetches its buckets with it too.
+#[inline(always)]
+pub(crate) fn prefetch_line(byte: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: prefetching needs SSE, which every x86-64 CPU has, and a
+        // prefetch never faults, so any address is sound.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(byte.cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = byte;
+}
+
 /// Counts below a stored position: all leaves and the game-over part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredCount {
@@ -280,18 +296,9 @@ impl TranspositionTable {
     /// is read or written, and it may be dropped.
     #[inline(always)]
     pub fn prefetch<K: TableKey>(&self, key: &K) {
-        let line = self.word(self.bucket_of(key.words())) as *const AtomicU64;
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // Every bucket starts on a cache line; buckets wider than one
-            // line (no game has them yet) are found with one miss more.
-            // SAFETY: prefetching needs SSE, which every x86-64 CPU has,
-            // and it never faults: `line` points into the table anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = line;
+        // Every bucket starts on a cache line; buckets wider than one line
+        // (no game has them yet) are found with one miss more.
+        prefetch_line(self.word(self.bucket_of(key.words())) as *const AtomicU64 as *const u8);
     }
 
     /// The counts stored for exactly this key and depth, if any.

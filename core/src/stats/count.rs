@@ -68,35 +68,66 @@ macro_rules! stats_copy {
                 pos: &G,
                 depth: u32,
             ) -> LeafStats<G::Stats> {
-                match depth {
-                    0 => return root_leaf(pos),
-                    1 => return pos.children_stats(ISA),
-                    _ => {}
-                }
-                let stored = match table {
-                    Some(table) if depth >= min_stats_stored_depth::<G>() => {
-                        let key = pos.table_key();
-                        probes.probes += 1;
-                        if let Some(found) = table.probe(&key, depth) {
-                            probes.hits += 1;
-                            return found;
-                        }
-                        Some((table, key))
+                match (depth, table) {
+                    (0, _) => root_leaf(pos),
+                    (1, _) => pos.children_stats(ISA),
+                    (_, Some(table)) if depth >= min_stats_stored_depth::<G>() => {
+                        count_keyed(table, probes, pos, &pos.table_key(), depth)
                     }
-                    _ => None,
-                };
+                    _ => {
+                        let mut total = LeafStats::default();
+                        let mut moves = 0u32;
+                        pos.for_each_move_on(ISA, |mv| {
+                            moves += 1;
+                            total += count(table, probes, &pos.play_on(ISA, mv), depth - 1);
+                        });
+                        if moves == 0 { game_over(pos) } else { total }
+                    }
+                }
+            }
+
+            /// [`count`] of a node the table stores, whose key is known.
+            /// When its children are stored too, each child is counted
+            /// only once the next one is made and its bucket prefetched,
+            /// so that child's probe finds its bucket in the cache.
+            $(#[$attr])*
+            fn count_keyed<G: GameStats>(
+                table: &StatsTable<G>,
+                probes: &mut TableStats,
+                pos: &G,
+                key: &G::Key,
+                depth: u32,
+            ) -> LeafStats<G::Stats> {
+                probes.probes += 1;
+                if let Some(found) = table.probe(key, depth) {
+                    probes.hits += 1;
+                    return found;
+                }
+                // The children, of `depth - 1`, are stored from the least depth up.
+                let children_stored = depth > min_stats_stored_depth::<G>();
                 let mut total = LeafStats::default();
                 let mut moves = 0u32;
+                let mut waiting: Option<(G, G::Key)> = None;
                 pos.for_each_move_on(ISA, |mv| {
                     moves += 1;
-                    total += count(table, probes, &pos.play_on(ISA, mv), depth - 1);
+                    let child = pos.play_on(ISA, mv);
+                    if !children_stored {
+                        total += count(Some(table), probes, &child, depth - 1);
+                        return;
+                    }
+                    let child_key = child.table_key();
+                    table.prefetch(&child_key);
+                    if let Some((before, before_key)) = waiting.replace((child, child_key)) {
+                        total += count_keyed(table, probes, &before, &before_key, depth - 1);
+                    }
                 });
+                if let Some((last, last_key)) = waiting {
+                    total += count_keyed(table, probes, &last, &last_key, depth - 1);
+                }
                 if moves == 0 {
                     total = game_over(pos);
                 }
-                if let Some((table, key)) = stored {
-                    table.store(&key, depth, &total);
-                }
+                table.store(key, depth, &total);
                 total
             }
         }

@@ -81,6 +81,17 @@ impl<G: GameStats> StatsTable<G> {
         &self.buckets[index as usize]
     }
 
+    /// Starts loading the bucket of `key` (every cache line of it) into the
+    /// cache, so that a probe of it a little later does not wait on
+    /// memory. A hint only: nothing is read or written.
+    #[inline]
+    pub fn prefetch(&self, key: &G::Key) {
+        let start = self.bucket(key) as *const Bucket<G> as *const u8;
+        for offset in (0..std::mem::size_of::<Bucket<G>>()).step_by(64) {
+            crate::table::prefetch_line(start.wrapping_add(offset));
+        }
+    }
+
     /// The statistics stored for exactly this key and depth, if any.
     #[inline]
     pub fn probe(&self, key: &G::Key, depth: u32) -> Option<LeafStats<G::Stats>> {
