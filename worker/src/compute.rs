@@ -13,7 +13,6 @@ use perft_core::{
     TranspositionTable,
 };
 use perft_model::{Count, Epoch, JobId, UnitId};
-use tokio::sync::mpsc::UnboundedSender;
 
 /// One leased unit as the counting threads see it: the wire's per-job
 /// group flattened, the position still packed.
@@ -275,54 +274,9 @@ fn count_lease(
     }
 }
 
-/// A counting thread's outcomes on their way to the worker's loop, sent a
-/// group at a time: units of a fraction of a millisecond each woke the
-/// loop's thread once, and those wake-ups cost the worker about a tenth
-/// of its CPU on two cores (`BENCHMARKS.md`).
-struct HeldOutcomes {
-    held: Vec<Outcome>,
-    outcomes: UnboundedSender<Vec<Outcome>>,
-    /// When a group went last.
-    last_sent: Instant,
-}
-
-/// How long a counting thread holds its outcomes at most, well within the
-/// worker's `REPORT_WITHIN`.
-const HOLD_OUTCOMES: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// The receiving loop is gone: the worker is stopping.
-struct LoopGone;
-
-impl HeldOutcomes {
-    fn new(outcomes: UnboundedSender<Vec<Outcome>>) -> HeldOutcomes {
-        HeldOutcomes {
-            held: Vec::new(),
-            outcomes,
-            last_sent: Instant::now(),
-        }
-    }
-
-    /// Holds `outcome`; sends the group once the last one went
-    /// [`HOLD_OUTCOMES`] ago, so a unit that took longer goes at once.
-    fn add(&mut self, outcome: Outcome) -> Result<(), LoopGone> {
-        self.held.push(outcome);
-        if self.last_sent.elapsed() >= HOLD_OUTCOMES {
-            self.send()?;
-        }
-        Ok(())
-    }
-
-    /// Sends whatever is held.
-    fn send(&mut self) -> Result<(), LoopGone> {
-        self.last_sent = Instant::now();
-        if self.held.is_empty() {
-            return Ok(());
-        }
-        self.outcomes
-            .send(std::mem::take(&mut self.held))
-            .map_err(|_| LoopGone)
-    }
-}
+/// Counts finished and not yet collected by the worker's loop, in the
+/// order they finished.
+type Finished = Arc<Mutex<Vec<Outcome>>>;
 
 /// Counting threads fed by a channel of leases.
 #[derive(Debug)]
@@ -333,6 +287,7 @@ pub struct Pool {
     queue: crossbeam_channel::Receiver<UnitLease>,
     /// Units queued or being counted.
     in_flight: Arc<AtomicUsize>,
+    finished: Finished,
     threads: Vec<std::thread::JoinHandle<()>>,
     totals: Arc<Totals>,
     table_bytes: u64,
@@ -350,15 +305,15 @@ impl Pool {
     }
 
     /// Starts `threads` counting threads sharing `table` (none when
-    /// `None`), laid out for the first game to arrive; outcomes go to
-    /// `outcomes`, a group at a time.
-    pub fn start(
-        threads: usize,
-        table: Option<PreparedTable>,
-        outcomes: UnboundedSender<Vec<Outcome>>,
-    ) -> Pool {
+    /// `None`), laid out for the first game to arrive. Their outcomes wait
+    /// for [`Pool::take_finished`]: the worker's loop collects them every
+    /// few milliseconds rather than being woken by each (units of a
+    /// fraction of a millisecond made those wake-ups about a tenth of a
+    /// worker's CPU on two cores; `BENCHMARKS.md`).
+    pub fn start(threads: usize, table: Option<PreparedTable>) -> Pool {
         let (sender, queue) = crossbeam_channel::unbounded::<UnitLease>();
         let in_flight = Arc::new(AtomicUsize::new(0));
+        let finished = Finished::default();
         let totals = Arc::new(Totals::default());
         let table_bytes = table.as_ref().map(PreparedTable::bytes);
         let tables = Arc::new(Tables {
@@ -371,9 +326,9 @@ impl Pool {
         let faults = Arc::new(FaultInjector::from_env());
         let handles = (0..threads.max(1))
             .map(|i| {
-                let (queue, outcomes, in_flight, tables) = (
+                let (queue, finished, in_flight, tables) = (
                     queue.clone(),
-                    outcomes.clone(),
+                    Arc::clone(&finished),
                     Arc::clone(&in_flight),
                     Arc::clone(&tables),
                 );
@@ -382,30 +337,15 @@ impl Pool {
                 std::thread::Builder::new()
                     .name(format!("perft-count-{i}"))
                     .spawn(move || {
-                        let mut held = HeldOutcomes::new(outcomes);
-                        loop {
-                            // Nothing queued: what is held goes before the
-                            // thread waits, so no count waits on the next lease.
-                            let lease = match queue.try_recv() {
-                                Ok(lease) => lease,
-                                Err(_) => {
-                                    if held.send().is_err() {
-                                        return;
-                                    }
-                                    match queue.recv() {
-                                        Ok(lease) => lease,
-                                        Err(_) => return,
-                                    }
-                                }
-                            };
+                        for lease in queue {
                             #[cfg(feature = "fault-injection")]
                             let outcome = count_lease(lease, &tables, faults.as_ref().as_ref());
                             #[cfg(not(feature = "fault-injection"))]
                             let outcome = count_lease(lease, &tables);
+                            // Collectable before the unit stops being in
+                            // flight, so `is_busy` never misses a count.
+                            finished.lock().unwrap_or_else(|p| p.into_inner()).push(outcome);
                             in_flight.fetch_sub(1, Ordering::AcqRel);
-                            if held.add(outcome).is_err() {
-                                return;
-                            }
                         }
                     })
                     .expect("the OS starts a counting thread")
@@ -415,6 +355,7 @@ impl Pool {
             sender,
             queue,
             in_flight,
+            finished,
             threads: handles,
             totals,
             table_bytes: table_bytes.unwrap_or(0),
@@ -433,6 +374,20 @@ impl Pool {
         self.in_flight.load(Ordering::Acquire)
     }
 
+    /// The outcomes finished since the last call, in the order they
+    /// finished.
+    pub fn take_finished(&self) -> Vec<Outcome> {
+        std::mem::take(&mut *self.finished.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Whether a unit is queued or being counted, or an outcome waits to
+    /// be taken.
+    pub fn is_busy(&self) -> bool {
+        // In flight first: a thread makes its outcome collectable before
+        // the unit leaves the count, so none slips between the two reads.
+        self.in_flight() > 0 || !self.finished.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    }
+
     /// Takes back every unit not started yet.
     pub fn take_queued(&self) -> Vec<UnitLease> {
         let taken: Vec<UnitLease> = self.queue.try_iter().collect();
@@ -440,13 +395,15 @@ impl Pool {
         taken
     }
 
-    /// Stops the threads after the units they are counting.
-    pub fn join(self) {
+    /// Stops the threads after the units they are counting; returns the
+    /// outcomes not taken yet.
+    pub fn join(self) -> Vec<Outcome> {
         drop(self.sender);
         drop(self.queue);
         for thread in self.threads {
             let _ = thread.join();
         }
+        std::mem::take(&mut *self.finished.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
@@ -455,13 +412,11 @@ mod tests {
     use super::*;
     use perft_core::{Checkers, Counter, Reversi};
 
-    /// Every outcome reaches the loop, each once, and none is held once
-    /// the threads have nothing left to count: a group goes before a
-    /// thread waits for the next lease.
+    /// Every outcome can be taken, each once, and none is left once the
+    /// pool is no longer busy.
     #[test]
-    fn grouped_outcomes_all_arrive_and_none_waits_on_an_idle_thread() {
-        let (sender, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
-        let pool = Pool::start(2, None, sender);
+    fn every_outcome_is_taken_once_and_none_after_the_pool_is_idle() {
+        let pool = Pool::start(2, None);
         let mut position = Vec::new();
         Checkers::start().pack(&mut position);
         let units = 200u64;
@@ -479,30 +434,18 @@ mod tests {
             });
         }
         let mut seen = std::collections::BTreeSet::new();
-        let deadline = Instant::now() + std::time::Duration::from_secs(60);
-        while seen.len() < units as usize {
-            assert!(
-                Instant::now() < deadline,
-                "{} of {units} outcomes arrived",
-                seen.len()
-            );
-            match outcomes.try_recv() {
-                Ok(group) => {
-                    for outcome in group {
-                        let Outcome::Counted { lease, count, .. } = outcome else {
-                            panic!("a unit was refused");
-                        };
-                        let expected = perft_core::perft(&Checkers::start(), lease.depth);
-                        assert_eq!(count.leaves, expected);
-                        assert!(seen.insert(lease.unit_id), "{} arrived twice", lease.unit_id);
-                    }
-                }
-                Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
+        while pool.is_busy() {
+            for outcome in pool.take_finished() {
+                let Outcome::Counted { lease, count, .. } = outcome else {
+                    panic!("a unit was refused");
+                };
+                assert_eq!(count.leaves, perft_core::perft(&Checkers::start(), lease.depth));
+                assert!(seen.insert(lease.unit_id), "{} taken twice", lease.unit_id);
             }
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        assert_eq!(pool.in_flight(), 0);
-        pool.join();
-        assert!(outcomes.try_recv().is_err(), "nothing after the last unit");
+        assert_eq!(seen.len(), units as usize, "all taken once the pool is idle");
+        assert!(pool.join().is_empty(), "nothing after the last unit");
     }
 
     /// A game switch waits for the threads still on the old table, then

@@ -24,7 +24,6 @@ use perft_client::{
 };
 use perft_core::Game;
 use perft_model::{Count, Epoch, JobId, UnitId};
-use tokio::sync::mpsc;
 use tonic::Code;
 
 use activity::Activity;
@@ -336,12 +335,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     // Lazy: the worker starts even while the coordinator is away.
     let client = Client::lazy(&config.coordinator)
         .map_err(|e| WorkerError::BadAddress(config.coordinator.url.clone(), e.to_string()))?;
-    let (outcomes_tx, mut outcomes) = mpsc::unbounded_channel();
     let table = match config.table_bytes {
         Some(bytes) if bytes > 0 => Some(machine::prepare_table(bytes, config.threads).await),
         _ => None,
     };
-    let pool = Pool::start(config.threads, table, outcomes_tx);
+    let pool = Pool::start(config.threads, table);
     let mut pacing = Pacing::new(config.threads);
     // When the oldest count not yet reported must go.
     let mut report_by: Option<tokio::time::Instant> = None;
@@ -355,6 +353,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         tokio::time::Instant::now() + activity::SUMMARY_EVERY,
         activity::SUMMARY_EVERY,
     );
+    // Counts are collected on this tick while units are in flight, not as
+    // each finishes: a wake-up per unit of a fraction of a millisecond cost
+    // about a tenth of the worker's CPU (`BENCHMARKS.md`).
+    let mut collect = tokio::time::interval(Pacing::COLLECT_EVERY);
+    collect.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
 
     loop {
@@ -396,14 +399,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         let report_wake = report_by.unwrap_or_else(far);
         tokio::select! {
             () = &mut shutdown => break,
-            Some(group) = outcomes.recv() => {
-                // Gather whatever else finished; report once enough waits.
-                let more = std::iter::from_fn(|| outcomes.try_recv().ok());
-                for outcome in std::iter::once(group).chain(more).flatten() {
+            _ = collect.tick(), if pool.is_busy() => {
+                for outcome in pool.take_finished() {
                     pacing.saw(&outcome);
                     activity.finished(&outcome);
                     unreported.add(outcome);
                 }
+                // Report once enough waits.
                 if unreported.len() >= pacing.batch() {
                     report_by = None;
                     if let Err(err) = unreported.flush(&mut session).await {
@@ -443,13 +445,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         tracing::warn!(error = %err, "could not report yet; trying again once the running units finish");
     }
     while pool.in_flight() > 0 {
-        for outcome in outcomes.recv().await.into_iter().flatten() {
+        collect.tick().await;
+        for outcome in pool.take_finished() {
             activity.finished(&outcome);
             unreported.add(outcome);
         }
     }
-    pool.join();
-    for outcome in std::iter::from_fn(|| outcomes.try_recv().ok()).flatten() {
+    for outcome in pool.join() {
         activity.finished(&outcome);
         unreported.add(outcome);
     }

@@ -29,6 +29,10 @@ impl Pacing {
     /// At most this many units queued or counting: one lease's worth.
     const MAX_PREFETCH: usize = 1024;
     pub const REPORT_WITHIN: Duration = Duration::from_millis(100);
+    /// How often the worker's loop collects the threads' counts while
+    /// units are in flight, so a count waits at most this long for its
+    /// report batch.
+    pub const COLLECT_EVERY: Duration = Duration::from_millis(10);
 
     pub fn new(threads: usize) -> Pacing {
         Pacing {
