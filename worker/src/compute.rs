@@ -377,7 +377,7 @@ impl Pool {
     /// The outcomes finished since the last call, in the order they
     /// finished.
     pub fn take_finished(&self) -> Vec<Outcome> {
-        std::mem::take(&mut *self.finished.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *self.finished())
     }
 
     /// Whether a unit is queued or being counted, or an outcome waits to
@@ -385,7 +385,13 @@ impl Pool {
     pub fn is_busy(&self) -> bool {
         // In flight first: a thread makes its outcome collectable before
         // the unit leaves the count, so none slips between the two reads.
-        self.in_flight() > 0 || !self.finished.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+        self.in_flight() > 0 || !self.finished().is_empty()
+    }
+
+    /// The list of finished outcomes, locked (a poisoned lock still holds
+    /// whole outcomes: a thread pushes one at a time).
+    fn finished(&self) -> std::sync::MutexGuard<'_, Vec<Outcome>> {
+        self.finished.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Takes back every unit not started yet.
@@ -398,12 +404,19 @@ impl Pool {
     /// Stops the threads after the units they are counting; returns the
     /// outcomes not taken yet.
     pub fn join(self) -> Vec<Outcome> {
-        drop(self.sender);
-        drop(self.queue);
-        for thread in self.threads {
+        let Pool {
+            sender,
+            queue,
+            threads,
+            finished,
+            ..
+        } = self;
+        drop(sender);
+        drop(queue);
+        for thread in threads {
             let _ = thread.join();
         }
-        std::mem::take(&mut *self.finished.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *finished.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 

@@ -444,12 +444,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     if let Err(err) = unreported.flush(&mut session).await {
         tracing::warn!(error = %err, "could not report yet; trying again once the running units finish");
     }
+    // The running units end while the runtime stays free; joining then
+    // returns every count not taken yet.
     while pool.in_flight() > 0 {
         collect.tick().await;
-        for outcome in pool.take_finished() {
-            activity.finished(&outcome);
-            unreported.add(outcome);
-        }
     }
     for outcome in pool.join() {
         activity.finished(&outcome);
