@@ -17,11 +17,9 @@ use crate::kernel::Isa;
 /// shift is a rotation by 64 less): straight lanes north, east, south,
 /// west, then diagonal lanes north-east, north-west, south-west,
 /// south-east, from the lowest lane up.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const STEP: [i64; 8] = [8, 1, 56, 63, 9, 7, 55, 57];
 /// The squares a step may land on, per lane: rotation brings the far
 /// edge round to exactly the squares each mask drops.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const LANDING: [u64; 8] = [
     !RANK_1,
     !FILE_A,
@@ -84,6 +82,15 @@ mod v4 {
     #[inline]
     pub(super) fn attacked(straight: u64, diagonal: u64, occupied: u64) -> u64 {
         _mm512_reduce_or_epi64(rays(straight, diagonal, occupied)) as u64
+    }
+
+    /// The rays lane by lane, in [`STEP`]'s order.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    pub(super) fn lanes(straight: u64, diagonal: u64, occupied: u64) -> [u64; 8] {
+        // SAFETY: a 512-bit register and eight words have one size, and
+        // every bit pattern is valid for both.
+        unsafe { std::mem::transmute::<__m512i, [u64; 8]>(rays(straight, diagonal, occupied)) }
     }
 
     /// The sliders' moves onto `allowed` squares.
@@ -186,6 +193,18 @@ mod v3 {
         ]
     }
 
+    /// The rays lane by lane, in [`STEP`]'s order.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn lanes(straight: u64, diagonal: u64, occupied: u64) -> [u64; 8] {
+        let [up, down] = rays(straight, diagonal, occupied);
+        // SAFETY: a 256-bit register and four words have one size, and
+        // every bit pattern is valid for both.
+        let [up, down] = [up, down].map(|lanes| unsafe { std::mem::transmute::<__m256i, [u64; 4]>(lanes) });
+        // Lanes as in `UP_DOWN`.
+        [up[0], up[1], down[0], down[1], up[2], up[3], down[2], down[3]]
+    }
+
     /// Every square the sliders attack.
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -248,6 +267,75 @@ pub(super) fn attacked<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u
     attacked
 }
 
+/// The rays of `straight` and `diagonal` sliders in each of the eight
+/// directions, each up to and including the first square of `occupied`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Rays([u64; 8]);
+
+impl Rays {
+    /// The rays of the straight directions.
+    #[inline(always)]
+    pub(super) fn straight(&self) -> u64 {
+        self.0[0] | self.0[1] | self.0[2] | self.0[3]
+    }
+
+    /// The rays of the diagonal directions.
+    #[inline(always)]
+    pub(super) fn diagonal(&self) -> u64 {
+        self.0[4] | self.0[5] | self.0[6] | self.0[7]
+    }
+
+    /// Every direction's rays, with `other`'s.
+    #[inline(always)]
+    pub(super) fn or(&self, other: &Rays) -> Rays {
+        Rays(std::array::from_fn(|lane| self.0[lane] | other.0[lane]))
+    }
+
+    /// The squares where a ray of these meets one of `facing` running the
+    /// opposite way: between two pieces on a line (they see each other
+    /// there) or, on a line with one piece between, that piece.
+    #[inline(always)]
+    pub(super) fn meeting(&self, facing: &Rays) -> u64 {
+        // The opposite of lane `l` is `l ^ 2`: north and south, east and
+        // west, north-east and south-west, north-west and south-east.
+        (0..8).fold(0, |met, lane| met | self.0[lane] & facing.0[lane ^ 2])
+    }
+}
+
+/// [`Rays`] of the `straight` (rook, queen) and `diagonal` (bishop, queen)
+/// sliders, `occupied` blocking.
+#[inline(always)]
+pub(super) fn rays<I: Isa>(isa: I, straight: u64, diagonal: u64, occupied: u64) -> Rays {
+    let _ = isa;
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX512 {
+        // SAFETY: as in `attacked`.
+        return Rays(unsafe { v4::lanes(straight, diagonal, occupied) });
+    }
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX2 {
+        // SAFETY: as in `attacked`.
+        return Rays(unsafe { v3::lanes(straight, diagonal, occupied) });
+    }
+    Rays(lanes_by_rotation(straight, diagonal, occupied))
+}
+
+/// The v4 fill's steps one lane at a time in scalar code: the portable
+/// [`rays`].
+fn lanes_by_rotation(straight: u64, diagonal: u64, occupied: u64) -> [u64; 8] {
+    std::array::from_fn(|lane| {
+        let (step, landing) = (STEP[lane] as u32, LANDING[lane]);
+        let mut fill = if lane < 4 { straight } else { diagonal };
+        let mut open = !occupied & landing;
+        fill |= open & fill.rotate_left(step);
+        open &= open.rotate_left(step);
+        fill |= open & fill.rotate_left(2 * step);
+        open &= open.rotate_left(2 * step);
+        fill |= open & fill.rotate_left(4 * step);
+        fill.rotate_left(step) & landing
+    })
+}
+
 /// The number of moves of the `straight` and `diagonal` sliders onto
 /// `allowed` squares, `occupied` blocking. Every slider must be in
 /// `occupied`: that is what keeps two rays along a direction apart.
@@ -300,22 +388,6 @@ mod tests {
         attacked
     }
 
-    /// The v4 fill's steps on one lane at a time, in scalar code, so its
-    /// rotations and masks are checked on every CPU.
-    fn lanes_by_rotation(straight: u64, diagonal: u64, occupied: u64) -> [u64; 8] {
-        std::array::from_fn(|lane| {
-            let (step, landing) = (STEP[lane] as u32, LANDING[lane]);
-            let mut fill = if lane < 4 { straight } else { diagonal };
-            let mut open = !occupied & landing;
-            fill |= open & fill.rotate_left(step);
-            open &= open.rotate_left(step);
-            fill |= open & fill.rotate_left(2 * step);
-            open &= open.rotate_left(2 * step);
-            fill |= open & fill.rotate_left(4 * step);
-            fill.rotate_left(step) & landing
-        })
-    }
-
     /// The v3 fill's steps on one lane at a time, in scalar code: shifts
     /// in place of rotations, the register of the directions towards
     /// higher squares first, then their opposites, lanes as in [`UP_DOWN`].
@@ -363,6 +435,16 @@ mod tests {
         }
     }
 
+    /// The start and the ends of `playouts` random playouts from it.
+    fn start_and_playouts(seed: u64, playouts: usize) -> Vec<Chess> {
+        let mut stream = Playouts::new(seed);
+        let mut positions = vec![Chess::start()];
+        for _ in 0..playouts {
+            positions.push(stream.end(Chess::start(), 80));
+        }
+        positions
+    }
+
     const STRAIGHT: [(i8, i8); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
     const DIAGONAL: [(i8, i8); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
 
@@ -371,11 +453,7 @@ mod tests {
     /// positions of random playouts.
     #[test]
     fn fills_agree_with_walking_each_slider() {
-        let mut playouts = Playouts::new(0x5DEE_CE66_D1CE_4E5B);
-        let mut positions = vec![Chess::start()];
-        for _ in 0..400 {
-            positions.push(playouts.end(Chess::start(), 80));
-        }
+        let positions = start_and_playouts(0x5DEE_CE66_D1CE_4E5B, 400);
         if V4::detect().is_none() {
             eprintln!("no x86-64-v4 here: the v4 fills are checked in scalar code only");
         }
@@ -444,5 +522,52 @@ mod tests {
             }
         }
         assert_eq!(compared, 4 * 401);
+    }
+
+    /// Each lane of [`rays`], on every kernel this CPU runs, holds the
+    /// sliders' rays in that lane's direction, walked square by square.
+    #[test]
+    fn rays_run_each_lane_in_its_direction_on_every_kernel() {
+        for pos in start_and_playouts(0x2545_F491_4F6C_DD1D, 200) {
+            let queens = pos.pieces[Piece::Queen.index()];
+            for colour in [Colour::White, Colour::Black] {
+                let side = pos.colours[colour.index()];
+                let straight = (pos.pieces[Piece::Rook.index()] | queens) & side;
+                let diagonal = (pos.pieces[Piece::Bishop.index()] | queens) & side;
+                let occupied = pos.occupied();
+                let walked_lanes: [u64; 8] = std::array::from_fn(|lane| {
+                    let (sliders, direction) = if lane < 4 {
+                        (straight, STRAIGHT[lane])
+                    } else {
+                        (diagonal, DIAGONAL[lane - 4])
+                    };
+                    Squares(sliders).fold(0, |all, from| all | walked(from, occupied, &[direction]))
+                });
+                let expected = Rays(walked_lanes);
+                assert_eq!(rays(Portable, straight, diagonal, occupied), expected, "{pos}");
+                if let Some(v3) = V3::detect() {
+                    assert_eq!(rays(v3, straight, diagonal, occupied), expected, "{pos}");
+                }
+                if let Some(v4) = V4::detect() {
+                    assert_eq!(rays(v4, straight, diagonal, occupied), expected, "{pos}");
+                }
+            }
+        }
+    }
+
+    /// Two pieces on a file meet on the squares between them, or on the
+    /// one piece between them; pieces on no common line meet nowhere.
+    #[test]
+    fn rays_meet_between_two_pieces_on_a_line() {
+        let (a1, a4, a8, b3) = (bit(0), bit(24), bit(56), bit(17));
+        let between = (1..7).fold(0, |all, rank| all | bit(rank * 8));
+        let rook = rays(Portable, a1, 0, a1 | a8);
+        let watched = rays(Portable, a8, a8, a1 | a8);
+        assert_eq!(rook.meeting(&watched), between);
+        let rook = rays(Portable, a1, 0, a1 | a4 | a8);
+        let watched = rays(Portable, a8, a8, a1 | a4 | a8);
+        assert_eq!(rook.meeting(&watched), a4);
+        let bishop = rays(Portable, 0, b3, b3 | a8);
+        assert_eq!(bishop.meeting(&rays(Portable, a8, a8, b3 | a8)), 0);
     }
 }

@@ -23,6 +23,7 @@ mod play;
 mod playouts;
 mod position;
 mod published;
+mod reply_mobility;
 mod sink;
 mod stats;
 mod two_plies;

@@ -1,15 +1,18 @@
-//! The last two plies of perft in one pass: every legal move is played the
-//! moment the generator hands it out, with its piece and kind known at
-//! that place, and the child's moves are counted at once. No move list is
-//! written, read back or dispatched on.
+//! The last two plies of perft in one pass: every legal move is handed
+//! out by the generator with its piece and kind known at that place, and
+//! its child's moves are counted at once: from the parent's replies where
+//! the move keeps them or changes only the other side's free sliders' and
+//! pawns' moves ([`unchanged_replies`]), else by playing it. No move list
+//! is written, read back or dispatched on.
 //!
 //! The child counter is one out-of-line function per instruction set, so
 //! the generator's twenty-odd hand-out places each inline a short `play`
 //! and a call, not a whole move generator.
 
-use super::bitboard::{Square, bit};
+use super::bitboard::{Square, Squares, bit};
 use super::movegen::{count_moves_on, generate};
 use super::position::{Chess, ChessMove, Colour, MoveKind, NO_SQUARE, Piece};
+use super::reply_mobility::Mobility;
 use super::sink::{Count, EachMove, Sink};
 use super::unchanged_replies::{self, FixedSquares};
 use crate::kernel::{Isa, Portable};
@@ -78,13 +81,18 @@ child_counter!(v3, V3, "avx2,bmi1,bmi2,lzcnt,popcnt");
 child_counter!(v4, V4, "avx2,bmi1,bmi2,lzcnt,popcnt");
 
 /// Adds up the children's move counts, the children having white to move
-/// when `WHITE`: a quiet move off every square of `fixed` for its piece
-/// adds `replies` unplayed (see [`unchanged_replies`]), any other move is
-/// played and its child counted.
+/// when `WHITE`: a quiet move off the kept squares of `fixed` for its
+/// piece adds `replies` unplayed, a quiet move or capture off its
+/// recounted squares adds them with the repliers' [`Mobility`] recounted
+/// on its board (see [`unchanged_replies`]), any other move is played and
+/// its child counted.
 struct CountChildren<'p, const WHITE: bool, I: Isa> {
     pos: &'p Chess,
     isa: I,
     replies: u64,
+    /// `replies` less the [`Mobility`] on the parent's board.
+    immobile_replies: u64,
+    mobility: Mobility,
     fixed: FixedSquares,
     total: u64,
 }
@@ -94,19 +102,23 @@ impl<'p, const WHITE: bool, I: Isa> CountChildren<'p, WHITE, I> {
     /// other colour than `WHITE` says.
     #[inline(always)]
     fn new(pos: &'p Chess, isa: I) -> Self {
-        let (replies, fixed) = match unchanged_replies::fixed_squares(pos, isa, !WHITE) {
-            Some(fixed) => {
-                let mut passed = *pos;
-                passed.side = pos.side.other();
-                passed.en_passant = NO_SQUARE;
-                (count_child::<WHITE, I>(&passed, isa), fixed)
-            }
-            None => (0, FixedSquares::ALL),
-        };
+        let (replies, immobile_replies, mobility, fixed) =
+            match unchanged_replies::fixed_squares(pos, isa, !WHITE) {
+                Some((fixed, mobility)) => {
+                    let mut passed = *pos;
+                    passed.side = pos.side.other();
+                    passed.en_passant = NO_SQUARE;
+                    let replies = count_child::<WHITE, I>(&passed, isa);
+                    (replies, replies - mobility.base(), mobility, fixed)
+                }
+                None => (0, 0, Mobility::NONE, FixedSquares::ALL),
+            };
         CountChildren {
             pos,
             isa,
             replies,
+            immobile_replies,
+            mobility,
             fixed,
             total: 0,
         }
@@ -126,6 +138,22 @@ impl<'p, const WHITE: bool, I: Isa> CountChildren<'p, WHITE, I> {
     fn add_unplayed(&mut self, same: u64) {
         self.total += u64::from(same.count_ones()) * self.replies;
     }
+
+    /// Adds the replies of the child of a capture from `from` (a board)
+    /// onto `to`, only the [`Mobility`] recounted.
+    #[inline(always)]
+    fn add_captured(&mut self, from: u64, to: Square) {
+        self.total +=
+            self.mobility
+                .replies_after_capture::<WHITE, I>(self.isa, self.immobile_replies, from, to);
+    }
+
+    /// Adds the replies of the child of a quiet move that leaves and
+    /// enters the squares of `moved`, only the [`Mobility`] recounted.
+    #[inline(always)]
+    fn add_remobilised(&mut self, moved: u64) {
+        self.total += self.immobile_replies + self.mobility.after_quiet::<WHITE, I>(self.isa, moved);
+    }
 }
 
 /// The moves [`CountChildren`] plays, one at a time: the bulk hand-outs
@@ -142,33 +170,51 @@ impl<const WHITE: bool, I: Isa> EachMove for Played<'_, '_, WHITE, I> {
 impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
     #[inline(always)]
     fn targets(&mut self, from: Square, piece: Piece, targets: u64) {
-        let fixed = self.fixed.of(piece);
-        let same = if fixed & bit(from) == 0 {
-            targets & !fixed
-        } else {
-            0
-        };
+        let recounted = self.fixed.recounted(piece);
+        let from_bit = bit(from);
+        if recounted & from_bit != 0 {
+            Played(self).targets(from, piece, targets);
+            return;
+        }
+        let kept = self.fixed.kept(piece);
+        let same = if kept & from_bit == 0 { targets & !kept } else { 0 };
         self.add_unplayed(same);
-        Played(self).targets(from, piece, targets ^ same);
+        let open = targets & !recounted & !same;
+        let repliers = self.mobility.repliers();
+        for to in Squares(open & !repliers) {
+            self.add_remobilised(from_bit | bit(to));
+        }
+        for to in Squares(open & repliers) {
+            self.add_captured(from_bit, to);
+        }
+        Played(self).targets(from, piece, targets & recounted);
     }
 
     #[inline(always)]
     fn pawns(&mut self, targets: u64, offset: i8, kind: MoveKind) {
-        let same = if matches!(kind, MoveKind::Normal) {
-            // A target's `from` is `offset` behind it: shift the fixed
-            // squares as far forward to test both at once.
-            let fixed = self.fixed.of(Piece::Pawn);
-            let fixed_behind = if offset > 0 {
-                fixed << offset
-            } else {
-                fixed >> -offset
-            };
-            targets & !fixed & !fixed_behind
-        } else {
-            0
+        // A double push that gives them no en passant capture is as quiet
+        // as a single one: the square it crosses is empty before and after.
+        // (A capture without promotion is `Normal` too.)
+        let quiet = match kind {
+            MoveKind::Normal => targets,
+            MoveKind::DoublePush => targets & self.fixed.no_en_passant(),
+            _ => 0,
         };
+        // A target's `from` is `offset` behind it: shift the fixed
+        // squares as far forward to test both at once.
+        let kept = self.fixed.kept(Piece::Pawn);
+        let recounted = self.fixed.recounted(Piece::Pawn);
+        let same = quiet & !kept & !shifted_forward(kept, offset);
+        let open = quiet & !recounted & !shifted_forward(recounted, offset) & !same;
         self.add_unplayed(same);
-        Played(self).pawns(targets ^ same, offset, kind);
+        let repliers = self.mobility.repliers();
+        for to in Squares(open & !repliers) {
+            self.add_remobilised(bit(to) | bit(to.wrapping_sub(offset as u8)));
+        }
+        for to in Squares(open & repliers) {
+            self.add_captured(bit(to.wrapping_sub(offset as u8)), to);
+        }
+        Played(self).pawns(targets ^ same ^ open, offset, kind);
     }
 
     #[inline(always)]
@@ -179,6 +225,16 @@ impl<const WHITE: bool, I: Isa> Sink for CountChildren<'_, WHITE, I> {
     #[inline(always)]
     fn one(&mut self, mv: ChessMove) {
         self.play(mv);
+    }
+}
+
+/// `squares` moved `offset` squares up the board (down when negative).
+#[inline(always)]
+fn shifted_forward(squares: u64, offset: i8) -> u64 {
+    if offset > 0 {
+        squares << offset
+    } else {
+        squares >> -offset
     }
 }
 
@@ -203,7 +259,7 @@ pub(super) fn count_two_plies<I: Isa>(pos: &Chess, isa: I) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::playouts::Playouts;
+    use crate::chess::playouts::{Playouts, varied_positions};
     use crate::game::Game;
 
     /// The sum over the move list of each child's count, the slow way.
@@ -215,18 +271,16 @@ mod tests {
     }
 
     /// Every kernel's two-ply count agrees with playing the move list, on
-    /// positions of random playouts and on the standard test positions.
+    /// the varied positions of the chess tests, position 5 and more random
+    /// playouts.
     #[test]
     fn two_plies_agree_with_the_move_list_on_every_kernel() {
-        let mut positions: Vec<Chess> = [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-        ]
-        .iter()
-        .map(|fen| fen.parse().expect("a valid FEN"))
-        .collect();
+        let mut positions = varied_positions();
+        positions.push(
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8"
+                .parse()
+                .expect("a valid FEN"),
+        );
         let mut playouts = Playouts::new(0x2545_F491_4F6C_DD1D);
         for _ in 0..100 {
             positions.push(playouts.end(Chess::start(), 100));
