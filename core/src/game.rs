@@ -194,6 +194,16 @@ pub trait Game:
         None
     }
 
+    /// The leaves three plies below, all at full depth, when the game
+    /// counts them faster than the recursion over [`Game::count_two_plies_on`];
+    /// `None` (the default) lets the kernel recurse. The same rule on leaves
+    /// above full depth holds.
+    #[inline(always)]
+    fn count_three_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        let _ = isa;
+        None
+    }
+
     /// [`Game::play`] on the instructions `isa` allows, for the counting
     /// recursion only: fields that change no count and no table key (chess's
     /// clocks) may keep the parent's values.

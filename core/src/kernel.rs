@@ -24,10 +24,11 @@ pub enum Kernel {
     Portable,
     /// x86-64-v3's integer part: AVX2, BMI1/2, LZCNT, POPCNT.
     X86_64V3,
-    /// x86-64-v4: v3 and AVX-512 (F, BW, CD, DQ, VL). Reversi's flips find
-    /// the far end of a ray with `vplzcntq` and fold its masks with
-    /// `vpternlogq`; chess fills every slider's rays at once in one
-    /// register (on x86-64-v3, in two by shifts).
+    /// x86-64-v4: v3 and AVX-512 (F, BW, CD, DQ, VL). Reversi counts its
+    /// last three plies with a child in each of a register's eight lanes,
+    /// and its flips elsewhere find the far end of a ray with `vplzcntq`;
+    /// chess fills every slider's rays at once in one register (on
+    /// x86-64-v3, in two by shifts).
     X86_64V4,
 }
 

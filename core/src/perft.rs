@@ -128,6 +128,10 @@ macro_rules! kernel_copy {
                 match depth {
                     0 | 1 => Some(perft_0_1(pos, ISA, depth)),
                     2 => Some(perft_2(pos)),
+                    3 => match pos.count_three_plies_on(ISA) {
+                        Some(n) => Some(Leaves64::full(n)),
+                        None => sum_children(pos, |child| perft_u64(child, 2)),
+                    },
                     _ => sum_children(pos, |child| perft_u64(child, depth - 1)),
                 }
             }

@@ -163,6 +163,24 @@ pub(crate) fn count_two_plies_on<I: Isa, const GAME_OVER_EMPTY: bool>(
     None
 }
 
+/// The leaves three plies below a position, where the instructions `isa`
+/// allow counting the grandchildren in lanes; `None` when the side to move
+/// or one of its children has no move, or no faster way.
+#[inline(always)]
+pub(crate) fn count_three_plies_on<I: Isa, const GAME_OVER_EMPTY: bool>(
+    isa: I,
+    player: u64,
+    opponent: u64,
+) -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if I::AVX512 {
+        // SAFETY: as in `count_two_plies_on`.
+        return unsafe { avx512::count_three_plies::<GAME_OVER_EMPTY>(player, opponent) };
+    }
+    let _ = (isa, player, opponent);
+    None
+}
+
 /// The AVX2 kernels: the four direction pairs of [`legal_moves_mask`] and
 /// [`flips`] side by side in the four 64-bit lanes of one vector.
 #[cfg(target_arch = "x86_64")]
@@ -351,6 +369,7 @@ mod avx512 {
     };
 
     use super::avx2;
+    use crate::reversi::lanes;
 
     /// The flips per ray, the boards in every lane, as `avx2::flips_lanes`.
     /// Upward rays: the lowest stop is `x & -x`; if it is a player disc,
@@ -399,6 +418,17 @@ mod avx512 {
         avx2::count_two_plies_with::<GAME_OVER_EMPTY>(player, opponent, |p, o, square| {
             flips_lanes(p, o, square)
         })
+    }
+
+    /// [`super::count_three_plies_on`]: the children and grandchildren in
+    /// lanes ([`lanes::v4`]).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+    #[inline]
+    pub(super) fn count_three_plies<const GAME_OVER_EMPTY: bool>(player: u64, opponent: u64) -> Option<u64> {
+        match avx2::legal_moves_mask(player, opponent) {
+            0 => None,
+            moves => lanes::v4::count_three_plies::<GAME_OVER_EMPTY>(player, opponent, moves),
+        }
     }
 }
 
@@ -473,6 +503,53 @@ mod tests {
         }
     }
 
+    impl AnyIsa {
+        fn count_three_plies(self, p: u64, o: u64, game_over_empty: bool) -> Option<u64> {
+            match (self, game_over_empty) {
+                (AnyIsa::Portable(isa), false) => count_three_plies_on::<_, false>(isa, p, o),
+                (AnyIsa::V3(isa), false) => count_three_plies_on::<_, false>(isa, p, o),
+                (AnyIsa::V4(isa), false) => count_three_plies_on::<_, false>(isa, p, o),
+                (AnyIsa::Portable(isa), true) => count_three_plies_on::<_, true>(isa, p, o),
+                (AnyIsa::V3(isa), true) => count_three_plies_on::<_, true>(isa, p, o),
+                (AnyIsa::V4(isa), true) => count_three_plies_on::<_, true>(isa, p, o),
+            }
+        }
+
+        /// Whether this instruction set counts three plies in lanes.
+        fn has_lanes(self) -> bool {
+            matches!(self, AnyIsa::V4(_))
+        }
+    }
+
+    /// The children of `p` to move against `o`: each one's boards, its
+    /// side to move first.
+    fn children(p: u64, o: u64) -> Vec<(u64, u64)> {
+        let moves = legal_moves_mask(p, o);
+        (0..64u8)
+            .filter(|&sq| moves & (1 << sq) != 0)
+            .map(|sq| {
+                let f = flips(p, o, sq);
+                (o & !f, p | f | (1 << sq))
+            })
+            .collect()
+    }
+
+    /// The leaves two plies below `p` to move against `o`, which has a
+    /// move, in Bik's convention (a child without a move counts 1) or in
+    /// A124004's (only when it passes).
+    fn two_plies_by_walking(p: u64, o: u64, game_over_empty: bool) -> u64 {
+        children(p, o)
+            .into_iter()
+            .map(
+                |(child_p, child_o)| match legal_moves_mask(child_p, child_o).count_ones() {
+                    0 if game_over_empty => u64::from(legal_moves_mask(child_o, child_p) != 0),
+                    0 => 1,
+                    n => u64::from(n),
+                },
+            )
+            .sum()
+    }
+
     /// `f` on every instruction set this CPU runs, the portable one first.
     fn on_every_isa<T>(f: impl Fn(AnyIsa) -> T) -> Vec<T> {
         let mut isas = vec![AnyIsa::Portable(crate::kernel::Portable)];
@@ -525,6 +602,32 @@ mod tests {
                     proptest::prop_assert_eq!(counts[0], None);
                     for count in &counts[1..] {
                         proptest::prop_assert_eq!(*count, want);
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn three_plies_count_every_grandchild(a: u64, b: u64, c: u64) {
+            let (player, opponent) = (a & !b, b & !a);
+            // Sparse boards (few moves, passes) and ones with a few empty
+            // squares (long runs, children without a move).
+            let (sparse_player, sparse_opponent) = (player & (a >> 7) & c, opponent & (b >> 3) & c);
+            let (full_player, full_opponent) = (player | (!(a | b) & c & (c >> 5)), opponent | (!(a | b) & !c));
+            for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (full_player, full_opponent & !full_player)] {
+                let children = children(p, o);
+                let counted = !children.is_empty()
+                    && children.iter().all(|&(child_p, child_o)| legal_moves_mask(child_p, child_o) != 0);
+                for game_over_empty in [false, true] {
+                    let want = counted.then(|| {
+                        children
+                            .iter()
+                            .map(|&(child_p, child_o)| two_plies_by_walking(child_p, child_o, game_over_empty))
+                            .sum::<u64>()
+                    });
+                    for (isa, count) in on_every_isa(|isa| (isa, isa.count_three_plies(p, o, game_over_empty))) {
+                        let want = if isa.has_lanes() { want } else { None };
+                        proptest::prop_assert_eq!(count, want, "{:#x} {:#x}", p, o);
                     }
                 }
             }

@@ -1,7 +1,9 @@
 //! Reversi as a [`Game`]: Aart Bik's convention, where a pass is a ply
 //! and a game over above full depth is one "higher" leaf.
 
-use super::bitboard::{count_two_plies_on, flips_on, legal_moves_mask, legal_moves_mask_on};
+use super::bitboard::{
+    count_three_plies_on, count_two_plies_on, flips_on, legal_moves_mask, legal_moves_mask_on,
+};
 use super::position::{Disc, Reversi, ReversiMove, ReversiMoves};
 use crate::convention::Convention;
 use crate::game::{BenchCase, BenchCases, Game, MoveError};
@@ -127,6 +129,13 @@ impl Game for Reversi {
     #[inline(always)]
     fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
         count_two_plies_on::<I, false>(isa, self.player, self.opponent)
+    }
+
+    /// Where the kernel has AVX-512: the grandchildren eight at a time in
+    /// lanes. `None` where a child has no move.
+    #[inline(always)]
+    fn count_three_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        count_three_plies_on::<I, false>(isa, self.player, self.opponent)
     }
 
     #[inline(always)]

@@ -5,6 +5,7 @@
 
 mod bitboard;
 mod game;
+mod lanes;
 mod oeis;
 mod packed;
 mod position;

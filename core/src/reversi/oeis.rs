@@ -16,7 +16,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::bitboard::count_two_plies_on;
+use super::bitboard::{count_three_plies_on, count_two_plies_on};
 use super::position::{Reversi, ReversiMove, ReversiMoves};
 use crate::convention::Convention;
 use crate::game::{BenchCase, BenchCases, Game, MoveError, UnpackError};
@@ -118,6 +118,13 @@ impl Game for ReversiOeis {
     #[inline(always)]
     fn count_two_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
         count_two_plies_on::<I, true>(isa, self.0.player, self.0.opponent)
+    }
+
+    /// Bik's lane count, with a grandchild whose game is over counting
+    /// nothing.
+    #[inline(always)]
+    fn count_three_plies_on<I: Isa>(&self, isa: I) -> Option<u64> {
+        count_three_plies_on::<I, true>(isa, self.0.player, self.0.opponent)
     }
 
     #[inline(always)]
