@@ -6,6 +6,16 @@
 //! [`super::bitboard`] instead spreads one child's eight directions over
 //! the lanes and must fold them together for each child.
 
+/// Files b..g: the discs a run along a file-crossing direction may flank.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const INNER: u64 = 0x7E7E_7E7E_7E7E_7E7E;
+/// Every square off file a, where a shift towards file h cannot wrap.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const NOT_FILE_A: u64 = !0x0101_0101_0101_0101;
+/// Every square off file h.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const NOT_FILE_H: u64 = !(0x0101_0101_0101_0101 << 7);
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod v4 {
     use std::arch::x86_64::{
@@ -17,13 +27,7 @@ pub(super) mod v4 {
         _mm512_test_epi64_mask,
     };
 
-    /// Files b..g: the discs a run along a file-crossing direction may
-    /// flank.
-    const INNER: i64 = 0x7E7E_7E7E_7E7E_7E7E;
-    /// Every square off file a, where a shift towards file h cannot wrap.
-    const NOT_FILE_A: i64 = !0x0101_0101_0101_0101;
-    /// Every square off file h.
-    const NOT_FILE_H: i64 = !(0x0101_0101_0101_0101 << 7);
+    use super::{INNER, NOT_FILE_A, NOT_FILE_H};
 
     /// `x | (mask & y)`.
     #[target_feature(enable = "avx512f")]
@@ -79,7 +83,7 @@ pub(super) mod v4 {
     #[target_feature(enable = "avx512f")]
     #[inline]
     fn moves(player: __m512i, opponent: __m512i) -> __m512i {
-        let inner = _mm512_and_si512(opponent, _mm512_set1_epi64(INNER));
+        let inner = _mm512_and_si512(opponent, _mm512_set1_epi64(INNER as i64));
         // 0xFE: a | b | c.
         _mm512_or_si512(
             _mm512_ternarylogic_epi64::<0xFE>(
@@ -121,9 +125,9 @@ pub(super) mod v4 {
     #[target_feature(enable = "avx512f")]
     #[inline]
     fn directions(player: __m512i, opponent: __m512i) -> [Direction; 8] {
-        let inner = _mm512_and_si512(opponent, _mm512_set1_epi64(INNER));
-        let ends_a = _mm512_and_si512(player, _mm512_set1_epi64(NOT_FILE_A));
-        let ends_h = _mm512_and_si512(player, _mm512_set1_epi64(NOT_FILE_H));
+        let inner = _mm512_and_si512(opponent, _mm512_set1_epi64(INNER as i64));
+        let ends_a = _mm512_and_si512(player, _mm512_set1_epi64(NOT_FILE_A as i64));
+        let ends_h = _mm512_and_si512(player, _mm512_set1_epi64(NOT_FILE_H as i64));
         let dir = |mask: __m512i, shifted: __m512i, ends: __m512i| Direction {
             mask,
             pairs: _mm512_and_si512(mask, shifted),
@@ -335,5 +339,79 @@ pub(super) mod v4 {
     fn passing_children(none: __mmask8, player: __m512i, opponent: __m512i, empty: __m512i) -> u64 {
         let theirs = _mm512_and_si512(moves(opponent, player), empty);
         u64::from(_mm512_mask_test_epi64_mask(none, theirs, theirs).count_ones())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The lanes' algorithm one lane at a time in scalar code, every shift
+    //! and mask as the v4 code makes them, checked on every CPU against
+    //! the bitboard kernels (the v4 code itself is checked against the
+    //! walked counts where the CPU runs it, in `bitboard`'s tests).
+
+    use super::{INNER, NOT_FILE_A, NOT_FILE_H};
+    use crate::reversi::bitboard::{flips, legal_moves_mask};
+
+    fn shift(up: bool, s: u32, x: u64) -> u64 {
+        if up { x << s } else { x >> s }
+    }
+
+    /// `run` of the v4 code, one lane.
+    fn run(up: bool, s: u32, from: u64, mask: u64, pairs: u64) -> u64 {
+        let mut run = mask & shift(up, s, from);
+        run |= mask & shift(up, s, run);
+        run |= pairs & shift(up, 2 * s, run);
+        run | pairs & shift(up, 2 * s, run)
+    }
+
+    /// `moves_along` and `moves` of the v4 code, one lane.
+    fn moves(player: u64, opponent: u64) -> u64 {
+        let inner = opponent & INNER;
+        let along = |s: u32, mask: u64| {
+            let up = mask & mask << s;
+            shift(true, s, run(true, s, player, mask, up))
+                | shift(false, s, run(false, s, player, mask, up >> s))
+        };
+        along(1, inner) | along(8, opponent) | along(9, inner) | along(7, inner)
+    }
+
+    /// `directions` and `flips` of the v4 code, one lane.
+    fn flips_by_runs(player: u64, opponent: u64, placed: u64) -> u64 {
+        let inner = opponent & INNER;
+        let (ends_a, ends_h) = (player & NOT_FILE_A, player & NOT_FILE_H);
+        let directions = [
+            (true, 1, inner, ends_a),
+            (false, 1, inner, ends_h),
+            (true, 8, opponent, player),
+            (false, 8, opponent, player),
+            (true, 9, inner, ends_a),
+            (false, 9, inner, ends_h),
+            (true, 7, inner, ends_h),
+            (false, 7, inner, ends_a),
+        ];
+        directions.into_iter().fold(0, |flipped, (up, s, mask, ends)| {
+            let pairs = mask & shift(up, s, mask);
+            let run = run(up, s, placed, mask, pairs);
+            if shift(up, s, run | placed) & ends != 0 {
+                flipped | run
+            } else {
+                flipped
+            }
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_lane_model_finds_every_move_and_flip(a: u64, b: u64, c: u64) {
+            let (player, opponent) = (a & !b, b & !a);
+            let (sparse_player, sparse_opponent) = (player & (a >> 7) & c, opponent & (b >> 3) & c);
+            for (p, o) in [(player, opponent), (sparse_player, sparse_opponent), (opponent, player)] {
+                let empty = !(p | o);
+                proptest::prop_assert_eq!(moves(p, o) & empty, legal_moves_mask(p, o));
+                for square in (0..64u8).filter(|&square| empty & 1 << square != 0) {
+                    proptest::prop_assert_eq!(flips_by_runs(p, o, 1 << square), flips(p, o, square), "square {}", square);
+                }
+            }
+        }
     }
 }
