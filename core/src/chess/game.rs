@@ -22,7 +22,9 @@ impl Game for Chess {
     const KERNELS: &'static [Kernel] = &[Kernel::X86_64V4, Kernel::X86_64V3, Kernel::Portable];
     /// On Zen 4, which splits 512-bit operations, the fills' v4 copy
     /// counted 3-6% slower than the v3 one (Kiwipete perft(6), start
-    /// perft(7)); on an Intel Xeon 6% faster (BENCHMARKS.md).
+    /// perft(7)); on an Intel Xeon 6% faster; on Zen 5, which runs them
+    /// whole, within 10% either way after the replies' recount (start
+    /// perft(7) 1.09x slower, Kiwipete perft(6) 0.94x the time; BENCHMARKS.md).
     const V4_NEEDS_WHOLE_512_BITS: bool = true;
     /// No position has more than 218 legal moves, and 218^16 < 2.5e37 is
     /// below u128's 3.4e38, so no perft to depth 16 can overflow; 218^17
