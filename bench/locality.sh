@@ -42,10 +42,9 @@ for w in $(seq 1 ${WORKERS:-2}); do
   hits=$(value perft_worker_table_hits_total)
   units=$(value perft_worker_units_total)
   echo "w$w: $units units, $probes probes, $hits hits, hit rate $(echo "scale=4; $hits / $probes" | bc)"
-  ticks=$(awk '{ print $14 + $15 }' /proc/${pids[$((w - 1))]}/stat)
-  cpu=$(echo "$cpu + $ticks / $(getconf CLK_TCK)" | bc -l)
-  ticks=$(awk '{ print $14 }' /proc/${pids[$((w - 1))]}/stat)
-  user=$(echo "$user + $ticks / $(getconf CLK_TCK)" | bc -l)
+  read -r utime stime < <(awk '{ print $14, $15 }' /proc/${pids[$((w - 1))]}/stat)
+  cpu=$(echo "$cpu + ($utime + $stime) / $(getconf CLK_TCK)" | bc -l)
+  user=$(echo "$user + $utime / $(getconf CLK_TCK)" | bc -l)
 done
 # System time is mostly the tables' first touch, which on a VM depends on
 # how recently the memory was freed: user time is the count's own.
